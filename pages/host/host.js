@@ -1,0 +1,546 @@
+// The reference Host's shared code: what gets mounted (the app catalog), how it is mounted per engine
+// (cross-origin iframe or Web Fragment), the two layouts' builders, the managed layout declaration's
+// validator, and the small test-facing surface on window.__host.
+//
+// ES module, no build step. The markup it produces follows the contract in pages/README.md: every Host
+// boundary carries data-wippy-kind and a deterministic data-wippy-mount-id, every point tests or the CLI
+// name carries data-landmark. Sizes are fixed pixels so geometry is the same on every run (1280x720).
+
+const params = new URLSearchParams(location.search);
+
+/** Which engine mounts pages: `iframe` (default) or `fragment`. */
+export const ENGINES = ['iframe', 'fragment'];
+
+const state = {
+  layout: null,
+  engine: 'iframe',
+  /** `{kind, message, panelId?}` per problem; also `window.__hostErrors`. */
+  errors: [],
+  /** One entry per mounted app: `{artifactId, mountId, engine, element}`. */
+  mounts: [],
+  pending: new Map(),
+};
+
+let resolveReady;
+const ready = new Promise((resolve) => { resolveReady = resolve; });
+
+window.__hostErrors = state.errors;
+window.__host = {
+  get layout() { return state.layout; },
+  get engine() { return state.engine; },
+  errors: state.errors,
+  /** Resolves once every mounted realm reported loaded: `{layout, engine, ok, errors, mounts}`. */
+  ready,
+  /** Remount one artifact's app (same mount ids, a fresh realm); resolves when it is loaded again. */
+  remount: (artifactId) => remount(artifactId),
+  /** `{declaration}` the managed layout was built from (null in compat). */
+  declaration: null,
+  /** Texts submitted through the composer, oldest first. */
+  composerSubmits: [],
+};
+
+/**
+ * Rect of the first element with `data-landmark=name` in the Host document or any OPEN shadow tree
+ * under it (this includes Web Fragment content in engine fragment). Host-viewport CSS px, or null.
+ */
+window.__landmarkRect = (name) => {
+  const el = deepQuery(document, `[data-landmark="${CSS.escape(name)}"]`);
+  if (!el) return null;
+  const r = el.getBoundingClientRect();
+  return { x: r.x, y: r.y, width: r.width, height: r.height };
+};
+
+function deepQuery(root, selector) {
+  const direct = root.querySelector(selector);
+  if (direct) return direct;
+  for (const el of root.querySelectorAll('*')) {
+    if (el.shadowRoot) {
+      const found = deepQuery(el.shadowRoot, selector);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
+function reportError(error) {
+  state.errors.push(error);
+  console.error('[host]', error.kind, error.message, error.panelId ?? '');
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Origins
+
+function childOrigin() {
+  const meta = document.querySelector('meta[name="wippy-child-origin"]');
+  const value = meta && meta.content;
+  if (value && /^https?:\/\/[^/]+$/.test(value)) return value;
+  reportError({ kind: 'config', message: 'meta wippy-child-origin is missing or was not replaced by the server; cross-origin apps fall back to the Host origin' });
+  return location.origin;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// What gets mounted
+
+/**
+ * The app catalog. `app` names a file `pages/apps/<app>.html` (iframe `__CHILD_ORIGIN__/apps/<app>.html`,
+ * fragment `/fragments/<app>/`); `srcdoc` apps are same-origin srcdoc iframes in both engines.
+ */
+const ARTIFACTS = {
+  'leaf-left': { app: 'leaf', query: 'side=left', width: 240, height: 120, label: 'Left leaf', landmark: 'boundary' },
+  'leaf-right': { app: 'leaf', query: 'side=right', width: 240, height: 120, label: 'Right leaf', landmark: 'right-leaf-artifact' },
+  'bridge': { app: 'bridge', width: 480, height: 150, label: 'Bridge', landmark: 'bridge-artifact' },
+  'closed-shadow': { srcdoc: true, width: 208, height: 96, label: 'Closed shadow', landmark: 'closed-shadow-artifact' },
+};
+
+/** Pages: titled lists of sections; a section is a row of artifacts or the Host-document privacy probes. */
+const PAGES = {
+  home: {
+    title: 'Home',
+    sections: [
+      { label: 'Edge-to-edge children', artifacts: ['leaf-left', 'leaf-right'] },
+      { label: 'Nested bridge', artifacts: ['bridge'] },
+    ],
+  },
+  tools: {
+    title: 'Tools',
+    sections: [
+      { label: 'Closed shadow root (srcdoc)', artifacts: ['closed-shadow'] },
+      { label: 'Host privacy probes', probes: true },
+    ],
+  },
+};
+
+const BUILTINS = {
+  '@HOST/nav-sidebar': renderNav,
+  '@HOST/chat': renderChat,
+};
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') el.className = v;
+    else if (k === 'style') el.style.cssText = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  // Text as explicit nodes: web-fragments' patched append() warns about string arguments.
+  for (const c of children) {
+    if (c === null || c === undefined) continue;
+    el.appendChild(typeof c === 'string' ? document.createTextNode(c) : c);
+  }
+  return el;
+}
+
+function renderArtifact(artifactId) {
+  const spec = ARTIFACTS[artifactId];
+  const el = h('div', {
+    class: 'artifact',
+    'data-wippy-kind': 'artifact',
+    'data-wippy-artifact-id': artifactId,
+    'data-wippy-mount-id': `artifact-${artifactId}`,
+    'data-wippy-label': spec.label,
+    'data-landmark': spec.landmark,
+    style: `width:${spec.width}px;height:${spec.height}px`,
+  });
+  el.append(createMount(artifactId));
+  return el;
+}
+
+/** The element that holds the app's realm: an iframe or a web-fragment, with its mount id. */
+function createMount(artifactId) {
+  const spec = ARTIFACTS[artifactId];
+  const mountId = `mount-${artifactId}`;
+  let el;
+  let loaded;
+  if (spec.srcdoc) {
+    el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
+    el.srcdoc = closedShadowSrcdoc();
+  } else if (state.engine === 'fragment') {
+    const src = `/fragments/${spec.app}/` + (spec.query ? `?${spec.query}` : '');
+    el = h('web-fragment', { 'fragment-id': artifactId, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    loaded = new Promise((resolve) => state.pending.set(artifactId, resolve));
+  } else {
+    const src = `${state.childOrigin}/apps/${spec.app}.html` + (spec.query ? `?${spec.query}` : '');
+    el = h('iframe', { title: spec.label, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
+  }
+  const mount = { artifactId, mountId, engine: spec.srcdoc ? 'iframe' : state.engine, element: el, loaded };
+  state.mounts = state.mounts.filter((m) => m.artifactId !== artifactId);
+  state.mounts.push(mount);
+  return el;
+}
+
+// Fragment apps announce themselves with a composed `wippy-app-ready` event; at the document it is
+// retargeted to the <web-fragment>.
+document.addEventListener('wippy-app-ready', (e) => {
+  const id = e.target && e.target.getAttribute && e.target.getAttribute('fragment-id');
+  const resolve = id && state.pending.get(id);
+  if (resolve) { state.pending.delete(id); resolve(); }
+});
+
+async function remount(artifactId) {
+  const box = document.querySelector(`.artifact[data-wippy-artifact-id="${CSS.escape(artifactId)}"]`);
+  if (!box) throw new Error(`no artifact ${artifactId}`);
+  box.replaceChildren();
+  box.append(createMount(artifactId));
+  await state.mounts.find((m) => m.artifactId === artifactId).loaded;
+  return summary();
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The closed-shadow srcdoc app (built here, as Wippy's Host builds its srcdoc documents)
+
+/** srcdoc HTML: the runtime script FIRST (as Wippy's Host puts proxy.js first), then the app. */
+function closedShadowSrcdoc() {
+  const runtime = `${location.origin}/runtime/attention.js`;
+  return '<!doctype html><html lang="en"><head>' +
+    `<script src="${runtime}"></script>` +
+    '<meta charset="utf-8"><title>Closed shadow app</title><style>' +
+    'html,body{margin:0;padding:0}' +
+    '.closed-app{box-sizing:border-box;width:100%;height:96px;overflow:hidden;padding:8px 12px;background:#f0ebf7;font:12px/14px system-ui,sans-serif;color:#1d2733}' +
+    '.closed-title{display:block;height:14px;margin:0 0 8px 0;font-size:11px;color:#556}' +
+    'wippy-closed-fixture{display:block;width:184px;height:58px}' +
+    '</style></head><body>' +
+    '<div class="closed-app" id="closed-app" data-landmark="closed-shadow-app">' +
+    '<span class="closed-title">Closed shadow root</span>' +
+    '<wippy-closed-fixture id="closed-fixture" data-landmark="closed-fixture"></wippy-closed-fixture>' +
+    '</div>' +
+    `<script>(${closedShadowApp.toString()})();</script>` +
+    '</body></html>';
+}
+
+/** Runs inside the srcdoc realm (serialized with toString: no outer references). */
+function closedShadowApp() {
+  'use strict';
+  var log = window.__leafLog || (window.__leafLog = []);
+  var closedRoot = null;
+  class ClosedFixture extends HTMLElement {
+    constructor() {
+      super();
+      closedRoot = this.attachShadow({ mode: 'closed' });
+      closedRoot.innerHTML = '<style>' +
+        ':host{display:block}' +
+        '.leaf{display:block;width:120px;height:32px;margin:0;padding:0;border:0;border-radius:0;box-sizing:border-box;' +
+        'font:12px/14px system-ui,sans-serif;color:#fff;background:#6b3b98;cursor:pointer}' +
+        '.leaf:focus{outline:2px solid #111;outline-offset:-2px}' +
+        '.safe{display:block;height:14px;margin-top:8px;white-space:nowrap;font:12px/14px system-ui,sans-serif}' +
+        '</style>' +
+        '<button class="leaf" type="button" data-landmark="closed-shadow-leaf" aria-label="Attention target closed">Closed leaf</button>' +
+        '<span class="safe" data-landmark="closed-shadow-safe-text">Safe text in a closed root</span>';
+    }
+  }
+  customElements.define('wippy-closed-fixture', ClosedFixture);
+
+  var TYPES = ['pointermove', 'pointerdown', 'pointerup', 'click', 'touchstart', 'touchend',
+    'keydown', 'keyup', 'focusin', 'focusout', 'input'];
+  function name(el) {
+    if (!el || el.nodeType !== 1) return el && el.nodeName ? String(el.nodeName).toLowerCase() : null;
+    return el.getAttribute('data-landmark') || el.localName;
+  }
+  function record(e) {
+    var entry = { type: e.type, isTrusted: e.isTrusted, target: name(e.target), x: null, y: null, t: e.timeStamp };
+    var p = e;
+    if (e.changedTouches && e.changedTouches.length) p = e.changedTouches[0];
+    if (typeof p.clientX === 'number') { entry.x = p.clientX; entry.y = p.clientY; }
+    if (e.pointerType !== undefined) entry.pointerType = e.pointerType;
+    if (e.key !== undefined) { entry.key = e.key; entry.code = e.code; }
+    log.push(entry);
+    var button = closedRoot.querySelector('[data-landmark="closed-shadow-leaf"]');
+    if (e.target !== button) return;
+    var n;
+    if (e.type === 'pointermove') { n = +(button.getAttribute('data-pointer-move-count') || 0) + 1; button.setAttribute('data-pointer-move-count', n); }
+    if (e.type === 'pointerdown') { n = +(button.getAttribute('data-pointer-down-count') || 0) + 1; button.setAttribute('data-pointer-down-count', n); }
+    if (e.type === 'click') { n = +(button.getAttribute('data-click-count') || 0) + 1; button.setAttribute('data-click-count', n); }
+    if (e.type.indexOf('pointer') === 0) {
+      button.setAttribute('data-last-pointer-trusted', String(e.isTrusted));
+      button.setAttribute('data-last-pointer-type', e.pointerType || '');
+    }
+    if (e.type === 'focusin') button.setAttribute('data-focus-trusted', String(e.isTrusted));
+    if (e.type === 'keydown') { button.setAttribute('data-key-trusted', String(e.isTrusted)); button.setAttribute('data-last-key', e.code); }
+  }
+  for (var i = 0; i < TYPES.length; i++) closedRoot.addEventListener(TYPES[i], record, { capture: true, passive: true });
+
+  window.__landmarkRect = function (landmark) {
+    var sel = '[data-landmark="' + landmark + '"]';
+    var el = document.querySelector(sel) || closedRoot.querySelector(sel);
+    if (!el) return null;
+    var r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  };
+  window.__appReady = true;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Page content, builtins
+
+function renderPageBody(pageId) {
+  const page = PAGES[pageId];
+  const body = h('div', { class: 'page-body' });
+  for (const section of page.sections) {
+    body.append(h('span', { class: 'section-label' }, section.label));
+    if (section.probes) {
+      body.append(h('div', { class: 'row' }, hostProbes()));
+    } else {
+      body.append(h('div', { class: 'row' }, ...section.artifacts.map(renderArtifact)));
+    }
+  }
+  return body;
+}
+
+/** Host-document privacy probes (the child-realm ones live in apps/leaf.html?side=left). */
+function hostProbes() {
+  const password = h('input', {
+    type: 'password', name: 'host-password', autocomplete: 'off',
+    'aria-label': 'Host probe password', 'data-landmark': 'host-probe-password',
+  });
+  password.value = 'CANARY-PASSWORD-HOST';
+  return h('div', { class: 'probes', 'data-landmark': 'host-privacy-probes' },
+    password,
+    h('div', { 'data-wippy-attention': 'exclude', 'data-landmark': 'host-probe-exclude' }, 'CANARY-EXCLUDE-HOST'),
+    h('div', { 'data-wippy-attention': 'redact', 'data-landmark': 'host-probe-redact' }, 'CANARY-REDACT-HOST'));
+}
+
+function renderNav() {
+  const items = [['#home', 'Home', true], ['#tools', 'Tools', false], ['#settings', 'Settings', false]];
+  return h('div', { 'data-landmark': 'nav' },
+    h('h2', { class: 'panel-title' }, 'Navigation'),
+    h('ul', { class: 'nav-list' }, ...items.map(([href, text, current]) =>
+      h('li', {}, h('a', { href, 'aria-current': current ? 'page' : null, 'data-landmark': `nav-${text.toLowerCase()}` }, text)))));
+}
+
+function renderChat() {
+  const input = h('textarea', { name: 'message', rows: '3', 'aria-label': 'Message', placeholder: 'Message', 'data-landmark': 'composer-input' });
+  input.value = 'CANARY-COMPOSER-DRAFT';
+  const form = h('form', { class: 'composer', 'data-wippy-composer': true, 'data-landmark': 'composer', 'aria-label': 'Message composer' },
+    h('ul', { class: 'composer-uploads', 'aria-label': 'Attached files', 'data-landmark': 'composer-uploads' },
+      h('li', {}, 'CANARY-COMPOSER-UPLOAD.png')),
+    input,
+    h('button', { type: 'submit', 'data-landmark': 'composer-send' }, 'Send'));
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    window.__host.composerSubmits.push(input.value);
+    input.value = '';
+    input.focus();
+  });
+  return h('div', { class: 'chat-region', style: 'height:100%', 'data-landmark': 'chat' },
+    h('h2', { class: 'panel-title' }, 'Chat'),
+    h('ul', { class: 'chat-log', 'aria-label': 'Conversation' },
+      h('li', {}, 'Assistant: point at something and ask about it.')),
+    form);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Managed layout declaration
+
+const SIZE = /^(\d+(?:\.\d+)?)(px|fr)$/;
+
+/**
+ * Check a declaration shaped like DESIGN.md's YAML before anything is mounted. Returns a list of
+ * `{kind, message, panelId?}`; empty means valid. Kinds: invalid-declaration, missing-layout,
+ * invalid-direction, invalid-children, invalid-size, unknown-panel, duplicate-panel, multiple-main,
+ * missing-main, invalid-panel, unknown-builtin, unknown-page, duplicate-page.
+ */
+export function validateDeclaration(decl, layoutName = 'default') {
+  const errors = [];
+  const err = (kind, message, panelId) => errors.push(panelId === undefined ? { kind, message } : { kind, message, panelId });
+  const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (!isObj(decl) || !isObj(decl.layout)) { err('invalid-declaration', 'the declaration must be an object with a `layout` object'); return errors; }
+  const { layouts, panels } = decl.layout;
+  if (!isObj(layouts)) err('invalid-declaration', '`layout.layouts` must be an object');
+  if (!isObj(panels)) err('invalid-declaration', '`layout.panels` must be an object');
+  if (errors.length) return errors;
+
+  const pagesUsed = new Map();
+  for (const [panelId, panel] of Object.entries(panels)) {
+    if (!isObj(panel) || typeof panel.id !== 'string') { err('invalid-panel', `panel \`${panelId}\` needs {kind, id}`, panelId); continue; }
+    if (panel.kind === 'builtin') {
+      if (!BUILTINS[panel.id]) err('unknown-builtin', `panel \`${panelId}\`: no builtin \`${panel.id}\` (known: ${Object.keys(BUILTINS).join(', ')})`, panelId);
+    } else if (panel.kind === 'page') {
+      if (!PAGES[panel.id]) err('unknown-page', `panel \`${panelId}\`: no page \`${panel.id}\` (known: ${Object.keys(PAGES).join(', ')})`, panelId);
+      else if (pagesUsed.has(panel.id)) err('duplicate-page', `panel \`${panelId}\`: page \`${panel.id}\` is already mounted by panel \`${pagesUsed.get(panel.id)}\``, panelId);
+      else pagesUsed.set(panel.id, panelId);
+    } else {
+      err('invalid-panel', `panel \`${panelId}\`: kind must be \`builtin\` or \`page\`, not \`${panel.kind}\``, panelId);
+    }
+  }
+
+  const root = layouts[layoutName];
+  if (!isObj(root)) { err('missing-layout', `no layout \`${layoutName}\` in \`layout.layouts\``); return errors; }
+  const seen = new Set();
+  let mains = 0;
+  const walk = (node, where) => {
+    if (!['horizontal', 'vertical'].includes(node.direction)) err('invalid-direction', `${where}: direction must be \`horizontal\` or \`vertical\``);
+    if (!Array.isArray(node.children) || node.children.length === 0) { err('invalid-children', `${where}: children must be a non-empty array`); return; }
+    node.children.forEach((child, i) => {
+      const at = `${where}.children[${i}]`;
+      if (!isObj(child)) { err('invalid-children', `${at}: must be an object`); return; }
+      const panelId = typeof child.panel === 'string' ? child.panel : undefined;
+      if (child.size !== undefined && !(typeof child.size === 'string' && SIZE.test(child.size))) {
+        err('invalid-size', `${at}: size \`${child.size}\` must look like \`240px\` or \`1fr\``, panelId);
+      }
+      if (panelId !== undefined) {
+        if (!isObj(panels[panelId])) err('unknown-panel', `${at}: panel \`${panelId}\` is not declared in \`layout.panels\``, panelId);
+        if (seen.has(panelId)) err('duplicate-panel', `${at}: panel \`${panelId}\` is placed twice`, panelId);
+        seen.add(panelId);
+        if (child.main === true) mains += 1;
+      } else if (child.children !== undefined) {
+        walk(child, at);
+      } else {
+        err('invalid-children', `${at}: needs \`panel\` or nested \`direction\`/\`children\``);
+      }
+    });
+  };
+  walk(root, `layout.layouts.${layoutName}`);
+  if (mains > 1) err('multiple-main', `${mains} children are marked \`main: true\`; at most one may be`);
+  if (mains === 0) err('missing-main', 'no child is marked `main: true`');
+  return errors;
+}
+
+function flexFor(size) {
+  const m = SIZE.exec(size || '1fr');
+  return m[2] === 'px' ? `flex:0 0 ${m[1]}px` : `flex:${m[1]} 1 0px`;
+}
+
+function renderManagedNode(node, panels) {
+  const vertical = node.direction === 'vertical';
+  const box = h('div', { class: `split${vertical ? ' vertical' : ''}` });
+  // A child's size runs along its parent's direction; it fills the cross axis.
+  const cross = vertical ? 'width:100%;min-height:0' : 'height:100%;min-width:0';
+  for (const child of node.children) {
+    const style = `${flexFor(child.size)};${cross}`;
+    if (child.panel === undefined) {
+      const sub = renderManagedNode(child, panels);
+      sub.style.cssText = style;
+      box.append(sub);
+    } else {
+      box.append(renderPanel(child.panel, panels[child.panel], style));
+    }
+  }
+  return box;
+}
+
+function renderPanel(panelId, panel, style) {
+  const kindClass = panel.kind === 'page'
+    ? (panel.id === 'home' ? 'page-region' : 'tools-region')
+    : (panel.id === '@HOST/chat' ? 'chat-region' : panel.id === '@HOST/nav-sidebar' ? 'nav-region' : '');
+  const el = h('section', {
+    class: `region ${kindClass}`,
+    style,
+    'data-wippy-kind': 'panel',
+    'data-wippy-panel-id': panelId,
+    'data-wippy-mount-id': `panel-${panelId}`,
+    'data-wippy-label': panelId,
+    'data-landmark': `panel-${panelId}`,
+  });
+  if (panel.kind === 'builtin') {
+    el.append(BUILTINS[panel.id]());
+  } else {
+    el.append(h('h2', { class: 'panel-title' }, PAGES[panel.id].title));
+    const page = h('div', {
+      class: 'page',
+      'data-wippy-kind': 'page',
+      'data-wippy-page-id': panel.id,
+      'data-wippy-mount-id': `page-${panel.id}`,
+      'data-wippy-label': PAGES[panel.id].title,
+      'data-landmark': `page-${panel.id}`,
+    }, renderPageBody(panel.id));
+    el.append(page);
+  }
+  return el;
+}
+
+function renderErrors() {
+  document.body.replaceChildren(h('section', { class: 'host-errors', role: 'alert', 'data-landmark': 'host-errors' },
+    h('h1', {}, 'Layout declaration rejected'),
+    h('ul', {}, ...state.errors.map((e) => h('li', { 'data-error-kind': e.kind, 'data-panel-id': e.panelId },
+      `${e.kind}: ${e.message}` + (e.panelId ? ` [panel ${e.panelId}]` : ''))))));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Boot
+
+async function prepareEngine() {
+  const engine = params.get('engine') || 'iframe';
+  if (!ENGINES.includes(engine)) {
+    reportError({ kind: 'invalid-engine', message: `engine must be one of ${ENGINES.join(', ')}, not \`${engine}\`; using iframe` });
+  } else {
+    state.engine = engine;
+  }
+  document.documentElement.setAttribute('data-host-engine', state.engine);
+  state.childOrigin = childOrigin();
+  if (state.engine === 'fragment') {
+    const { initializeWebFragments } = await import('/vendor/web-fragments/elements.js');
+    initializeWebFragments();
+  }
+}
+
+function summary() {
+  return {
+    layout: state.layout,
+    engine: state.engine,
+    ok: !document.documentElement.hasAttribute('data-host-rejected'),
+    errors: state.errors.slice(),
+    mounts: state.mounts.map(({ artifactId, mountId, engine }) => ({ artifactId, mountId, engine })),
+  };
+}
+
+async function finish() {
+  await Promise.all(state.mounts.map((m) => m.loaded));
+  document.documentElement.setAttribute('data-host-state', 'ready');
+  resolveReady(summary());
+}
+
+/** compat.html: fixed chrome already in the markup; fill nav, chat and the page area. */
+export async function bootCompat() {
+  state.layout = 'compat';
+  document.documentElement.setAttribute('data-host-layout', 'compat');
+  document.documentElement.setAttribute('data-host-state', 'loading');
+  await prepareEngine();
+  document.getElementById('nav-region').append(renderNav());
+  document.getElementById('chat-region').append(renderChat());
+  const body = document.querySelector('#page-area .page-body');
+  for (const pageId of ['home', 'tools']) body.append(...Array.from(renderPageBody(pageId).children));
+  await finish();
+}
+
+/** managed.html: load `layouts/<name>.json` (`?layout=name`, default `default`), validate, then build. */
+export async function bootManaged() {
+  state.layout = 'managed';
+  document.documentElement.setAttribute('data-host-layout', 'managed');
+  document.documentElement.setAttribute('data-host-state', 'loading');
+  await prepareEngine();
+  const name = params.get('layout') || 'default';
+  let decl = null;
+  if (!/^[a-z0-9-]+$/.test(name)) {
+    reportError({ kind: 'invalid-declaration', message: `layout name \`${name}\` must match [a-z0-9-]+` });
+  } else {
+    try {
+      const res = await fetch(new URL(`layouts/${name}.json`, import.meta.url), { cache: 'no-store' });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const text = await res.text();
+      try { decl = JSON.parse(text); } catch (e) { reportError({ kind: 'invalid-json', message: `layouts/${name}.json: ${e.message}` }); }
+    } catch (e) {
+      reportError({ kind: 'load-failed', message: `layouts/${name}.json: ${e.message}` });
+    }
+  }
+  const blocking = decl ? validateDeclaration(decl) : [];
+  for (const e of blocking) reportError(e);
+  window.__host.declaration = decl;
+  if (!decl || blocking.length) {
+    document.documentElement.setAttribute('data-host-rejected', '');
+    document.documentElement.setAttribute('data-host-state', 'error');
+    renderErrors();
+    resolveReady(summary());
+    return;
+  }
+  const root = decl.layout.layouts.default;
+  const shell = renderManagedNode(root, decl.layout.panels);
+  shell.className = `shell${root.direction === 'vertical' ? ' vertical' : ''}`;
+  shell.setAttribute('data-landmark', 'managed-shell');
+  document.body.replaceChildren(shell);
+  await finish();
+}
