@@ -182,8 +182,10 @@ document.addEventListener('wippy-app-ready', (e) => {
 async function remount(artifactId) {
   const box = document.querySelector(`.artifact[data-wippy-artifact-id="${CSS.escape(artifactId)}"]`);
   if (!box) throw new Error(`no artifact ${artifactId}`);
-  box.replaceChildren();
-  box.append(createMount(artifactId));
+  // Not box.replaceChildren(): web-fragments 0.8.2 patches it and, called with no arguments, it never
+  // removes anything (its insertion countdown starts at 0).
+  for (const child of Array.from(box.childNodes)) child.remove();
+  box.appendChild(createMount(artifactId));
   await state.mounts.find((m) => m.artifactId === artifactId).loaded;
   return summary();
 }
