@@ -632,6 +632,7 @@
   const INTERACTIVE = { button: 1, a: 1, select: 1, textarea: 1, input: 1, summary: 1, label: 0, option: 1 };
   const INTERACTIVE_ROLES = { button: 1, link: 1, checkbox: 1, radio: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1,
     menuitemradio: 1, option: 1, switch: 1, slider: 1, textbox: 1, combobox: 1, treeitem: 1, gridcell: 1 };
+  const DOCUMENT_ROOTS = { html: 1, body: 1, 'wf-document': 1, 'wf-html': 1, 'wf-body': 1 };
   function isIframe(el) {
     if (localName(el) !== 'iframe') return false;
     const nm = attr(el, 'name');
@@ -678,6 +679,7 @@
       return { kind: 'element', el: raw, redacted: !!p.redacted };
     }
     const el = promote(raw);
+    if (DOCUMENT_ROOTS[localName(el)]) return { kind: 'none' }; // empty page area: no target
     const p = privacyOf(el);
     if (p.excluded) return { kind: 'excluded', el: p.excluded };
     return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted };
@@ -1557,6 +1559,7 @@
       const e = evs[i];
       if (e.binding && !bindingAlive(e.binding, e.realmId)) continue;
       for (const c of e.candidates) {
+        if (!e.binding && !localAlive(c.target_id)) continue;
         if (pool.has(c.target_id)) addRef(c, e.event_id, 0);
         else if (eventOnly < EVENT_ONLY_TARGETS) { eventOnly++; addRef(c, e.event_id, 1000 - (evs.length - i)); }
       }
@@ -1614,12 +1617,19 @@
     snap.capture.duration_ms = r3(Math.max(0, nPerfNow() - t0));
     return snap;
   }
+  function localAlive(tid) {
+    const ref = liveByTarget.get(tid);
+    if (!ref) return true;
+    const e = ref.deref();
+    return !!(e && isConnected(e));
+  }
   function refreshLocal(c) {
     // A Host-realm pointer target: refresh geometry and summary from the live element when it still exists.
     const tid = c.target_id;
     const el = liveByTarget.get(tid);
     const e = el && el.deref ? el.deref() : null;
-    if (!e || !isConnected(e)) return c;
+    if (!el) return c; // evicted from the bounded map: keep what the event saw
+    if (!e || !isConnected(e)) return null; // detached: a retired identity is never a current target
     const p = privacyOf(e);
     if (p.excluded) return null;
     const d = safe(() => describe(e, { redacted: !!p.redacted, textNone: false }), c);
