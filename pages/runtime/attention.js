@@ -808,8 +808,13 @@
   function hostInstance() { return ROLE === 'top' ? HOST.hostInstanceId : UP.hostInstanceId; }
   function canNegotiateDown() { return ROLE === 'top' || (ROLE === 'child' && UP.granted); }
 
+  // The origin the child document must have, or null when it cannot host a runtime we can bind to:
+  // opaque origins (sandbox without allow-same-origin, data:), about:blank without srcdoc.
   function expectedOriginFor(ifr) {
+    const sb = attr(ifr, 'sandbox');
+    if (sb !== null && !/(^|\s)allow-same-origin(\s|$)/i.test(sb)) return null;
     if (hasAttr(ifr, 'srcdoc')) return canonicalOrigin(OWN_ORIGIN);
+    if (!attr(ifr, 'src')) return null;
     try { return canonicalOrigin(new nURL(attr(ifr, 'src') || 'about:blank', D.baseURI).origin); } catch (_) { return null; }
   }
   function getBinding(ifr) {
@@ -838,7 +843,8 @@
     if (b.state === 'granted' || b.state === 'detached') return;
     if (!isConnected(b.iframe)) { detach(b); return; }
     b.expectedOrigin = expectedOriginFor(b.iframe);
-    if (b.attempts >= DISCOVERY_ATTEMPTS || !b.expectedOrigin) {
+    if (!b.expectedOrigin) { b.state = 'unsupported'; settle(b); return; }
+    if (b.attempts >= DISCOVERY_ATTEMPTS) {
       b.state = 'unavailable'; b.lastCode = 'unavailable'; settle(b); return;
     }
     b.attempts++;
@@ -860,8 +866,9 @@
     if (b.state === 'detached') return;
     // A (re)load means the child document may have been replaced: the binding must be re-established
     // with whatever realm now lives there. Queries meanwhile report `navigation`.
-    if (b.state === 'granted') b.state = 'navigating';
-    failPending(b, 'navigation');
+    // In-flight queries are kept: if the same realm grants again (the first load event of a child
+    // that was already bound) they are answered; a different realm fails them in onGrant.
+    if (usable(b) || b.state === 'renewing') b.state = 'navigating';
     startDiscovery(b);
   }
   function detach(b) {
@@ -885,6 +892,7 @@
     // the newest two, so the latest grant (postMessage preserves order per source) must win.
     if (b.timer) { nClearTimeout(b.timer); b.timer = null; }
     const realmId = (typeof msg.realm_id === 'string' && /^r[a-z0-9]{1,16}$/.test(msg.realm_id)) ? msg.realm_id : null;
+    if (b.realmId && realmId !== b.realmId) failPending(b, 'navigation');
     if (b.token !== msg.token) { b.prevToken = b.token; b.token = msg.token; } b.realmId = realmId; b.childOrigin = ev.origin;
     b.relayVersion = msg.relay_version;
     const lim = msg.limits || {};
@@ -920,7 +928,7 @@
   }
   function usable(b) { return (b.state === 'granted' || b.state === 'granted-renewing') && nDateNow() < b.expiresAt; }
   function waitUsable(b, deadlineAt) {
-    if (usable(b) || b.state === 'unavailable' || b.state === 'detached') return Promise.resolve();
+    if (usable(b) || b.state === 'unavailable' || b.state === 'unsupported' || b.state === 'detached') return Promise.resolve();
     return new Promise((resolve) => {
       let done = false;
       const fin = () => { if (!done) { done = true; resolve(); } };
@@ -937,7 +945,7 @@
       const msg = { schema: RELAY_SCHEMA, type: 'query-request', request_id: id, token: b.token, host_instance_id: hostInstance(),
         mount_id: b.mountId, generation: b.generation, operation: 'points', points: points, timeout_ms: Math.max(0, timeout - 50),
         budgets: budgets, options: options };
-      const timer = nSetTimeout(() => { if (b.pending.delete(id)) resolve({ error: 'deadline-exceeded' }); }, timeout);
+      const timer = nSetTimeout(() => { if (b.pending.delete(id)) resolve({ error: b.state === 'navigating' ? 'navigation' : 'deadline-exceeded' }); }, timeout);
       b.pending.set(id, { resolve: (r) => { nClearTimeout(timer); resolve(r); } });
       try { nPostMessage.call(cw, msg, b.childOrigin); } catch (_) { b.pending.delete(id); nClearTimeout(timer); resolve({ error: 'disconnected' }); }
     });
@@ -1070,6 +1078,7 @@
       if (!usable(b)) {
         if (b.state === 'detached') plan.omitAll('stale-mount', 'detached', 'query-call');
         else if (b.state === 'navigating') plan.omitAll('navigation', 'navigation', 'query-call');
+        else if (b.state === 'unsupported') plan.omitAll('unsupported-boundary');
         else plan.omitAll('capability-unavailable', b.state === 'unavailable' ? 'unavailable' : 'deadline-exceeded', 'query-call');
         return;
       }
@@ -1154,6 +1163,8 @@
   function onCapabilityRequest(msg, ev) {
     const po = canonicalOrigin(msg.parent_origin), to = canonicalOrigin(msg.target_origin);
     if (!po || !to || ev.origin !== po || to !== canonicalOrigin(OWN_ORIGIN)) return;
+    // Where the browser tells us who embeds us (Chromium: location.ancestorOrigins), it must agree.
+    try { const ao = W.location.ancestorOrigins; if (ao && ao.length > 0 && ao[0] !== 'null' && ao[0] !== po) return; } catch (_) { /* ignore */ }
     if (typeof msg.host_instance_id !== 'string' || !msg.host_instance_id || utf8Len(msg.host_instance_id) > 160) return;
     if (typeof msg.child_mount_id !== 'string' || !msg.child_mount_id || utf8Len(msg.child_mount_id) > 160) return;
     if (typeof msg.parent_mount_id !== 'string' || !msg.parent_mount_id || utf8Len(msg.parent_mount_id) > 160) return;
@@ -1675,12 +1686,12 @@
     await Promise.all(list.map((b) => waitSettled(b, deadlineAt)));
     const out = [];
     await Promise.all(list.map(async (b) => {
-      out.push({ mount_id: b.mountId, state: usable(b) ? 'granted' : (b.state === 'detached' ? 'detached' : 'unavailable') });
+      out.push({ mount_id: b.mountId, state: usable(b) ? 'granted' : (b.state === 'detached' || b.state === 'unsupported' ? b.state : 'unavailable') });
       if (usable(b)) {
         const r = await sendSimple(b, 'ready', deadlineAt);
         if (r.result && Array.isArray(r.result.children)) {
           for (const c of r.result.children.slice(0, 64)) {
-            if (c && typeof c.mount_id === 'string' && ['granted', 'unavailable', 'detached'].indexOf(c.state) >= 0) out.push({ mount_id: cutBytes(c.mount_id, 160), state: c.state });
+            if (c && typeof c.mount_id === 'string' && ['granted', 'unavailable', 'unsupported', 'detached'].indexOf(c.state) >= 0) out.push({ mount_id: cutBytes(c.mount_id, 160), state: c.state });
           }
         }
       }
@@ -1688,7 +1699,7 @@
     return out;
   }
   function waitSettled(b, deadlineAt) {
-    if (usable(b) || b.state === 'unavailable' || b.state === 'detached') return Promise.resolve();
+    if (usable(b) || b.state === 'unavailable' || b.state === 'unsupported' || b.state === 'detached') return Promise.resolve();
     return waitUsable(b, deadlineAt);
   }
   async function ready() {
