@@ -1005,9 +1005,18 @@
     scanTimer = nSetTimeout(() => { scanTimer = null; safe(scanIframes); }, 50);
   }
   const mutationObserver = nMutationObserver ? new nMutationObserver(() => scheduleScan()) : null;
+  const wrap = (fn) => function (ev) { try { fn(ev); } catch (e) { nDebug('[wippy-attention]', e && e.message); } };
+  const focusInListener = wrap((ev) => onFocusIn(ev));
+  const focusOutListener = wrap((ev) => onFocusOut(ev));
   function observeRoot(root) {
-    if (!mutationObserver || observedRoots.has(root)) return;
+    if (observedRoots.has(root)) return;
     observedRoots.add(root);
+    // Focus moving between two elements of one shadow tree is not dispatched beyond its shadow root
+    // (target and relatedTarget retarget to the same host), so listen on every known root as well.
+    if (nodeType(root) === 11 && ROLE !== 'fragment-realm') {
+      try { nAddEL.call(root, 'focusin', focusInListener, true); nAddEL.call(root, 'focusout', focusOutListener, true); } catch (_) { /* ignore */ }
+    }
+    if (!mutationObserver) return;
     try { mutationObserver.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['src', 'srcdoc', 'name'] }); } catch (_) { /* ignore */ }
   }
 
@@ -1272,7 +1281,19 @@
   function onPointerEvent(ev) {
     if (!ev || ev.isTrusted !== true) return;
     if (ROLE === 'fragment-realm') return; // fragments are observed physically by the realm owning the DOM
-    const pt = pointOf(ev);
+    // A click activated from the keyboard (Enter/Space on a control) has no pointer position
+    // (detail 0, empty pointerType, client 0,0): its target is the activated element itself.
+    const keyboardClick = ev.type === 'click' && ev.detail === 0 && !ev.pointerType;
+    let kbTarget = null;
+    let pt;
+    if (keyboardClick) {
+      try { kbTarget = ev.composedPath()[0]; } catch (_) { kbTarget = ev.target; }
+      if (kbTarget && nodeType(kbTarget) === 1 && shadowOf(kbTarget)) { const a = deepActive(); if (a) kbTarget = a; }
+      if (!kbTarget || nodeType(kbTarget) !== 1) return;
+      if (isIframe(kbTarget)) return; // the child realm saw the activation itself
+      const r = rectOf(kbTarget);
+      pt = { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+    } else pt = pointOf(ev);
     if (!pt || !isFinite(pt.x) || !isFinite(pt.y)) return;
     const now = nDateNow();
     const ids = newEventId();
@@ -1286,7 +1307,7 @@
     } else {
       if (isInt(ev.pointerId)) rec.pointer_id = ev.pointerId;
       const pt2 = ev.pointerType;
-      rec.pointer_type = (pt2 === 'mouse' || pt2 === 'pen' || pt2 === 'touch') ? pt2 : (pt2 === undefined && ev.type === 'click' ? 'mouse' : 'unknown');
+      rec.pointer_type = (pt2 === 'mouse' || pt2 === 'pen' || pt2 === 'touch') ? pt2 : (pt2 === undefined && ev.type === 'click' && !keyboardClick ? 'mouse' : 'unknown');
       if (isInt(ev.buttons) && ev.buttons >= 0) rec.buttons = ev.buttons;
       if (ev.type !== 'click') {
         let cap = false;
@@ -1294,7 +1315,12 @@
         rec.pointer_capture = cap;
       }
     }
-    const h = safe(() => hitTest(pt.x, pt.y), { kind: 'none' });
+    let h;
+    if (keyboardClick) {
+      const el = promote(kbTarget);
+      const p = privacyOf(el);
+      h = p.excluded ? { kind: 'excluded', el: p.excluded } : { kind: 'element', el: el, redacted: !!p.redacted };
+    } else h = safe(() => hitTest(pt.x, pt.y), { kind: 'none' });
     let cands = [];
     if (h.kind === 'element') {
       const d = safe(() => describe(h.el, { redacted: h.redacted, textNone: false }), null);
@@ -1319,8 +1345,10 @@
     return el;
   }
   let localFocus = null; // {event_id, el}
+  const seenFocusEvents = new WeakSet();
+  function firstSight(ev) { if (seenFocusEvents.has(ev)) return false; seenFocusEvents.add(ev); return true; }
   function onFocusIn(ev) {
-    if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm') return;
+    if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || !firstSight(ev)) return;
     const el = deepActive();
     if (!el || nodeType(el) !== 1) return;
     if (isIframe(el)) return; // the child realm reports its own focus
@@ -1338,7 +1366,7 @@
     recordLocal({ kind: 'focus', focus: { event_id: ids.event_id, focused_ms: nDateNow(), realm_time_ms: nonneg(nPerfNow()) }, candidate: d });
   }
   function onFocusOut(ev) {
-    if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || !localFocus) return;
+    if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || !firstSight(ev) || !localFocus) return;
     let src = null; try { src = (ev.composedPath && ev.composedPath()[0]) || ev.target; } catch (_) { src = ev.target; }
     if (src && nodeType(src) === 1 && src !== localFocus.el && privacyOf(src).excluded) return; // leaving the composer never clears
     const rt = ev.relatedTarget;
@@ -1743,12 +1771,12 @@
   // ------------------------------------------------------------------------------------------------
   // Install
   // ------------------------------------------------------------------------------------------------
-  const wrap = (fn) => function (ev) { try { fn(ev); } catch (e) { nDebug('[wippy-attention]', e && e.message); } };
+
   const capt = { capture: true, passive: true };
   if (ROLE !== 'fragment-realm') {
     POINTER_TYPES.forEach((t) => nAddEL.call(W, t, wrap(onPointerEvent), capt));
-    nAddEL.call(W, 'focusin', wrap(onFocusIn), capt);
-    nAddEL.call(W, 'focusout', wrap(onFocusOut), capt);
+    nAddEL.call(W, 'focusin', focusInListener, capt);
+    nAddEL.call(W, 'focusout', focusOutListener, capt);
     nAddEL.call(W, 'blur', wrap(onWindowBlur), capt);
     nAddEL.call(W, 'message', wrap(onMessage), true);
     observeRoot(D);
