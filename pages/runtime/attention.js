@@ -859,8 +859,19 @@
     if (!req.parent_origin) { b.state = 'unavailable'; settle(b); return; }
     b.requestIds.add(req.request_id);
     if (b.requestIds.size > 64) b.requestIds.delete(b.requestIds.values().next().value);
-    try { const cw = b.iframe.contentWindow; if (cw) nPostMessage.call(cw, req, b.expectedOrigin); } catch (_) { /* origin mismatch: retry */ }
+    postIfLoaded(b, req);
     b.timer = nSetTimeout(() => safe(() => attemptDiscovery(b)), DISCOVERY_INTERVAL_MS);
+  }
+  // While the frame still shows its initial about:blank (readable by us, same origin) the real
+  // document has not arrived: posting now would only make the browser log a target-origin mismatch.
+  function postIfLoaded(b, msg) {
+    const cw = safe(() => b.iframe.contentWindow, null);
+    if (!cw) return;
+    let href = null;
+    try { href = cw.location.href; } catch (_) { href = null; } // cross-origin: the child document is there
+    if (href === 'about:blank') return;
+    if (href !== null && href !== 'about:srcdoc' && canonicalOrigin(safe(() => cw.origin, null)) !== b.expectedOrigin) return;
+    try { nPostMessage.call(cw, msg, b.expectedOrigin); } catch (_) { /* retried */ }
   }
   function onIframeLoad(b) {
     if (b.state === 'detached') return;
@@ -921,7 +932,7 @@
         parent_mount_id: self.mount_id, parent_generation: self.generation, child_mount_id: b.mountId, child_generation: b.generation,
         parent_origin: canonicalOrigin(OWN_ORIGIN), target_origin: b.expectedOrigin, relay_versions: [RELAY_SCHEMA, RELAY_V1], attempt: b.attempts };
       b.requestIds.add(req.request_id);
-      try { const cw = b.iframe.contentWindow; if (cw) nPostMessage.call(cw, req, b.expectedOrigin); } catch (_) { /* ignore */ }
+      postIfLoaded(b, req);
       b.timer = nSetTimeout(() => safe(tick), DISCOVERY_INTERVAL_MS);
     };
     tick();
