@@ -2,4 +2,16 @@
 //! runtime reports against the contract (`../shared/spec`) and against Chromium's own ground truth.
 
 pub mod attention;
+pub mod browser;
+pub mod cdp;
 pub mod contract;
+pub mod golden;
+pub mod harness;
+pub mod host;
+pub mod input;
+pub mod oracle;
+pub mod report;
+pub mod server;
+
+pub use harness::{run_host, Harness, HarnessError};
+pub use host::{Engine, Frame, Host, HostError, Layout};

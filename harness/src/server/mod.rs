@@ -1,0 +1,228 @@
+//! The reference server: two loopback sites that serve `pages/`, inject the Attention runtime as
+//! the first script of every HTML document, and play the Web Fragments gateway.
+//!
+//! The Host site is `http://127.0.0.1:<a>`; the child site is `http://localhost:<b>`, a different
+//! *site*, so Chromium puts child iframes out of process as in production. Ports come from the OS.
+
+mod gateway;
+mod html;
+
+use std::net::SocketAddr;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::task::JoinHandle;
+
+/// Which of the two sites answered a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Site {
+    Host,
+    Child,
+}
+
+/// One request as the server saw it: for tests that prove which path a document took
+/// (for example that a fragment really came through the gateway).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct RequestRecord {
+    pub site: Site,
+    pub path: String,
+    pub sec_fetch_dest: Option<String>,
+    pub fragment_id: Option<String>,
+    pub status: u16,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("pages folder {0} not found (expected the repository's pages/; pass --pages DIR)")]
+    PagesMissing(PathBuf),
+    #[error("web-fragments is not installed under {0} (run `npm ci` in pages/, or ci/setup)")]
+    FragmentsMissing(PathBuf),
+    #[error("cannot bind a loopback port: {0}")]
+    Bind(#[source] std::io::Error),
+}
+
+struct Shared {
+    pages: PathBuf,
+    host_origin: String,
+    child_origin: String,
+    log: Mutex<Vec<RequestRecord>>,
+}
+
+/// A running reference server. Dropping it stops both sites.
+pub struct Server {
+    shared: Arc<Shared>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+/// The default pages folder: the repository's `pages/`, next to `Cargo.toml`.
+pub fn default_pages_dir() -> PathBuf {
+    std::env::var_os("ATTENTION_PAGES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("pages"))
+}
+
+impl Server {
+    /// Binds both sites on OS-chosen loopback ports and starts serving `pages`.
+    pub async fn start(pages: PathBuf) -> Result<Server, ServerError> {
+        if !pages.join("runtime").is_dir() {
+            return Err(ServerError::PagesMissing(pages));
+        }
+        let fragments = pages.join("node_modules/web-fragments/dist/elements.js");
+        if !fragments.is_file() {
+            return Err(ServerError::FragmentsMissing(fragments));
+        }
+        let host = TcpListener::bind("127.0.0.1:0").await.map_err(ServerError::Bind)?;
+        let child = TcpListener::bind("127.0.0.1:0").await.map_err(ServerError::Bind)?;
+        let host_port = host.local_addr().map_err(ServerError::Bind)?.port();
+        let child_port = child.local_addr().map_err(ServerError::Bind)?.port();
+        let shared = Arc::new(Shared {
+            pages,
+            host_origin: format!("http://127.0.0.1:{host_port}"),
+            child_origin: format!("http://localhost:{child_port}"),
+            log: Mutex::new(Vec::new()),
+        });
+        let mut tasks = Vec::new();
+        for (listener, site) in [(host, Site::Host), (child, Site::Child)] {
+            let app = Router::new()
+                .fallback(move |state: State<Arc<Shared>>, req: Request| serve(state, site, req))
+                .with_state(shared.clone());
+            tasks.push(tokio::spawn(async move {
+                if let Err(e) = axum::serve(listener, app).await {
+                    tracing::error!("reference server stopped: {e}");
+                }
+            }));
+        }
+        Ok(Server { shared, tasks })
+    }
+
+    /// `http://127.0.0.1:<a>`
+    pub fn host_origin(&self) -> &str {
+        &self.shared.host_origin
+    }
+
+    /// `http://localhost:<b>`
+    pub fn child_origin(&self) -> &str {
+        &self.shared.child_origin
+    }
+
+    /// The address Chromium must resolve `localhost` to (the child site listens on IPv4 only).
+    pub fn child_addr(&self) -> SocketAddr {
+        let port = self.shared.child_origin.rsplit(':').next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        SocketAddr::from(([127, 0, 0, 1], port))
+    }
+
+    /// A URL on the Host site.
+    pub fn host_url(&self, path: &str) -> String {
+        format!("{}{}", self.shared.host_origin, path)
+    }
+
+    /// Every request served so far, oldest first.
+    pub fn requests(&self) -> Vec<RequestRecord> {
+        self.shared.log.lock().map(|l| l.clone()).unwrap_or_default()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        for t in &self.tasks {
+            t.abort();
+        }
+    }
+}
+
+async fn serve(State(shared): State<Arc<Shared>>, site: Site, req: Request) -> Response {
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().map(str::to_string);
+    let headers = req.headers().clone();
+    let response = respond(&shared, &path, query.as_deref(), &headers).await;
+    let record = RequestRecord {
+        site,
+        path,
+        sec_fetch_dest: header_str(&headers, "sec-fetch-dest"),
+        fragment_id: header_str(&headers, "x-web-fragment-id"),
+        status: response.status().as_u16(),
+    };
+    if let Ok(mut log) = shared.log.lock() {
+        log.push(record);
+    }
+    response
+}
+
+fn header_str(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
+
+async fn respond(shared: &Shared, path: &str, query: Option<&str>, headers: &HeaderMap) -> Response {
+    if let Some(rest) = path.strip_prefix("/fragments/") {
+        return gateway::respond(shared, rest, query, headers).await;
+    }
+    let file = if let Some(rest) = path.strip_prefix("/vendor/web-fragments/") {
+        safe_join(&shared.pages.join("node_modules/web-fragments/dist"), rest)
+    } else if path == "/" {
+        Some(shared.pages.join("host/index.html"))
+    } else {
+        safe_join(&shared.pages, path.trim_start_matches('/'))
+    };
+    let Some(file) = file else {
+        return status(StatusCode::BAD_REQUEST, "path not allowed");
+    };
+    let opt_out = query.is_some_and(|q| q.split('&').any(|kv| kv == "attention=off"));
+    serve_file(shared, &file, html::Inject::unless(opt_out)).await
+}
+
+/// Joins a URL path under `root`, refusing anything that could leave it.
+fn safe_join(root: &Path, rel: &str) -> Option<PathBuf> {
+    let rel = Path::new(rel);
+    if rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        Some(root.join(rel))
+    } else {
+        None
+    }
+}
+
+async fn serve_file(shared: &Shared, file: &Path, inject: html::Inject) -> Response {
+    let file = if file.is_dir() { file.join("index.html") } else { file.to_path_buf() };
+    let bytes = match tokio::fs::read(&file).await {
+        Ok(b) => b,
+        Err(_) => return status(StatusCode::NOT_FOUND, "not found"),
+    };
+    let mime = mime_for(&file);
+    if mime.starts_with("text/html") {
+        let text = String::from_utf8_lossy(&bytes);
+        let text = html::fill_origins(&text, &shared.host_origin, &shared.child_origin);
+        let text = html::inject_runtime(&text, inject);
+        return ok(mime, text.into_bytes());
+    }
+    ok(mime, bytes)
+}
+
+fn ok(mime: &'static str, body: Vec<u8>) -> Response {
+    let mut r = Response::new(Body::from(body));
+    r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static(mime));
+    r.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+fn status(code: StatusCode, msg: &'static str) -> Response {
+    (code, msg).into_response()
+}
+
+fn mime_for(file: &Path) -> &'static str {
+    match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "map" => "application/json",
+        _ => "application/octet-stream",
+    }
+}
