@@ -119,7 +119,7 @@ pub struct Host {
     pub engine: Engine,
     pub url: String,
     pub page: Session,
-    pub(crate) cdp: Cdp,
+    pub cdp: Cdp,
     pub(crate) context_id: String,
     pub(crate) tracked: Arc<Mutex<Tracked>>,
     pub(crate) mouse: Mutex<(f64, f64)>,
@@ -194,7 +194,16 @@ impl Host {
 
     /// Waits until the runtime reports every child realm negotiated or given up on.
     pub async fn wait_ready(&self) -> Result<Value, HostError> {
-        let expr = "(async () => { if (!window.wippyAttention) throw new Error('the Attention runtime is not loaded in the Host document'); return await window.wippyAttention.ready(); })()";
+        // The reference Host first mounts its apps (`window.__host.ready`), then the runtime
+        // negotiates with every child realm (`wippyAttention.ready()`).
+        let expr = "(async () => {
+            if (window.__host) {
+                const mounted = await window.__host.ready;
+                if (mounted && mounted.ok === false) throw new Error('the Host reported errors: ' + JSON.stringify(mounted.errors));
+            }
+            if (!window.wippyAttention) throw new Error('the Attention runtime is not loaded in the Host document');
+            return await window.wippyAttention.ready();
+        })()";
         match self.page.eval_in(expr, None, READY_TIMEOUT).await {
             Ok(v) => Ok(v),
             Err(EvalError::Cdp(CdpError::Timeout { .. })) => {

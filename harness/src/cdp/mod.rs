@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chromiumoxide::types::{CallId, CdpJsonEventMessage, Message};
+use chromiumoxide::types::{CallId, Message, MethodId};
 use chromiumoxide::Connection;
 use futures::StreamExt;
 use serde_json::Value;
@@ -45,6 +45,29 @@ pub struct Event {
     pub params: Value,
 }
 
+/// An event frame as it comes off the socket. chromiumoxide's own `CdpJsonEventMessage` lacks the
+/// `sessionId` rename, so with it every event would look like a browser-level one.
+#[derive(Debug, serde::Deserialize)]
+struct RawEvent {
+    method: MethodId,
+    #[serde(rename = "sessionId")]
+    session_id: Option<String>,
+    #[serde(default)]
+    params: Value,
+}
+
+impl chromiumoxide::types::Method for RawEvent {
+    fn identifier(&self) -> MethodId {
+        self.method.clone()
+    }
+}
+
+impl chromiumoxide::types::EventMessage for RawEvent {
+    fn session_id(&self) -> Option<&str> {
+        self.session_id.as_deref()
+    }
+}
+
 struct Request {
     method: String,
     session_id: Option<String>,
@@ -63,7 +86,7 @@ pub struct Cdp {
 impl Cdp {
     /// Connects to `ws://.../devtools/browser/...` and starts the task that drives the socket.
     pub async fn connect(ws_url: &str) -> Result<Cdp, CdpError> {
-        let conn = Connection::<CdpJsonEventMessage>::connect(ws_url)
+        let conn = Connection::<RawEvent>::connect(ws_url)
             .await
             .map_err(|e| CdpError::Connect { url: ws_url.to_string(), reason: e.to_string() })?;
         let (requests, rx) = mpsc::unbounded_channel();
@@ -115,7 +138,7 @@ impl Cdp {
 }
 
 async fn drive(
-    mut conn: Connection<CdpJsonEventMessage>,
+    mut conn: Connection<RawEvent>,
     mut rx: mpsc::UnboundedReceiver<Request>,
     events: broadcast::Sender<Arc<Event>>,
 ) {
