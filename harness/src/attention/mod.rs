@@ -460,7 +460,7 @@ impl Envelope {
         if actual != self.content_hash {
             return Err(EnvelopeError::ContentHashMismatch { declared: self.content_hash.clone(), actual });
         }
-        let payload: Value = serde_json::from_str(&self.content).map_err(|e| EnvelopeError::InvalidJson(e.to_string()))?;
+        let payload: Value = crate::contract::json::parse(&self.content).map_err(|e| EnvelopeError::InvalidJson(e.to_string()))?;
         let canonical = canonical_json(&payload).map_err(EnvelopeError::NoCanonicalForm)?;
         if canonical != self.content {
             return Err(EnvelopeError::NoncanonicalContent);

@@ -267,7 +267,7 @@ mod tests {
     use serde_json::json;
 
     fn c(s: &str) -> String {
-        canonical_json(&serde_json::from_str(s).unwrap()).unwrap()
+        canonical_json(&super::super::json::parse(s).unwrap()).unwrap()
     }
 
     #[test]

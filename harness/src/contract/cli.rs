@@ -49,7 +49,7 @@ fn read_json(file: &PathBuf) -> Result<Value, String> {
     } else {
         text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
     }
-    serde_json::from_str(&text).map_err(|e| format!("{} is not JSON: {e}", file.display()))
+    super::json::parse(&text).map_err(|e| format!("{} is not JSON: {e}", file.display()))
 }
 
 fn usage(msg: impl std::fmt::Display) -> i32 {

@@ -7,6 +7,7 @@
 //! each such case is noted in the module that resolves it.
 
 pub mod canonical;
+pub mod json;
 pub mod lua;
 pub mod attention_v1;
 pub mod visual;

@@ -332,7 +332,7 @@ pub fn validate(attachments: &Value, opts: &ValidateOptions) -> Result<Admitted,
                 "content_hash does not match the canonical payload",
             ));
         }
-        let decoded: Value = match serde_json::from_str(content) {
+        let decoded: Value = match super::json::parse(content) {
             Ok(v) => v,
             Err(e) => return Err(fail_at(Code::InvalidJson, ".content", &e.to_string())),
         };
@@ -468,7 +468,7 @@ fn check_visual_reference(payload: &Value, opts: &ValidateOptions) -> Result<(),
 /// `invalid-json` at `context_attachments` (a harness extension: the Session never sees them,
 /// its transport rejects the frame first).
 pub fn validate_slice(bytes: &[u8], opts: &ValidateOptions) -> Result<Admitted, ValidationError> {
-    match serde_json::from_slice::<Value>(bytes) {
+    match super::json::parse_bytes(bytes) {
         Ok(v) => validate(&v, opts),
         Err(e) => Err(ValidationError {
             code: Code::InvalidJson,
