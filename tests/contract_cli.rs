@@ -80,3 +80,18 @@ fn expand_after_encode_returns_the_original_snapshot() {
         }
     }
 }
+
+#[test]
+fn rejection_line_format() {
+    use attention_harness::contract::cli::rejection_line;
+    use attention_harness::contract::validate;
+    let mut arr = spec_array();
+    arr[0]["content_bytes"] = serde_json::json!(1);
+    let e = validate(&arr, &opts()).unwrap_err();
+    assert_eq!(
+        rejection_line(&e),
+        r#"{"ok":false,"code":"content-size-mismatch","path":"context_attachments[1].content_bytes","attachment_id":"attachment-1"}"#
+    );
+    let e = validate(&serde_json::json!({"a": 1}), &opts()).unwrap_err();
+    assert_eq!(rejection_line(&e), r#"{"ok":false,"code":"array-required","path":"context_attachments"}"#);
+}

@@ -684,3 +684,16 @@ fn hash_failed_has_a_name_but_no_trigger() {
     assert_eq!(Code::HashFailed.as_str(), "hash-failed");
     assert_eq!(Code::InvalidAttentionReconstruction(Stage::CapturePoint).as_str(), "invalid-attention-reconstruction-capture-point");
 }
+
+#[test]
+fn spec_rules_beyond_the_session() {
+    use attention_harness::contract::spec_rules::spec_findings;
+    assert_eq!(spec_findings(&v1_payload_with_action_ref()), vec![]);
+    // The Session admits a wildcard origin and a raw exception detail; the spec does not.
+    let mut p = v1_payload();
+    p["candidates"][0]["path"][0]["frame_origin"] = json!("http://*");
+    p["omissions"] = json!([{"reason": "child-timeout", "detail": "transport:TypeError: boom:stage:query-call"}]);
+    accept(&json!([seal("a", "wippy.attention", 1, &p)]), &opts());
+    let rules: Vec<&str> = spec_findings(&p).iter().map(|f| f.rule).collect();
+    assert_eq!(rules, ["omission-detail", "frame-origin"]);
+}

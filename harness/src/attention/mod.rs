@@ -57,6 +57,28 @@ pub struct Snapshot {
     pub omissions: Vec<Omission>,
 }
 
+impl Snapshot {
+    /// The payload as JSON (optional members left out).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("snapshot serializes")
+    }
+
+    /// Canonical JSON of the payload: the bytes an attachment's `content` must hold.
+    pub fn canonical(&self) -> Result<String, CanonicalError> {
+        canonical_json(&self.to_value())
+    }
+
+    /// The Session's v1 payload schema (a v4 reconstruction may carry `selection`).
+    pub fn validate(&self) -> Result<(), crate::contract::attention_v1::Stage> {
+        crate::contract::attention_v1::validate_attention(&self.to_value(), self.selection.is_some())
+    }
+
+    /// Seal as a `wippy.attention` v1 envelope.
+    pub fn seal(&self, attachment_id: &str, created_at: &str) -> Result<Envelope, CanonicalError> {
+        Envelope::seal(attachment_id, ATTENTION_KIND, 1, created_at, &self.to_value())
+    }
+}
+
 /// `coordinate_space`: the Host viewport in CSS pixels.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -494,8 +516,9 @@ mod tests {
         assert_eq!(snap.candidates[0].path[1].kind, SegmentKind::Element);
         assert_eq!(snap.candidates[0].path[1].generation, 1);
         // Typed round trip gives the same canonical bytes.
-        let back = serde_json::to_value(&snap).unwrap();
-        assert_eq!(canonical_json(&back).unwrap(), env.content);
+        assert_eq!(snap.canonical().unwrap(), env.content);
+        assert_eq!(snap.validate(), Ok(()));
+        assert_eq!(snap.seal("attachment-1", "2026-09-04T12:00:00.000Z").unwrap(), *env);
     }
 
     #[test]

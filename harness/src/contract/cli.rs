@@ -97,11 +97,7 @@ pub fn run(cmd: &ContractCommand) -> i32 {
                     0
                 }
                 Err(e) => {
-                    let mut out = json!({"ok": false, "code": e.code.as_str(), "path": e.path});
-                    if let Some(id) = &e.attachment_id {
-                        out["attachment_id"] = json!(id);
-                    }
-                    println!("{out}");
+                    println!("{}", rejection_line(&e));
                     1
                 }
             }
@@ -174,4 +170,16 @@ pub fn expand_input(input: Value) -> Result<Value, String> {
     let payload = super::canonical::strip_null_members(&payload);
     let version = codec::schema_version(&payload).ok_or("payload has no wippy.attention.v<N> schema")?;
     codec::expand(version, &payload, None).map(|(v, _)| v).map_err(|e| format!("expansion failed: {e}"))
+}
+
+/// The one-line rejection report, members in the documented order
+/// (`ok`, `code`, `path`, `attachment_id`; the id only when the Session reports one).
+pub fn rejection_line(e: &validate::ValidationError) -> String {
+    let q = |s: &str| serde_json::to_string(s).expect("string");
+    let mut line = format!("{{\"ok\":false,\"code\":{},\"path\":{}", q(&e.code.as_str()), q(&e.path));
+    if let Some(id) = &e.attachment_id {
+        line.push_str(&format!(",\"attachment_id\":{}", q(id)));
+    }
+    line.push('}');
+    line
 }

@@ -16,6 +16,7 @@ pub mod codec;
 pub mod projection;
 pub mod delivery;
 pub mod cli;
+pub mod spec_rules;
 
 pub use canonical::{canonical_json, path_digest, path_digest_matches, sha256_prefixed, CanonicalError};
 pub use lua::Timestamp;
