@@ -169,17 +169,18 @@ fn codec_point_and_membership_limits() {
     p["capture"]["sampled_points"] = json!(4096);
     p["candidates"][0]["sample_point_ids"] = json!((0..4096).map(|i| format!("p{i}")).collect::<Vec<_>>());
     let c = roundtrip(&p, 2);
-    // r=0 gives a one-point lattice plus 4095 additional points; the refs are one range.
+    // r=0 gives a one-point lattice; plain points are smaller here, and the refs are one range.
+    assert!(c["capture"].get("points").is_some());
     assert_eq!(c["candidates"][0]["sample_refs"], json!([[0, 4096]]));
     let mut over = c.clone();
-    over["capture"]["point_encoding"]["additional_points"].as_array_mut().unwrap().push(json!({"point_id": "p4096", "x": 0, "y": 0}));
+    over["capture"]["points"].as_array_mut().unwrap().push(json!({"point_id": "p4096", "x": 0, "y": 0}));
     over["capture"]["sampled_points"] = json!(4097);
     assert_eq!(expand(2, &over, None).unwrap_err().to_string(), "invalid compressed Attention context: capture");
     let mut over = c.clone();
-    over["capture"]["point_encoding"]["additional_points"].as_array_mut().unwrap().push(json!({"point_id": "p4096", "x": 0, "y": 0}));
+    over["capture"]["points"].as_array_mut().unwrap().push(json!({"point_id": "p4096", "x": 0, "y": 0}));
     assert_eq!(expand(2, &over, None).unwrap_err().to_string(), "invalid compressed Attention context: points");
     // A lattice with (2*extent+1)^2 > 4096 is refused: r=100, step=3 gives extent 33.
-    let mut big = c.clone();
+    let mut big = v2();
     big["capture"]["radius_css_px"] = json!(100);
     big["capture"]["grid_step_css_px"] = json!(3);
     assert_eq!(expand(2, &big, None).unwrap_err().to_string(), "invalid compressed Attention context: points");
@@ -313,4 +314,15 @@ proptest! {
             prop_assert_eq!(bytes, c.len());
         }
     }
+}
+
+#[test]
+fn scattered_points_stay_plain_when_smaller() {
+    let mut p = lattice_payload();
+    for (i, pt) in p["capture"]["points"].as_array_mut().unwrap().iter_mut().enumerate() {
+        pt["x"] = json!(i * 7 % 13);
+    }
+    let c = roundtrip(&p, 2);
+    assert!(c["capture"].get("point_encoding").is_none());
+    assert_eq!(c["capture"]["points"], p["capture"]["points"]);
 }

@@ -10,10 +10,15 @@
 //!   `[x, y, w, h]` and `local_to_parent` as the bare 16-number matrix.
 //! - v4: v3 plus an optional `selection` with `anchor_path_indices` / `focus_path_indices`.
 //!
-//! `expand(encode(x))` reproduces `x` byte for byte in canonical form. The encoder always uses
-//! `point_encoding` when the capture's grid settings allow a lattice (the expander's shape), with
-//! overrides for points that differ from the lattice and `additional_points` for any extra
-//! points, and plain `points` otherwise.
+//! `expand(encode(x))` reproduces `x` byte for byte in canonical form. The encoder uses
+//! `point_encoding` when the capture's grid settings allow a lattice and there are at least as
+//! many points as lattice positions, with `overrides` for points that differ from the default
+//! lattice point and `additional_points` for the rest, unless plain `points` is smaller. The
+//! lattice origin is taken from the point at the lattice centre. Dictionary entries are
+//! deduplicated by canonical encoding and numbered in first-use order (candidates, focus, then
+//! the v4 selection's anchor and focus paths); sample ids that name capture points become
+//! indices, runs of three or more consecutive indices become `[start, count]` ranges, and
+//! observation ids stay strings.
 
 use super::attention_v1::{is_segment, SEGMENT_KEYS};
 use super::canonical::{canonical_json, lua_json_encode, path_digest_matches};
@@ -966,6 +971,14 @@ fn encode_capture(capture: Option<&Value>) -> Value {
     if points.len() > grid.len() {
         encoding.insert("additional_points".into(), Value::Array(points[grid.len()..].to_vec()));
     }
+    let mut raw = out.clone();
+    raw.insert("points".into(), Value::Array(points.to_vec()));
     out.insert("point_encoding".into(), Value::Object(encoding));
-    Value::Object(out)
+    // Both forms expand to the same points; keep the smaller one (arbitrary points would
+    // otherwise become one override each).
+    let (raw, out) = (Value::Object(raw), Value::Object(out));
+    match (canonical_json(&raw), canonical_json(&out)) {
+        (Ok(r), Ok(o)) if r.len() < o.len() => raw,
+        _ => out,
+    }
 }
