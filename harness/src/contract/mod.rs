@@ -1,2 +1,23 @@
 //! The Session's attachment contract: canonical JSON, envelope and payload validation, v1-v4 codecs,
 //! model projection and delivery choice, exactly as the Session and Framework implement them.
+//!
+//! Sources: `../shared/reference/schemas.md` (ported from the public Session validator
+//! `context_attachments.lua` and the Framework codec / renderer) and the prose contract in
+//! `../shared/spec/attention-context-reference.txt`. Where the two disagree the spec's text wins;
+//! each such case is noted in the module that resolves it.
+
+pub mod canonical;
+pub mod json;
+pub mod lua;
+pub mod attention_v1;
+pub mod visual;
+pub mod validate;
+pub mod codec;
+pub mod projection;
+pub mod delivery;
+pub mod cli;
+pub mod spec_rules;
+
+pub use canonical::{canonical_json, path_digest, path_digest_matches, sha256_prefixed, CanonicalError};
+pub use lua::Timestamp;
+pub use validate::{validate, Admitted, Code, Disposition, ValidateOptions, ValidationError};
