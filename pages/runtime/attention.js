@@ -166,7 +166,10 @@
     }
     return (a.length - i) - (b.length - j) > 0 ? 1 : ((a.length - i) === (b.length - j) ? 0 : -1);
   }
+  const NEEDS_ESCAPE = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
+  const HAS_SURROGATE = /[\ud800-\udfff]/;
   function encString(s) {
+    if (!NEEDS_ESCAPE.test(s)) return '"' + s + '"';
     let out = '"';
     for (let i = 0; i < s.length; i++) {
       const c = s.charCodeAt(i);
@@ -210,7 +213,8 @@
         const keys = Object.keys(v).filter((k) => v[k] !== null && v[k] !== undefined && typeof v[k] !== 'function');
         if (keys.length === 0) out = '[]';
         else {
-          keys.sort(cmpCodePoints);
+          // UTF-16 order equals code point (= UTF-8 byte) order unless a key has surrogates.
+          if (keys.some((k) => HAS_SURROGATE.test(k))) keys.sort(cmpCodePoints); else keys.sort();
           out = '{' + keys.map((k) => encString(k) + ':' + encValue(v[k], depth + 1, seen)).join(',') + '}';
         }
       }
@@ -1130,6 +1134,7 @@
     for (const d of cands.slice(0, GRANT_LIMITS.candidates)) {
       const pd = projectDescriptor(d, chain);
       if (!pd) continue;
+      if (pd.path.length > 32 || d.clamped === true) pd.clamped = true;
       pd.path = clampPath(pd.path);
       pd.sample_point_ids = [];
       local.set(pd.target_id, pd);
@@ -1434,7 +1439,7 @@
     const o = msg.observation;
     if (!o || typeof o !== 'object') return;
     const chain = chainFor(b);
-    const projectList = (list) => (chain.excluded ? [] : (Array.isArray(list) ? list.slice(0, 4) : []).map((d) => { const pd = projectDescriptor(d, chain); if (pd) pd.path = clampPath(pd.path); return pd; }).filter(Boolean));
+    const projectList = (list) => (chain.excluded ? [] : (Array.isArray(list) ? list.slice(0, 4) : []).map((d) => { const pd = projectDescriptor(d, chain); if (pd) { if (pd.path.length > 32 || d.clamped === true) pd.clamped = true; pd.path = clampPath(pd.path); } return pd; }).filter(Boolean));
     if (o.kind === 'event' && o.event && typeof o.event === 'object') {
       const e = o.event;
       if (POINTER_TYPES.indexOf(e.type) < 0 || typeof e.event_id !== 'string' || !e.point) return;
@@ -1650,19 +1655,44 @@
         if (keep2.has(fr.candidate.target_id)) fo.candidate_id = fr.candidate.target_id;
         snap.focus = fo;
       }
+      const clamped = (c) => !!c && (c.clamped === true || c.path.length > 32);
+      if ((cands.some((c) => clamped(pool.get(c.target_id))) || (fr && clamped(fr.candidate))) &&
+          !snap.omissions.some((o) => o.reason === 'depth-limit') && snap.omissions.length < 128) {
+        snap.omissions.push({ reason: 'depth-limit' }); // a path kept only its first and last 16 segments
+      }
       snap.capture.complete = snap.omissions.length === 0;
       return snap;
     };
     let events = evs.slice();
-    let snap = build(ranked, events, []);
-    // Keep the whole v1 envelope comfortably inside 32 KiB: drop the lowest-priority candidates, then
-    // the oldest recent events, recording a response-budget omission.
+    const est = new Map();
+    const estSize = (id) => {
+      let v = est.get(id);
+      if (v === undefined) { v = Math.ceil(safe(() => canonicalJson(candidateOut(pool.get(id), textNone)).length, 2000) * 1.25) + 2; est.set(id, v); }
+      return v;
+    };
+    // First cut from estimates (cheap), then verify on the real bytes below.
+    let trimmed = false;
+    {
+      let total = envelopeSize(build([], events, [])) + 64;
+      let n = 0;
+      while (n < ranked.length && total + estSize(ranked[n]) <= ENVELOPE_TARGET_BYTES) { total += estSize(ranked[n]); n++; }
+      if (n < ranked.length) { ranked = ranked.slice(0, Math.max(1, n)); trimmed = true; }
+    }
+    let snap = build(ranked, events, trimmed ? [{ reason: 'response-budget' }] : []);
+    // Keep the whole v1 envelope comfortably inside 32 KiB: drop the lowest-priority candidates (as
+    // many as the overflow needs, estimated from their own canonical size), then the older half of the
+    // recent events, recording a response-budget omission.
+    let size = envelopeSize(snap);
     let guard = 0;
-    while (envelopeSize(snap) > ENVELOPE_TARGET_BYTES && guard++ < 400) {
-      if (ranked.length > 1) ranked = ranked.slice(0, ranked.length - 1);
-      else if (events.length > 0) events = events.slice(1);
+    while (size > ENVELOPE_TARGET_BYTES && guard++ < 64) {
+      const overflow = size - ENVELOPE_TARGET_BYTES;
+      let n = ranked.length, acc = 0;
+      while (n > 1 && acc < overflow) { n--; acc += estSize(ranked[n]); }
+      if (n < ranked.length) ranked = ranked.slice(0, n);
+      else if (events.length > 0) events = events.slice(Math.floor(events.length / 2) || 1);
       else break;
       snap = build(ranked, events, [{ reason: 'response-budget' }]);
+      size = envelopeSize(snap);
     }
     snap.capture.duration_ms = r3(Math.max(0, nPerfNow() - t0));
     return snap;
@@ -1686,11 +1716,9 @@
     if (d) d.occluded = safe(() => occludedNow(e, d), false);
     return d;
   }
+  const ENVELOPE_OVERHEAD = 300; // the envelope's other members (ids up to 128 bytes, hash, timestamps)
   function envelopeSize(snap) {
-    const content = canonicalJson(snap);
-    const env = { attachment_id: 'attachment-xxxxxxxxxxxxxxxx', kind: 'wippy.attention', version: 1, created_at: snap.created_at,
-      content_type: 'application/json', content_bytes: 0, content_hash: 'sha256:' + '0'.repeat(64), content: content };
-    return utf8Len(canonicalJson(env)) + 8;
+    return utf8Len(encString(canonicalJson(snap))) + ENVELOPE_OVERHEAD;
   }
   async function envelope(snap, opts) {
     opts = opts || {};
