@@ -560,6 +560,24 @@
     const cw = Math.max(0, (ow - bl - br - pl - pr)) * sx, ch = Math.max(0, (oh - bt - bb - pt - pb)) * sy;
     return { rect: b, sx: sx || 1, sy: sy || 1, ox: ox, oy: oy, content: { x: ox, y: oy, width: cw, height: ch } };
   }
+  // Mapping a point into a child realm supports translation and axis-aligned scale only: a rotation
+  // or skew on the iframe or any ancestor (composed tree) makes the child unsupported for sampling.
+  function hasUnsupportedTransform(el) {
+    for (let n = el, guard = 0; n && guard < 256; n = composedParent(n), guard++) {
+      if (nodeType(n) !== 1) continue;
+      let cs = null; try { cs = nGetCS(n); } catch (_) { cs = null; }
+      if (!cs) continue;
+      if (cs.rotate && cs.rotate !== 'none' && !/^0(deg|rad|turn|grad)?$/.test(cs.rotate.trim())) return true;
+      const t = cs.transform;
+      if (!t || t === 'none') continue;
+      const m = /^matrix(3d)?\(([^)]*)\)$/.exec(t);
+      if (!m) return true;
+      const v = m[2].split(',').map(Number);
+      if (!m[1]) { if (Math.abs(v[1]) > 1e-9 || Math.abs(v[2]) > 1e-9) return true; }
+      else if ([1, 2, 3, 4, 6, 7, 8, 9, 11].some((i) => Math.abs(v[i]) > 1e-9) || Math.abs(v[15] - 1) > 1e-9) return true;
+    }
+    return false;
+  }
   function frameOriginOf(ifr, binding) {
     if (hasAttr(ifr, 'srcdoc')) return 'about:srcdoc';
     if (binding && binding.childOrigin && validFrameOrigin(binding.childOrigin)) return binding.childOrigin;
@@ -1085,6 +1103,7 @@
         out.omissions.push(o);
       };
       if (budgets.depth <= 0) { omitAll('depth-limit'); continue; }
+      if (safe(() => hasUnsupportedTransform(ifr), false)) { omitAll('unsupported-transform'); continue; }
       if (queriesLeft <= 0) { omitAll('query-budget'); continue; }
       let pts = g.points;
       if (pts.length > pointsLeft) { out.omissions.push({ reason: 'point-budget', mount_id: b.mountId, point_id: pts[Math.max(0, pointsLeft)].point_id }); pts = pts.slice(0, Math.max(0, pointsLeft)); }
