@@ -35,6 +35,8 @@ window.__host = {
   remount: (artifactId) => remount(artifactId),
   /** `{declaration}` the managed layout was built from (null in compat). */
   declaration: null,
+  /** Validate any declaration object with the same rules managed.html applies: `[{kind, message, panelId?}]`. */
+  validate: (decl) => validateDeclaration(decl),
   /** Texts submitted through the composer, oldest first. */
   composerSubmits: [],
 };
