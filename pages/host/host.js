@@ -92,7 +92,16 @@ const ARTIFACTS = {
   'leaf-right': { app: 'leaf', query: 'side=right', width: 240, height: 120, label: 'Right leaf', landmark: 'right-leaf-artifact' },
   'bridge': { app: 'bridge', width: 480, height: 150, label: 'Bridge', landmark: 'bridge-artifact' },
   'closed-shadow': { srcdoc: true, width: 208, height: 96, label: 'Closed shadow', landmark: 'closed-shadow-artifact' },
+  // Optional extras, mounted only when named in ?extras=a,b (at the end of the tools page).
+  'no-runtime': { app: 'plain', query: 'attention=off', iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
 };
+
+/** `?extras=no-runtime,...`: optional artifacts; unknown names are reported as `config` errors. */
+const EXTRAS = (params.get('extras') || '').split(',').filter(Boolean).filter((id) => {
+  if (ARTIFACTS[id] && ARTIFACTS[id].extra) return true;
+  reportError({ kind: 'config', message: `unknown extra \`${id}\` (known: ${Object.keys(ARTIFACTS).filter((k) => ARTIFACTS[k].extra).join(', ')})` });
+  return false;
+});
 
 /** Pages: titled lists of sections; a section is a row of artifacts or the Host-document privacy probes. */
 const PAGES = {
@@ -108,6 +117,7 @@ const PAGES = {
     sections: [
       { label: 'Closed shadow root (srcdoc)', artifacts: ['closed-shadow'] },
       { label: 'Host privacy probes', probes: true },
+      { label: 'Extras', artifacts: EXTRAS, optional: true },
     ],
   },
 };
@@ -141,6 +151,7 @@ function renderArtifact(artifactId) {
     'data-wippy-artifact-id': artifactId,
     'data-wippy-mount-id': `artifact-${artifactId}`,
     'data-wippy-label': spec.label,
+    'data-wippy-package-id': 'reference.apps',
     'data-landmark': spec.landmark,
     style: `width:${spec.width}px;height:${spec.height}px`,
   });
@@ -158,7 +169,7 @@ function createMount(artifactId) {
     el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
     el.srcdoc = closedShadowSrcdoc();
-  } else if (state.engine === 'fragment') {
+  } else if (state.engine === 'fragment' && !spec.iframeOnly) {
     const src = `/fragments/${spec.app}/` + (spec.query ? `?${spec.query}` : '');
     el = h('web-fragment', { 'fragment-id': artifactId, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => state.pending.set(artifactId, resolve));
@@ -167,7 +178,7 @@ function createMount(artifactId) {
     el = h('iframe', { title: spec.label, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
   }
-  const mount = { artifactId, mountId, engine: spec.srcdoc ? 'iframe' : state.engine, element: el, loaded };
+  const mount = { artifactId, mountId, engine: el.localName === 'iframe' ? 'iframe' : 'fragment', element: el, loaded };
   state.mounts = state.mounts.filter((m) => m.artifactId !== artifactId);
   state.mounts.push(mount);
   return el;
@@ -282,6 +293,7 @@ function renderPageBody(pageId) {
   const page = PAGES[pageId];
   const body = h('div', { class: 'page-body' });
   for (const section of page.sections) {
+    if (section.optional && section.artifacts.length === 0) continue;
     body.append(h('span', { class: 'section-label' }, section.label));
     if (section.probes) {
       body.append(h('div', { class: 'row' }, hostProbes()));
