@@ -1035,9 +1035,10 @@
   let scanTimer = null;
   function scheduleScan() {
     if (scanTimer) return;
-    scanTimer = nSetTimeout(() => { scanTimer = null; safe(scanIframes); }, 50);
+    scanTimer = nSetTimeout(() => { scanTimer = null; safe(scanIframes); }, 100);
   }
-  const mutationObserver = nMutationObserver ? new nMutationObserver(() => scheduleScan()) : null;
+  let lastMutationAt = nDateNow();
+  const mutationObserver = nMutationObserver ? new nMutationObserver(() => { lastMutationAt = nDateNow(); scheduleScan(); }) : null;
   const wrap = (fn) => function (ev) { try { fn(ev); } catch (e) { nDebug('[wippy-attention]', e && e.message); } };
   const focusInListener = wrap((ev) => onFocusIn(ev));
   const focusOutListener = wrap((ev) => onFocusOut(ev));
@@ -1590,9 +1591,12 @@
     const step = (typeof options.step_css_px === 'number' && options.step_css_px >= 1 && options.step_css_px <= 100) ? options.step_css_px : 5;
     const textNone = !!(options.privacy && options.privacy.text === 'none') || options.privacy_text === 'none';
     const timeout = (typeof options.timeout_ms === 'number' && options.timeout_ms > 0) ? Math.min(options.timeout_ms, 10000) : QUERY_TIMEOUT_MS;
+    // The pointer this snapshot is about, fixed now: a child realm may report a newer move while
+    // the points resolve, and the sampled neighbourhood and `pointer` must describe the same one.
+    const startPointer = TOP.pointer;
     let center = null;
     if (options.point && isFinite(options.point.x) && isFinite(options.point.y)) center = { x: +options.point.x, y: +options.point.y };
-    else if (TOP.pointer) center = TOP.pointer.point;
+    else if (startPointer) center = startPointer.point;
     let points = center ? latticePoints(center.x, center.y, radius, step) : [];
     const omissions = [];
     if (points.length > ROOT_BUDGET.points) { omissions.push({ reason: 'point-budget' }); points = points.slice(0, ROOT_BUDGET.points); }
@@ -1616,7 +1620,7 @@
       } else prio.set(c.target_id, Math.max(prio.get(c.target_id), p));
       if (x.sample_point_ids.indexOf(eventId) < 0) x.sample_point_ids.push(eventId);
     };
-    const ptr = TOP.pointer && TOP.pointer.observed_ms >= createdMs - EVENT_WINDOW_MS ? TOP.pointer : null;
+    const ptr = startPointer && startPointer.observed_ms >= createdMs - EVENT_WINDOW_MS ? startPointer : null;
     if (ptr && !(ptr.binding && !bindingAlive(ptr.binding, ptr.realmId))) {
       for (const c of ptr.candidates) {
         const live = !ptr.binding ? refreshLocal(c) : c;
@@ -1788,7 +1792,28 @@
     if (usable(b) || b.state === 'unavailable' || b.state === 'unsupported' || b.state === 'detached') return Promise.resolve();
     return waitUsable(b, deadlineAt);
   }
+  // Hosts often mount their apps after the load event (a fetched layout, a lazily imported engine):
+  // "currently mounted" is taken after the window load event and a 200 ms DOM-quiet period (at most
+  // 2 s of waiting), so ready() right after load does not resolve before the children exist.
+  let loaded = null;
+  function whenLoaded() {
+    if (!loaded) {
+      loaded = new Promise((resolve) => {
+        if (D.readyState === 'complete') resolve();
+        else { nAddEL.call(W, 'load', () => resolve(), { once: true }); nSetTimeout(resolve, 10000); }
+      });
+    }
+    return loaded;
+  }
+  async function settleMounts(maxMs) {
+    await whenLoaded();
+    const start = nDateNow();
+    while (nDateNow() - start < maxMs && nDateNow() - lastMutationAt < 200) {
+      await new Promise((r) => nSetTimeout(r, 50));
+    }
+  }
   async function ready() {
+    await settleMounts(2000);
     const children = await readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS + 1500);
     return { host_instance_id: HOST.hostInstanceId, children: children };
   }
