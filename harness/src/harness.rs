@@ -136,7 +136,7 @@ impl Harness {
     pub async fn open(&self, layout: Layout, engine: Engine) -> Result<Host, HarnessError> {
         let url = self.host_url(layout, engine);
         let cdp = self.cdp().await?;
-        Ok(Host::open_url(&cdp, &url, layout, engine).await?)
+        Ok(Host::open_url(&cdp, &url, self.server.child_origin(), layout, engine).await?)
     }
 }
 

@@ -118,6 +118,8 @@ pub struct Host {
     pub layout: Layout,
     pub engine: Engine,
     pub url: String,
+    /// The child site's origin (`http://localhost:<b>`), what cross-origin frame_origin must say.
+    pub child_origin: String,
     pub page: Session,
     pub cdp: Cdp,
     pub(crate) context_id: String,
@@ -129,7 +131,7 @@ pub struct Host {
 
 impl Host {
     /// Opens `url` in a fresh browser context on `cdp`'s browser.
-    pub async fn open_url(cdp: &Cdp, url: &str, layout: Layout, engine: Engine) -> Result<Host, HostError> {
+    pub async fn open_url(cdp: &Cdp, url: &str, child_origin: &str, layout: Layout, engine: Engine) -> Result<Host, HostError> {
         let ctx = cdp.call("Target.createBrowserContext", None, json!({"disposeOnDetach": true})).await?;
         let context_id = str_field(&ctx, "browserContextId")?;
         let target = cdp
@@ -180,6 +182,7 @@ impl Host {
             layout,
             engine,
             url: url.to_string(),
+            child_origin: child_origin.to_string(),
             page,
             cdp: cdp.clone(),
             context_id,

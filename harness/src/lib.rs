@@ -4,6 +4,7 @@
 pub mod attention;
 pub mod browser;
 pub mod cdp;
+pub mod checks;
 pub mod contract;
 pub mod golden;
 pub mod harness;

@@ -1,11 +1,17 @@
-//! The `attention-harness` command line: verify, snapshot, record, serve, contract.
+//! The `attention-harness` command line: verify (the operational check), snapshot (reproduce a
+//! layout bug at a point), record (golden snapshots), serve (open the Host yourself), contract
+//! (judge a captured `context_attachments` array as the Session would).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::{json, Value};
 
+use attention_harness::checks::{self, snapshot_at};
+use attention_harness::contract::cli::{run as run_contract, ContractCommand};
 use attention_harness::server::{default_pages_dir, Server};
+use attention_harness::{Engine, Harness, Host, Layout};
 
 #[derive(Parser)]
 #[command(name = "attention-harness", version, about = "Drives Chromium through the reference Host and checks the Attention runtime")]
@@ -17,38 +23,251 @@ struct Cli {
     command: Command,
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Serve the reference Host and print its URLs, for a person to open in a browser.
-    Serve,
+#[derive(Clone, Copy, ValueEnum)]
+enum LayoutArg {
+    Managed,
+    Compat,
+    All,
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
-    tracing_subscriber::fmt().with_env_filter(tracing_subscriber::EnvFilter::from_default_env()).with_writer(std::io::stderr).init();
+#[derive(Clone, Copy, ValueEnum)]
+enum EngineArg {
+    Iframe,
+    Fragment,
+    All,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the end-to-end checks against the embedded reference Host; exits 1 if any fails.
+    Verify {
+        #[arg(long, value_enum, default_value = "all")]
+        layout: LayoutArg,
+        #[arg(long, value_enum, default_value = "all")]
+        engine: EngineArg,
+        /// Print a JSON array of {layout, engine, check, status, detail} instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Open a layout, move the pointer to a point with trusted input, print the snapshot.
+    Snapshot {
+        #[arg(long, value_enum)]
+        layout: Layout,
+        #[arg(long, value_enum, default_value = "iframe")]
+        engine: Engine,
+        /// `X,Y` in Host-viewport CSS px, or a landmark: boundary, left-leaf, right-leaf,
+        /// oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer ...
+        #[arg(long)]
+        point: String,
+        /// Print the `context_attachments` array (one envelope) instead of the snapshot.
+        #[arg(long)]
+        envelope: bool,
+        /// Also write a PNG of the viewport with the sample points and candidate rects drawn on it.
+        #[arg(long)]
+        picture: Option<PathBuf>,
+    },
+    /// Re-record the golden boundary snapshots under fixtures/golden/ (a deliberate change only).
+    Record,
+    /// Serve the reference Host and print its URLs, for a person to open in a browser.
+    Serve,
+    /// The Session's attachment contract: validate, encode, expand, project.
+    #[command(subcommand)]
+    Contract(ContractCommand),
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+        .with_writer(std::io::stderr)
+        .init();
     let cli = Cli::parse();
     let pages = cli.pages.unwrap_or_else(default_pages_dir);
     match cli.command {
-        Command::Serve => serve(pages).await,
+        Command::Contract(cmd) => ExitCode::from(run_contract(&cmd).clamp(0, 255) as u8),
+        Command::Serve => serve(pages),
+        Command::Verify { layout, engine, json } => with_harness(pages, |h| verify(h, layouts(layout), engines(engine), json)),
+        Command::Snapshot { layout, engine, point, envelope, picture } => {
+            with_harness(pages, |h| snapshot(h, layout, engine, &point, envelope, picture))
+        }
+        Command::Record => {
+            // SAFETY: single-threaded here; the harness runtime is not started yet.
+            unsafe { std::env::set_var("ATTENTION_GOLDEN", "record") };
+            with_harness(pages, |h| record(h))
+        }
     }
 }
 
-async fn serve(pages: PathBuf) -> ExitCode {
-    let server = match Server::start(pages).await {
-        Ok(s) => s,
+fn layouts(a: LayoutArg) -> Vec<Layout> {
+    match a {
+        LayoutArg::Managed => vec![Layout::Managed],
+        LayoutArg::Compat => vec![Layout::Compat],
+        LayoutArg::All => Layout::ALL.to_vec(),
+    }
+}
+
+fn engines(a: EngineArg) -> Vec<Engine> {
+    match a {
+        EngineArg::Iframe => vec![Engine::Iframe],
+        EngineArg::Fragment => vec![Engine::Fragment],
+        EngineArg::All => Engine::ALL.to_vec(),
+    }
+}
+
+/// Starts the harness, runs `f`, and always ends the browser it launched.
+fn with_harness(pages: PathBuf, f: impl FnOnce(&Harness) -> Result<ExitCode, String>) -> ExitCode {
+    let harness = match Harness::start(pages) {
+        Ok(h) => h,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };
-    println!("Host site:  {}", server.host_origin());
-    println!("Child site: {}", server.child_origin());
-    for layout in ["managed", "compat"] {
-        for engine in ["iframe", "fragment"] {
-            println!("  {layout:8} {engine:9} {}", server.host_url(&format!("/host/{layout}.html?engine={engine}")));
+    let code = f(&harness).unwrap_or_else(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    });
+    harness.shutdown();
+    code
+}
+
+struct Row {
+    layout: Layout,
+    engine: Engine,
+    check: String,
+    pass: bool,
+    detail: String,
+}
+
+fn verify(h: &Harness, layouts: Vec<Layout>, engines: Vec<Engine>, as_json: bool) -> Result<ExitCode, String> {
+    let mut rows = Vec::new();
+    for layout in layouts {
+        for engine in &engines {
+            let engine = *engine;
+            h.block_on(async {
+                for check in checks::all() {
+                    // A fresh context per check, as in the test suite: no check sees another's input.
+                    let outcome = match h.open(layout, engine).await {
+                        Ok(host) => {
+                            let r = (check.run)(&host).await;
+                            host.close().await;
+                            r
+                        }
+                        Err(e) => Err(anyhow::anyhow!("cannot open the Host: {e}")),
+                    };
+                    let (pass, detail) = match outcome {
+                        Ok(d) => (true, d),
+                        Err(e) => (false, format!("{e:#}")),
+                    };
+                    if !as_json {
+                        eprintln!("{} {layout}/{engine} {}", if pass { "pass" } else { "FAIL" }, check.name);
+                    }
+                    rows.push(Row { layout, engine, check: check.name.to_string(), pass, detail });
+                }
+            });
         }
     }
-    println!("Press Ctrl-C to stop.");
-    let _ = tokio::signal::ctrl_c().await;
-    ExitCode::SUCCESS
+    let failed = rows.iter().filter(|r| !r.pass).count();
+    if as_json {
+        let arr: Vec<Value> = rows
+            .iter()
+            .map(|r| json!({"layout": r.layout, "engine": r.engine, "check": r.check, "status": if r.pass {"pass"} else {"fail"}, "detail": r.detail}))
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&arr).unwrap_or_default());
+    } else {
+        let w = rows.iter().map(|r| r.check.len()).max().unwrap_or(5);
+        println!("{:<8} {:<8} {:<w$} {:<6} detail", "layout", "engine", "check", "status");
+        for r in &rows {
+            let detail = r.detail.lines().next().unwrap_or("");
+            println!("{:<8} {:<8} {:<w$} {:<6} {}", r.layout.name(), r.engine.name(), r.check, if r.pass { "pass" } else { "FAIL" }, detail);
+        }
+        println!("{} passed, {} failed", rows.len() - failed, failed);
+    }
+    Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+/// Resolves `X,Y` or a landmark name to a Host-viewport point from live geometry.
+async fn resolve_point(host: &Host, point: &str) -> Result<(f64, f64), String> {
+    if let Some((x, y)) = point.split_once(',') {
+        let x: f64 = x.trim().parse().map_err(|_| format!("bad x in --point {point:?}"))?;
+        let y: f64 = y.trim().parse().map_err(|_| format!("bad y in --point {point:?}"))?;
+        if !(x.is_finite() && y.is_finite()) {
+            return Err(format!("--point {point:?} is not finite"));
+        }
+        return Ok((x, y));
+    }
+    if point == "boundary" {
+        let (x, y, _, _) = checks::sampling::boundary_point(host).await.map_err(|e| e.to_string())?;
+        return Ok((x, y));
+    }
+    host.landmark_rect(point)
+        .await
+        .map(|r| r.center())
+        .map_err(|e| format!("{e} (landmarks: boundary, left-leaf, right-leaf, oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer, ...)"))
+}
+
+fn snapshot(h: &Harness, layout: Layout, engine: Engine, point: &str, envelope: bool, picture: Option<PathBuf>) -> Result<ExitCode, String> {
+    h.block_on(async {
+        let host = h.open(layout, engine).await.map_err(|e| e.to_string())?;
+        let result = async {
+            let (x, y) = resolve_point(&host, point).await?;
+            let snap = snapshot_at(&host, x, y).await.map_err(|e| format!("{e:#}"))?;
+            if let Some(path) = picture {
+                let png = host.screenshot_png().await.map_err(|e| e.to_string())?;
+                let drawn = attention_harness::report::picture::annotate(&png, &snap).map_err(|e| e.to_string())?;
+                std::fs::write(&path, drawn).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                eprintln!("picture: {}", path.display());
+            }
+            let out = if envelope { Value::Array(vec![host.envelope(&snap).await.map_err(|e| e.to_string())?]) } else { snap };
+            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            Ok(ExitCode::SUCCESS)
+        }
+        .await;
+        host.close().await;
+        result
+    })
+}
+
+fn record(h: &Harness) -> Result<ExitCode, String> {
+    let check = checks::named("boundary-snapshot-matches-golden").ok_or("golden check missing")?;
+    h.block_on(async {
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                let host = h.open(layout, engine).await.map_err(|e| e.to_string())?;
+                let r = (check.run)(&host).await;
+                host.close().await;
+                let written = r.map_err(|e| format!("{layout}/{engine}: {e:#}"))?;
+                println!("recorded {written}");
+            }
+        }
+        Ok(ExitCode::SUCCESS)
+    })
+}
+
+fn serve(pages: PathBuf) -> ExitCode {
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    rt.block_on(async {
+        let server = match Server::start(pages).await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
+        };
+        println!("Host site:  {}", server.host_origin());
+        println!("Child site: {}", server.child_origin());
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                println!("  {:8} {:9} {}", layout.name(), engine.name(), server.host_url(&format!("/host/{layout}.html?engine={engine}")));
+            }
+        }
+        println!("Press Ctrl-C to stop.");
+        let _ = tokio::signal::ctrl_c().await;
+        ExitCode::SUCCESS
+    })
 }

@@ -1,6 +1,8 @@
 //! Failure artifacts: what a failed end-to-end test leaves behind, beside its name, so the failure
 //! can be understood without re-running it (a screenshot, the last snapshot, the console log).
 
+pub mod picture;
+
 use std::any::Any;
 use std::path::{Path, PathBuf};
 

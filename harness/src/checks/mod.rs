@@ -1,0 +1,140 @@
+//! The end-to-end checks of the reference Host, shared by `cargo test` (one test per check and
+//! layout x engine) and `attention-harness verify` (the operational table). Each check drives the
+//! page with trusted input and compares what the runtime reports with Chromium's ground truth: the
+//! box model, the leaf's own event log, the Session's own rules.
+
+pub mod expect;
+pub mod privacy;
+pub mod sampling;
+pub mod trusted;
+
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, ensure, Context};
+use futures::future::BoxFuture;
+use serde_json::Value;
+
+use crate::host::Host;
+use crate::oracle::BoxRect;
+
+pub use expect::{expected_kinds, leaf_frame, Leaf};
+
+/// Geometry tolerance against Chromium's box model, CSS px (issue: "within 0.5 CSS px").
+pub const RECT_TOLERANCE: f64 = 0.5;
+/// How long the runtime may take to learn about a pointer move (child realms report it up).
+pub const POINTER_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A named check; `run` returns a one-line detail on success.
+pub struct Check {
+    pub name: &'static str,
+    pub run: for<'a> fn(&'a Host) -> BoxFuture<'a, anyhow::Result<String>>,
+}
+
+/// Every check `verify` runs, in order.
+pub fn all() -> Vec<Check> {
+    vec![
+        Check { name: "pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
+        Check { name: "pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
+        Check { name: "pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
+        Check { name: "pointer-path-closed-shadow-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)) },
+        Check { name: "boundary-sample-finds-both-leaves", run: |h| Box::pin(sampling::boundary_sample(h)) },
+        Check { name: "envelope-accepted-by-session-rules", run: |h| Box::pin(sampling::envelope_accepted(h)) },
+        Check { name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
+        Check { name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
+        Check { name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
+        Check { name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
+    ]
+}
+
+/// Looks a check up by name.
+pub fn named(name: &str) -> Option<Check> {
+    all().into_iter().find(|c| c.name == name)
+}
+
+/// Moves the pointer to (x, y) with trusted input and returns the first snapshot whose latest
+/// pointer is there (a child realm reports its moves up asynchronously).
+pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Value> {
+    host.move_to_in_steps(x, y, 4).await?;
+    let deadline = tokio::time::Instant::now() + POINTER_TIMEOUT;
+    loop {
+        let snap = host.snapshot().await?;
+        if let Some(p) = snap.pointer("/pointer/point") {
+            let (px, py) = (num(&p["x"]), num(&p["y"]));
+            if (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0 {
+                let (cx, cy) = sample_centre(&snap);
+                ensure!(
+                    (cx - px).abs() < 0.01 && (cy - py).abs() < 0.01,
+                    "the runtime sampled around ({cx}, {cy}), not around its latest pointer ({px}, {py})"
+                );
+                return Ok(snap);
+            }
+        }
+        if tokio::time::Instant::now() >= deadline {
+            bail!(
+                "the runtime's latest pointer never reached ({x}, {y}) within {POINTER_TIMEOUT:?}; last pointer: {}",
+                snap.get("pointer").map(|p| p["point"].to_string()).unwrap_or_else(|| "none".into())
+            );
+        }
+        // The next look is a fresh snapshot round trip through every realm, not a fixed sleep.
+        host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
+    }
+}
+
+/// The candidates of a snapshot.
+pub fn candidates(snap: &Value) -> &[Value] {
+    snap["candidates"].as_array().map(Vec::as_slice).unwrap_or(&[])
+}
+
+/// The candidate whose rect matches `truth` within [`RECT_TOLERANCE`].
+pub fn candidate_at<'a>(snap: &'a Value, truth: &BoxRect) -> Option<&'a Value> {
+    candidates(snap).iter().find(|c| rect_of(&c["rect"]).is_some_and(|r| r.max_edge_delta(truth) <= RECT_TOLERANCE))
+}
+
+pub fn rect_of(v: &Value) -> Option<BoxRect> {
+    Some(BoxRect { x: v["x"].as_f64()?, y: v["y"].as_f64()?, width: v["width"].as_f64()?, height: v["height"].as_f64()? })
+}
+
+pub fn kinds(candidate: &Value) -> Vec<String> {
+    candidate["path"]
+        .as_array()
+        .map(|p| p.iter().map(|s| s["kind"].as_str().unwrap_or("?").to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// The centre of the sampled points (the lattice is symmetric about the pointer).
+fn sample_centre(snap: &Value) -> (f64, f64) {
+    let pts = snap["capture"]["points"].as_array().cloned().unwrap_or_default();
+    let n = pts.len().max(1) as f64;
+    let sx: f64 = pts.iter().map(|p| num(&p["x"])).sum();
+    let sy: f64 = pts.iter().map(|p| num(&p["y"])).sum();
+    (sx / n, sy / n)
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or(f64::NAN)
+}
+
+/// A short description of the candidates, for failure messages.
+pub fn describe(snap: &Value) -> String {
+    candidates(snap)
+        .iter()
+        .map(|c| format!("{} {:?} rect={}", c["summary"]["name"].as_str().unwrap_or("-"), kinds(c), c["rect"]))
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Finds the candidate for `leaf`, or fails naming what the snapshot had instead.
+pub fn require_candidate<'a>(snap: &'a Value, truth: &BoxRect, what: &str) -> anyhow::Result<&'a Value> {
+    candidate_at(snap, truth)
+        .ok_or_else(|| anyhow!("no candidate for {what} at Chromium's box {truth:?}; candidates: {}", describe(snap)))
+}
+
+/// Reads a realm's `__leafLog` (ground truth of what it received).
+pub async fn leaf_log(host: &Host, leaf: Leaf) -> anyhow::Result<Vec<Value>> {
+    let frame = leaf_frame(host.engine, leaf);
+    let log = host
+        .eval_in_frame(&frame, "JSON.parse(JSON.stringify(window.__leafLog || []))")
+        .await
+        .with_context(|| format!("reading the {} realm's own event log", leaf.landmark()))?;
+    Ok(log.as_array().cloned().unwrap_or_default())
+}

@@ -1,0 +1,103 @@
+//! Trusted input: what each leaf's own event log says it received, and that script-dispatched
+//! events never enter the runtime's observation history.
+
+use anyhow::{bail, ensure};
+use serde_json::Value;
+
+use super::{leaf_frame, leaf_log, snapshot_at, Leaf, POINTER_TIMEOUT};
+use crate::host::Host;
+use crate::input::Key;
+
+/// Waits until `leaf`'s log has grown past `from` with entries satisfying `want`, or fails naming
+/// what arrived instead.
+async fn await_log(host: &Host, leaf: Leaf, from: usize, want: &[(&str, Option<&str>)]) -> anyhow::Result<Vec<Value>> {
+    let deadline = tokio::time::Instant::now() + POINTER_TIMEOUT;
+    loop {
+        let log = leaf_log(host, leaf).await?;
+        let fresh: Vec<Value> = log.into_iter().skip(from).collect();
+        let missing: Vec<&str> = want
+            .iter()
+            .filter(|(ty, code)| {
+                !fresh.iter().any(|e| e["type"] == *ty && e["target"] == leaf.landmark() && code.is_none_or(|c| e["code"] == c))
+            })
+            .map(|(ty, _)| *ty)
+            .collect();
+        if missing.is_empty() {
+            return Ok(fresh);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            let seen: Vec<String> = fresh.iter().map(|e| format!("{}@{}", e["type"].as_str().unwrap_or("?"), e["target"].as_str().unwrap_or("?"))).collect();
+            bail!("{} never logged {missing:?} within {POINTER_TIMEOUT:?}; it logged {seen:?}", leaf.landmark());
+        }
+        host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
+    }
+}
+
+/// A trusted click, key press and touch tap on each leaf arrive there with `isTrusted === true`:
+/// cross-origin OOPIF, OOPIF + open shadow root, same-origin srcdoc + closed shadow root.
+pub async fn input_reaches_leaves(host: &Host) -> anyhow::Result<String> {
+    let mut checked = Vec::new();
+    for leaf in [Leaf::Left, Leaf::Oopif, Leaf::ClosedShadow] {
+        let (x, y) = host.landmark_rect(leaf.landmark()).await?.center();
+        let from = leaf_log(host, leaf).await?.len();
+        host.click_at(x, y).await?;
+        host.press_key(Key::KEY_A).await?;
+        let fresh = await_log(host, leaf, from, &[("pointerdown", None), ("click", None), ("keydown", Some("KeyA"))]).await?;
+        let untrusted: Vec<&Value> = fresh.iter().filter(|e| e["isTrusted"] != true).collect();
+        ensure!(untrusted.is_empty(), "{} received untrusted events from CDP input: {untrusted:?}", leaf.landmark());
+        let from = fresh.len() + from;
+        host.tap(x, y).await?;
+        let touched = await_log(host, leaf, from, &[("touchstart", None), ("touchend", None), ("pointerdown", None)]).await?;
+        ensure!(
+            touched.iter().any(|e| e["type"] == "pointerdown" && e["pointerType"] == "touch" && e["isTrusted"] == true),
+            "{}: the tap produced no trusted touch pointerdown: {touched:?}",
+            leaf.landmark()
+        );
+        checked.push(leaf.landmark());
+    }
+    Ok(format!("trusted pointer, key and touch events in {}", checked.join(", ")))
+}
+
+fn discrete(snap: &Value) -> Vec<Value> {
+    snap["recent_events"].as_array().into_iter().flatten().filter(|e| e["type"] != "pointermove").cloned().collect()
+}
+
+/// Script-dispatched pointer events reach the leaf (its log says isTrusted=false) but never the
+/// runtime's history; a trusted click afterwards does (so the check can fail).
+pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
+    let leaf = Leaf::Left;
+    let (x, y) = host.landmark_rect(leaf.landmark()).await?.center();
+    let before = discrete(&snapshot_at(host, x, y).await?);
+    let from = leaf_log(host, leaf).await?.len();
+    let forge = r#"(() => {
+        const b = document.querySelector('[data-landmark="left-leaf"]');
+        const r = b.getBoundingClientRect();
+        const at = { bubbles: true, composed: true, clientX: r.x + 3.25, clientY: r.y + 3.25, pointerType: 'mouse', pointerId: 1 };
+        for (const t of ['pointerdown', 'pointerup']) b.dispatchEvent(new PointerEvent(t, at));
+        b.dispatchEvent(new MouseEvent('click', at));
+        b.dispatchEvent(new TouchEvent('touchstart', { bubbles: true, composed: true }));
+        return true;
+    })()"#;
+    host.eval_in_frame(&leaf_frame(host.engine, leaf), forge).await?;
+    host.eval(r#"(() => { const a = document.querySelector('[data-landmark="nav"]') || document.body;
+        a.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, composed: true, clientX: 9, clientY: 9 }));
+        a.dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, clientX: 9, clientY: 9 })); return true; })()"#)
+        .await?;
+    let forged = leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| e["isTrusted"] == false).count();
+    ensure!(forged >= 3, "the forged events did not reach the leaf (its log has {forged} untrusted entries)");
+    let after = discrete(&host.snapshot().await?);
+    ensure!(after == before, "untrusted events entered the history: before {before:?}, after {after:?}");
+
+    host.click_at(x, y).await?;
+    let deadline = tokio::time::Instant::now() + POINTER_TIMEOUT;
+    loop {
+        let now = discrete(&host.snapshot().await?);
+        if now.iter().any(|e| e["type"] == "pointerdown") && now.len() > after.len() {
+            return Ok(format!("{forged} forged events ignored; a trusted click recorded {} discrete events", now.len() - after.len()));
+        }
+        if tokio::time::Instant::now() >= deadline {
+            bail!("a trusted click was not recorded either (recent discrete events: {now:?}), so this check proves nothing");
+        }
+        host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
+    }
+}
