@@ -46,6 +46,10 @@
   const nAddEL = EventTarget.prototype.addEventListener;
   const nGetCS = W.getComputedStyle.bind(W);
   const nPerfNow = performance.now.bind(performance);
+  const nTimeOrigin = (typeof performance.timeOrigin === 'number' && isFinite(performance.timeOrigin)) ? performance.timeOrigin : Date.now() - performance.now();
+  // Absolute monotonic-clock time (ms) of an event, comparable across realms: timeOrigin + timeStamp.
+  function eventTime(ev) { const ts = ev && ev.timeStamp; return nTimeOrigin + ((typeof ts === 'number' && isFinite(ts) && ts > 0) ? ts : nPerfNow()); }
+  function nowAbs() { return nTimeOrigin + nPerfNow(); }
   const nDateNow = Date.now;
   const nSetTimeout = W.setTimeout.bind(W);
   const nClearTimeout = W.clearTimeout.bind(W);
@@ -1333,8 +1337,9 @@
     if (!pt || !isFinite(pt.x) || !isFinite(pt.y)) return;
     const now = nDateNow();
     const ids = newEventId();
+    const tAbs = eventTime(ev);
     const rec = {
-      event_id: ids.event_id, type: ev.type, observed_ms: now, realm_time_ms: nonneg(nPerfNow()),
+      event_id: ids.event_id, type: ev.type, observed_ms: now, t_abs: tAbs, realm_time_ms: nonneg(tAbs - nTimeOrigin),
       point: { x: r3(pt.x), y: r3(pt.y) },
     };
     if (ev.type === 'touchstart' || ev.type === 'touchend') {
@@ -1399,7 +1404,8 @@
     const d = safe(() => describe(el, { redacted: !!p.redacted, textNone: false }), null);
     if (!d) return;
     localFocus = { event_id: ids.event_id, el: el };
-    recordLocal({ kind: 'focus', focus: { event_id: ids.event_id, focused_ms: nDateNow(), realm_time_ms: nonneg(nPerfNow()) }, candidate: d });
+    const tAbs = eventTime(ev);
+    recordLocal({ kind: 'focus', focus: { event_id: ids.event_id, focused_ms: nDateNow(), t_abs: tAbs, realm_time_ms: nonneg(tAbs - nTimeOrigin) }, candidate: d });
   }
   function onFocusOut(ev) {
     if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || !firstSight(ev) || !localFocus) return;
@@ -1467,6 +1473,7 @@
       if (!isFinite(x) || !isFinite(y)) return;
       const rec = {
         event_id: cutBytes(e.event_id, 128), type: e.type, observed_ms: isFinite(e.observed_ms) ? Math.min(Number(e.observed_ms), nDateNow()) : nDateNow(),
+        t_abs: (typeof e.t_abs === 'number' && isFinite(e.t_abs)) ? Math.min(e.t_abs, nowAbs()) : nowAbs(),
         realm_time_ms: nonneg(e.realm_time_ms), point: { x: r3(chain.geom.ox + x * chain.geom.sx), y: r3(chain.geom.oy + y * chain.geom.sy) },
         excluded: !!e.excluded || chain.excluded,
       };
@@ -1480,7 +1487,8 @@
       if (chain.excluded) return;
       const list = projectList([o.candidate]);
       if (!list.length) return;
-      const fwd = { kind: 'focus', focus: { event_id: cutBytes(o.focus.event_id, 128), focused_ms: isFinite(o.focus.focused_ms) ? Math.min(Number(o.focus.focused_ms), nDateNow()) : nDateNow(), realm_time_ms: nonneg(o.focus.realm_time_ms) }, candidate: list[0] };
+      const fwd = { kind: 'focus', focus: { event_id: cutBytes(o.focus.event_id, 128), focused_ms: isFinite(o.focus.focused_ms) ? Math.min(Number(o.focus.focused_ms), nDateNow()) : nDateNow(),
+        t_abs: (typeof o.focus.t_abs === 'number' && isFinite(o.focus.t_abs)) ? Math.min(o.focus.t_abs, nowAbs()) : nowAbs(), realm_time_ms: nonneg(o.focus.realm_time_ms) }, candidate: list[0] };
       if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
     } else if (o.kind === 'focus-clear' && typeof o.event_id === 'string') {
       const fwd = { kind: 'focus-clear', event_id: o.event_id };
@@ -1500,25 +1508,39 @@
   function topRecord(obs, binding) {
     if (obs.kind === 'event') {
       const e = obs.event;
-      const rec = Object.assign({}, e, { candidates: obs.candidates || [], sequence: ++TOP.seq, focusEpoch: TOP.focusEpoch,
+      const t = (typeof e.t_abs === 'number' && isFinite(e.t_abs)) ? e.t_abs : nowAbs();
+      const rec = Object.assign({}, e, { t_abs: t, candidates: obs.candidates || [], focusEpoch: TOP.focusEpoch,
         realmId: binding ? binding.realmId : REALM_ID, binding: binding });
       rec.key = (rec.type === 'pointermove' && !rec.excluded) ? compactKey(rec) : null;
       pruneEvents(rec.observed_ms);
-      const last = TOP.events[TOP.events.length - 1];
-      if (rec.key && last && last.type === 'pointermove' && last.key === rec.key && last.focusEpoch === rec.focusEpoch) {
-        TOP.events[TOP.events.length - 1] = rec; // consecutive moves over the same targets compact to the newest
+      // Realms report asynchronously, so arrival order is not occurrence order: events are kept in
+      // occurrence order (t_abs) and `sequence` is derived from it (microseconds since the Host realm's
+      // time origin, bumped to stay strictly increasing), so it is monotonic and stable.
+      const evs = TOP.events;
+      let pos = evs.length;
+      while (pos > 0 && evs[pos - 1].t_abs > t) pos--;
+      const prev = evs[pos - 1], next = evs[pos];
+      let seq = seqFor(t);
+      if (prev && seq <= prev.sequence) seq = prev.sequence + 1;
+      if (next && seq >= next.sequence) { pos = evs.length; seq = Math.max(seqFor(t), evs[evs.length - 1].sequence + 1); }
+      rec.sequence = seq;
+      const last = evs[pos - 1];
+      if (pos === evs.length && rec.key && last && last.type === 'pointermove' && last.key === rec.key && last.focusEpoch === rec.focusEpoch) {
+        evs[pos - 1] = rec; // consecutive moves over the same targets compact to the newest
       } else {
-        TOP.events.push(rec);
+        evs.splice(pos, 0, rec);
       }
-      while (TOP.events.length > MAX_EVENTS) {
-        let idx = TOP.events.findIndex((x) => !DISCRETE[x.type]);
+      while (evs.length > MAX_EVENTS) {
+        let idx = evs.findIndex((x) => !DISCRETE[x.type]);
         if (idx < 0) idx = 0;
-        TOP.events.splice(idx, 1);
+        evs.splice(idx, 1);
       }
-      TOP.pointer = rec;
+      if (!TOP.pointer || TOP.pointer.t_abs <= t) TOP.pointer = rec;
     } else if (obs.kind === 'focus') {
+      const t = (typeof obs.focus.t_abs === 'number' && isFinite(obs.focus.t_abs)) ? obs.focus.t_abs : nowAbs();
+      if (TOP.focus && TOP.focus.t_abs > t) return; // a late report of an older focus change
       TOP.focusEpoch++;
-      TOP.focus = { event_id: obs.focus.event_id, sequence: ++TOP.seq, focused_ms: obs.focus.focused_ms,
+      TOP.focus = { event_id: obs.focus.event_id, sequence: seqFor(t), t_abs: t, focused_ms: obs.focus.focused_ms,
         realm_time_ms: obs.focus.realm_time_ms, candidate: obs.candidate, binding: binding, realmId: binding ? binding.realmId : REALM_ID,
         el: binding ? null : (localFocus && localFocus.event_id === obs.focus.event_id ? localFocus.el : null) };
     } else if (obs.kind === 'focus-clear') {
@@ -1534,9 +1556,10 @@
       }
     }
   }
+  function seqFor(t) { return Math.max(0, Math.round((t - nTimeOrigin) * 1000)); }
   function pruneEvents(now) {
     const cutoff = now - EVENT_WINDOW_MS;
-    while (TOP.events.length && TOP.events[0].observed_ms < cutoff) TOP.events.shift();
+    for (let i = TOP.events.length - 1; i >= 0; i--) if (TOP.events[i].observed_ms < cutoff) TOP.events.splice(i, 1);
   }
   function bindingAlive(b, realmId) {
     if (!b) return true;
