@@ -57,17 +57,20 @@ pub enum BrowserError {
 /// Finds the Chromium executable: `$CHROME`, then `/usr/bin/chromium`, then `chromium`,
 /// `chromium-browser`, `google-chrome` on `PATH`.
 pub fn find_chromium() -> Result<PathBuf, BrowserError> {
-    if let Some(p) = std::env::var_os("CHROME") {
+    find_chromium_in(std::env::var_os("CHROME"), Path::new("/usr/bin/chromium"), &std::env::var_os("PATH").unwrap_or_default())
+}
+
+/// [`find_chromium`] with its inputs explicit, so the search order is testable.
+pub fn find_chromium_in(chrome: Option<std::ffi::OsString>, fixed: &Path, path: &std::ffi::OsStr) -> Result<PathBuf, BrowserError> {
+    if let Some(p) = chrome {
         let p = PathBuf::from(p);
         return if is_executable(&p) { Ok(p) } else { Err(BrowserError::BadChromeEnv(p)) };
     }
-    let fixed = Path::new("/usr/bin/chromium");
     if is_executable(fixed) {
         return Ok(fixed.to_path_buf());
     }
-    let path = std::env::var_os("PATH").unwrap_or_default();
     for name in ["chromium", "chromium-browser", "google-chrome"] {
-        for dir in std::env::split_paths(&path) {
+        for dir in std::env::split_paths(path) {
             let cand = dir.join(name);
             if is_executable(&cand) {
                 return Ok(cand);
