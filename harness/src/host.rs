@@ -233,6 +233,7 @@ impl Host {
         if !snap.is_object() {
             return Err(HostError::Unexpected { what: "snapshot()".into(), detail: short(&snap.to_string()) });
         }
+        record_duration(&snap);
         *self.last_snapshot.lock().unwrap_or_else(|e| e.into_inner()) = Some(snap.clone());
         Ok(snap)
     }
@@ -321,6 +322,18 @@ impl Host {
                 Duration::from_secs(5),
             )
             .await;
+    }
+}
+
+/// With `ATTENTION_METRICS=FILE`, appends each snapshot's `capture.duration_ms` to FILE (one
+/// number a line), so a whole suite's figures can be summarized afterwards.
+fn record_duration(snap: &Value) {
+    let (Some(path), Some(ms)) = (std::env::var_os("ATTENTION_METRICS"), snap.pointer("/capture/duration_ms").and_then(Value::as_f64)) else {
+        return;
+    };
+    use std::io::Write;
+    if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+        let _ = writeln!(f, "{ms}");
     }
 }
 
