@@ -44,7 +44,7 @@ fn collect_ids(v: &Value, ids: &mut BTreeMap<String, String>, next: &mut usize) 
         Value::Object(m) => {
             // serde_json's default map is sorted, so the traversal order is deterministic.
             for (k, x) in m {
-                if ID_KEYS.contains(&k.as_str()) {
+                if ID_KEYS.contains(&k.as_str()) || (k == "mount_id" && x.as_str().is_some_and(is_generated_mount_id)) {
                     if let Some(s) = x.as_str() {
                         if !ids.contains_key(s) {
                             *next += 1;
@@ -58,6 +58,18 @@ fn collect_ids(v: &Value, ids: &mut BTreeMap<String, String>, next: &mut usize) 
         Value::Array(a) => a.iter().for_each(|x| collect_ids(x, ids, next)),
         _ => {}
     }
+}
+
+/// Mount ids the runtime generates for undeclared boundaries: `<realm id>-n<counter>`, where the
+/// realm id is random per page load. Declared Host mount ids (`panel-main`, `mount-bridge` ...) are
+/// stable and stay verbatim, so a golden still shows which boundary is which.
+fn is_generated_mount_id(s: &str) -> bool {
+    let Some((realm, counter)) = s.rsplit_once("-n") else { return false };
+    realm.len() >= 2
+        && realm.starts_with('r')
+        && realm.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        && !counter.is_empty()
+        && counter.bytes().all(|b| b.is_ascii_digit())
 }
 
 fn rewrite(v: &Value, key: Option<&str>, ids: &BTreeMap<String, String>) -> Value {
@@ -167,6 +179,15 @@ mod tests {
         assert_eq!(n["capture"]["duration_ms"], "<measured>");
         assert_eq!(n["candidates"][0]["path"][0]["frame_origin"], "http://localhost:<port>");
         assert_eq!(normalize(&n), normalize(&snap), "normalizing is stable");
+    }
+
+    #[test]
+    fn generated_mount_ids_are_normalized_declared_ones_kept() {
+        let snap = json!({"candidates": [{"path": [{"mount_id": "panel-main"}, {"mount_id": "r1sq0xr-n2"}], "target_id": "t"}]});
+        let n = normalize(&snap);
+        assert_eq!(n["candidates"][0]["path"][0]["mount_id"], "panel-main");
+        assert!(n["candidates"][0]["path"][1]["mount_id"].as_str().unwrap().starts_with("<id-"));
+        assert!(!is_generated_mount_id("mount-leaf-left") && !is_generated_mount_id("run-now"));
     }
 
     #[test]

@@ -1,0 +1,66 @@
+//! The command line as QA and integrators use it: exit codes, JSON shapes, clear errors.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn cli(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_attention-harness")).args(args).output().expect("run attention-harness")
+}
+
+#[test]
+fn verify_json_reports_every_check_for_the_chosen_layout_and_engine() {
+    let out = cli(&["verify", "--layout", "compat", "--engine", "iframe", "--json"]);
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(rows.len(), attention_harness::checks::all().len());
+    for r in &rows {
+        assert_eq!((r["layout"].as_str(), r["engine"].as_str()), (Some("compat"), Some("iframe")));
+        assert!(r["check"].is_string() && r["detail"].is_string());
+        assert_eq!(r["status"], "pass", "{r}");
+    }
+    assert!(out.status.success(), "verify exits 0 when every check passes");
+}
+
+#[test]
+fn snapshot_at_an_unknown_landmark_fails_with_exit_2_naming_the_landmarks() {
+    let out = cli(&["snapshot", "--layout", "managed", "--point", "no-such-place"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-place") && err.contains("boundary"), "{err}");
+}
+
+#[test]
+fn snapshot_rejects_a_malformed_point() {
+    let out = cli(&["snapshot", "--layout", "compat", "--point", "12,abc"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad y"));
+}
+
+#[test]
+fn snapshot_envelope_at_the_boundary_is_accepted_by_contract_validate() {
+    let out = cli(&["snapshot", "--layout", "managed", "--point", "boundary", "--envelope"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = std::env::temp_dir().join(format!("attention-cli-{}.json", std::process::id()));
+    std::fs::write(&dir, &out.stdout).unwrap();
+    let v = cli(&["contract", "validate", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&dir);
+    assert_eq!(String::from_utf8_lossy(&v.stdout).trim(), r#"{"ok":true}"#);
+    assert_eq!(v.status.code(), Some(0));
+    let array: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let payload: Value = serde_json::from_str(array[0]["content"].as_str().unwrap()).unwrap();
+    let names: Vec<&str> = payload["candidates"].as_array().unwrap().iter().filter_map(|c| c["summary"]["name"].as_str()).collect();
+    assert!(names.contains(&"Attention target left") && names.contains(&"Attention target right"), "{names:?}");
+}
+
+#[test]
+fn contract_validate_exit_codes_are_0_accepted_1_rejected_2_unreadable() {
+    let dir = std::env::temp_dir().join(format!("attention-cli-bad-{}.json", std::process::id()));
+    // `{}` is an empty Lua table, which the Session accepts as an empty array; a string is not.
+    std::fs::write(&dir, "\"not an array\"").unwrap();
+    let bad = cli(&["contract", "validate", dir.to_str().unwrap()]);
+    let _ = std::fs::remove_file(&dir);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stdout).contains(r#""code":"array-required""#));
+    let missing = cli(&["contract", "validate", "/nonexistent/file.json"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
