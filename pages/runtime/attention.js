@@ -755,6 +755,8 @@
   }
   function projectDescriptor(d, chain) {
     if (!d || typeof d !== 'object' || typeof d.target_id !== 'string' || !Array.isArray(d.path) || !d.rect) return null;
+    // A child can only name targets of other realms: never one of this realm's own ids.
+    if (d.target_id.indexOf('t-' + REALM_ID + '-') === 0 || d.target_id.length === 0) return null;
     const rect = mapRect(d.rect, chain.geom);
     let clip = d.clip_rect ? mapRect(d.clip_rect, chain.geom) : rect;
     clip = intersect(clip, chain.geom.content);
@@ -1012,6 +1014,10 @@
     }
     if (msg.type === 'observation') {
       if (msg.token !== b.token && msg.token !== b.prevToken) { DBG.dropped++; return; }
+      // Bounded work per child: at most 240 observations per second are projected.
+      const sec = Math.floor(nDateNow() / 1000);
+      if (b.obsSecond !== sec) { b.obsSecond = sec; b.obsCount = 0; }
+      if (++b.obsCount > 240) { DBG.dropped++; return; }
       onChildObservation(b, msg);
     }
   }
