@@ -64,16 +64,16 @@ fn no_chromium_survives_the_test_process_whether_it_passes_or_panics() {
         if panic {
             cmd.env("ATTENTION_LIFECYCLE_PANIC", "1");
         }
-        let status = cmd.output().unwrap().status;
+        let child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let child_pid = child.id();
+        let status = child.wait_with_output().unwrap().status;
         assert_eq!(status.success(), !panic, "the helper process should {} (status {status})", if panic { "fail" } else { "pass" });
         let pid: u32 = std::fs::read_to_string(&out).unwrap().trim().parse().unwrap();
         let _ = std::fs::remove_file(&out);
         assert!(!Path::new(&format!("/proc/{pid}")).exists() || !is_chromium(pid), "browser pid {pid} still exists after its test process exited");
-        // Any Chromium on a harness profile other than this process's own is the helper's.
-        let leftovers = chromium_processes_of(&format!("--user-data-dir={}", attention_harness::browser::profile_root().display()))
-            .into_iter()
-            .filter(|c| !c.contains(&format!("/{}-", std::process::id())))
-            .collect::<Vec<_>>();
+        // The helper's profiles are named after its pid: target/attention-profiles/<pid>-<n>.
+        let profile = attention_harness::browser::profile_root().join(format!("{child_pid}-"));
+        let leftovers = chromium_processes_of(&format!("--user-data-dir={}", profile.display()));
         assert!(leftovers.is_empty(), "Chromium processes of the exited helper remain: {leftovers:?}");
     }
 }
