@@ -113,6 +113,7 @@ impl Chromium {
         let exe = find_chromium()?;
         install_exit_hook();
         reap_orphans();
+        remove_stale_profiles();
         static SEQ: AtomicU32 = AtomicU32::new(0);
         let profile = profile_root().join(format!("{}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed)));
         let _ = std::fs::remove_dir_all(&profile);
@@ -285,6 +286,19 @@ fn is_chromium_process(pid: i32, state: &str) -> bool {
     std::fs::read(format!("/proc/{pid}/cmdline"))
         .map(|c| String::from_utf8_lossy(&c).contains("chrom"))
         .unwrap_or(false)
+}
+
+/// Removes profiles left by harness processes that no longer exist (killed before their exit
+/// hook ran). Profiles are named `<pid>-<n>`; a live process's profiles are never touched.
+fn remove_stale_profiles() {
+    let Ok(dir) = std::fs::read_dir(profile_root()) else { return };
+    for entry in dir.flatten() {
+        let name = entry.file_name().to_string_lossy().to_string();
+        let Some(pid) = name.split_once('-').and_then(|(p, _)| p.parse::<u32>().ok()) else { continue };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
 }
 
 /// Reaps orphaned helpers that have already exited.
