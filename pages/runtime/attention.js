@@ -1440,9 +1440,17 @@
     const id = localFocus.event_id; localFocus = null;
     recordLocal({ kind: 'focus-clear', event_id: id });
   }
+  // The realm's window lost focus (another frame, another window): its element keeps being the
+  // document's activeElement but no longer has focus. A child reports the clear (the top keeps the
+  // record when its own focus is now in the composer, see topRecord); the top clears when the whole
+  // Host document lost focus.
   function onWindowBlur(ev) {
-    if (!ev || ev.isTrusted !== true || ROLE !== 'top' || ev.target !== W) return;
-    nSetTimeout(() => safe(() => { if (!D.hasFocus()) { clearLocalFocus(); TOP.focus = null; } }), 0);
+    if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || ev.target !== W) return;
+    nSetTimeout(() => safe(() => {
+      if (D.hasFocus()) return;
+      if (ROLE === 'top') { clearLocalFocus(); TOP.focus = null; }
+      else clearLocalFocus();
+    }), 0);
   }
 
   // Route an observation made in this realm: the top records it, a child forwards it up.
