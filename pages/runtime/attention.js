@@ -875,6 +875,8 @@
     if (b.attempts >= DISCOVERY_ATTEMPTS) {
       b.state = 'unavailable'; b.lastCode = 'unavailable'; settle(b); return;
     }
+    // A same-origin child whose document finished loading without a runtime will never answer.
+    if (sameOriginLoadedWithoutRuntime(b)) { b.state = 'unavailable'; b.lastCode = 'unavailable'; settle(b); return; }
     b.attempts++;
     const self = selfMount();
     const req = {
@@ -900,6 +902,14 @@
     if (href === 'about:blank') return;
     if (href !== null && href !== 'about:srcdoc' && canonicalOrigin(safe(() => cw.origin, null)) !== b.expectedOrigin) return;
     try { nPostMessage.call(cw, msg, b.expectedOrigin); } catch (_) { /* retried */ }
+  }
+  function sameOriginLoadedWithoutRuntime(b) {
+    try {
+      const cw = b.iframe.contentWindow;
+      if (!cw || cw.location.href === 'about:blank') return false;
+      const doc = cw.document;
+      return !!doc && doc.readyState === 'complete' && !cw.__wippyAttentionRuntime;
+    } catch (_) { return false; } // cross-origin: unknowable, keep trying
   }
   function onIframeLoad(b) {
     if (b.state === 'detached') return;
