@@ -134,7 +134,16 @@ impl Harness {
 
     /// Opens the reference Host in a fresh browser context.
     pub async fn open(&self, layout: Layout, engine: Engine) -> Result<Host, HarnessError> {
-        let url = self.host_url(layout, engine);
+        self.open_with(layout, engine, "").await
+    }
+
+    /// Opens the reference Host with extra query parameters (`extras=no-runtime`, `layout=...`).
+    pub async fn open_with(&self, layout: Layout, engine: Engine, query: &str) -> Result<Host, HarnessError> {
+        let mut url = self.host_url(layout, engine);
+        if !query.is_empty() {
+            url.push('&');
+            url.push_str(query);
+        }
         let cdp = self.cdp().await?;
         Ok(Host::open_url(&cdp, &url, self.server.child_origin(), layout, engine).await?)
     }
@@ -147,10 +156,18 @@ pub fn run_host<F>(layout: Layout, engine: Engine, body: F)
 where
     F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
 {
+    run_host_with(layout, engine, "", body)
+}
+
+/// [`run_host`] with extra query parameters for the Host page.
+pub fn run_host_with<F>(layout: Layout, engine: Engine, query: &str, body: F)
+where
+    F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
+{
     let harness = Harness::global();
     let test = report::current_test_name();
     harness.block_on(async {
-        let host = match harness.open(layout, engine).await {
+        let host = match harness.open_with(layout, engine, query).await {
             Ok(h) => h,
             Err(e) => panic!("[{test}] cannot open the {layout} / {engine} Host: {e}"),
         };

@@ -13,8 +13,8 @@ use crate::host::{Engine, Host};
 use crate::oracle::BoxRect;
 
 /// Points at the centre of `leaf` and checks the candidate there: its rect is Chromium's box
-/// within 0.5 px, it is the pointer's candidate, and its path has exactly the expected kinds with
-/// the right frame origin.
+/// within 0.5 px, its role and name are Chromium's accessibility tree's, it is the pointer's
+/// candidate, and its path has exactly the expected kinds with the right frame origin.
 pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
     let truth = host.landmark_rect(leaf.landmark()).await?;
     let (x, y) = truth.center();
@@ -61,8 +61,18 @@ pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
             "segment without mount_id/generation: {seg}"
         );
     }
+    // Role and accessible name as Chromium's accessibility tree computes them.
+    let ax = host.landmark_ax(leaf.landmark()).await?;
+    let (role, name) = (cand["summary"]["role"].as_str().unwrap_or(""), cand["summary"]["name"].as_str().unwrap_or(""));
+    ensure!(
+        role == ax.role && name == ax.name,
+        "{}: summary says role {role:?} name {name:?}; Chromium's AX tree says role {:?} name {:?}",
+        leaf.landmark(),
+        ax.role,
+        ax.name
+    );
     let delta = super::rect_of(&cand["rect"]).map(|r| r.max_edge_delta(&truth)).unwrap_or(f64::NAN);
-    Ok(format!("{} segments, rect within {delta:.3} px of the box model", got.len()))
+    Ok(format!("{} segments, rect within {delta:.3} px of the box model, AX {} {:?}", got.len(), ax.role, ax.name))
 }
 
 /// The boundary point of the left/right pair.
