@@ -198,7 +198,8 @@ fn repeated_path_indices_keep_whole_path_integrity() {
 
 #[test]
 fn malformed_v2_cases_are_rejected() {
-    let cases: Vec<(&str, fn(&mut Value))> = vec![
+    type Case = (&'static str, fn(&mut Value));
+    let cases: Vec<Case> = vec![
         ("negative path", |p| p["candidates"][0]["path_indices"][0] = json!(-1)),
         ("fractional path", |p| p["candidates"][0]["path_indices"][0] = json!(0.5)),
         ("unknown path", |p| p["candidates"][0]["path_indices"][0] = json!(4)),

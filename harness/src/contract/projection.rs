@@ -464,8 +464,7 @@ pub fn project(payload: &Value, original_version: u64, budget: usize) -> Result<
 
     let ordered = ordered_candidates(payload, &events, &frontier);
     let mut accepted_ids: HashSet<&str> = HashSet::new();
-    let mut accepted = 0usize;
-    for (c, primary) in &ordered {
+    for (accepted, (c, primary)) in ordered.iter().enumerate() {
         rendered["candidates"].as_array_mut().expect("array").push(project_candidate(c, *primary));
         rendered["partial"]["candidates_omitted"] = json!(n_candidates - accepted - 1);
         if projected_size(&rendered).is_none_or(|s| s > budget) {
@@ -473,7 +472,6 @@ pub fn project(payload: &Value, original_version: u64, budget: usize) -> Result<
             rendered["partial"]["candidates_omitted"] = json!(n_candidates - accepted);
             break;
         }
-        accepted += 1;
         accepted_ids.insert(as_str(get(Some(c), "target_id")).unwrap_or_default());
     }
     let represented: HashSet<String> = ordered

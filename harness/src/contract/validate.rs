@@ -15,12 +15,23 @@
 //! order (harmless) but not Go's `\u003c` escaping (6 bytes instead of 1), and limits would
 //! disagree on content holding `<`, `>` or `&`.
 //!
-//! Spec-vs-reference: the spec's "Limits by attachment version" says `content_hash` is `sha256:`
-//! plus 64 **lowercase** hex digits. The Session checks the format with Lua `%x` (both cases)
-//! and then compares digests, so an uppercase digest is rejected as `content-hash-mismatch`, not
-//! `invalid-content-hash`. Both reject; we keep the Session's code (the spec names no code).
-//! The spec says ids are at most 128 "characters"; the Session counts bytes, and so do we (the
-//! spec's own limits are stated in bytes elsewhere, and a multi-byte id is where they differ).
+//! Spec-vs-reference:
+//! - The spec ("Limits by attachment version") says `content_hash` is `sha256:` plus 64
+//!   **lowercase** hex digits. The Session checks the format with Lua `%x` (either case) and then
+//!   compares digests, so an uppercase digest is rejected as `content-hash-mismatch`, not
+//!   `invalid-content-hash`. Both reject, as the spec requires; the spec names no code, so the
+//!   Session's code is kept.
+//! - The spec says `attachment_id` and `kind` are at most 128 "characters"; the Session counts
+//!   bytes (`#value`). `kind` is ASCII by grammar, so only a multi-byte `attachment_id` differs.
+//!   We count bytes, as the harness brief asks ("128-byte ids") and the Session does; a
+//!   65-character id of 2-byte characters is therefore rejected although the spec's wording
+//!   would allow it. Flagged for the lead.
+//! - `schemas.md` notes that the app's e2e expects `invalid-attention-payload` for a malformed
+//!   v2/v4 payload, while the Session code answers `invalid-attention-expansion`. We follow the
+//!   code (the spec names neither).
+//! - Rules where the spec's text is stricter than the Session (transport omission grammar,
+//!   canonical origins, collected-text limits, the 60 s event window) are reported by
+//!   [`super::spec_rules`] rather than changing the Session's codes.
 //!
 //! Not expressible: `hash-failed` (SHA-256 of a Rust string cannot fail) and `invalid-json` at the
 //! array level (`json.encode` of a decoded value cannot fail here). A cycle cannot occur in a
