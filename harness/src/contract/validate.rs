@@ -136,6 +136,52 @@ impl Code {
     }
 }
 
+impl Code {
+    /// Every code without a stage, in the Session's check order.
+    pub const SIMPLE: [Code; 25] = [
+        Code::ArrayRequired,
+        Code::TooManyAttachments,
+        Code::TotalBytesExceeded,
+        Code::InvalidEnvelope,
+        Code::DuplicateAttachmentId,
+        Code::AttachmentBytesExceeded,
+        Code::ContentSizeMismatch,
+        Code::InvalidContentHash,
+        Code::HashFailed,
+        Code::ContentHashMismatch,
+        Code::InvalidJson,
+        Code::NoncanonicalContent,
+        Code::ForbiddenLiveField,
+        Code::Expired,
+        Code::InvalidAttentionPayload,
+        Code::UnsupportedAttentionVersion,
+        Code::InvalidAttentionExpansion,
+        Code::ExpandedBytesExceeded,
+        Code::InvalidVisualPayload,
+        Code::VisualSessionMismatch,
+        Code::VisualAuthorizationUnavailable,
+        Code::VisualReferenceUnauthorized,
+        Code::VisualVerificationUnavailable,
+        Code::VisualReferenceInvalid,
+        Code::VisualReferenceIntegrityMismatch,
+    ];
+
+    /// Parse a Session code (for example a WebSocket `detail_code` or a staging
+    /// `validation_code`) back into a [`Code`].
+    pub fn parse(s: &str) -> Option<Code> {
+        if let Some(stage) = s.strip_prefix("invalid-attention-reconstruction-") {
+            return Stage::ALL.iter().find(|st| st.as_str() == stage).map(|st| Code::InvalidAttentionReconstruction(*st));
+        }
+        Code::SIMPLE.iter().find(|c| c.as_str() == s).copied()
+    }
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.as_str())
+    }
+}
+
 impl fmt::Display for Code {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.as_str())
@@ -160,6 +206,17 @@ impl fmt::Display for ValidationError {
 }
 
 impl std::error::Error for ValidationError {}
+
+impl ValidationError {
+    /// The Session's error object `{code, path, message, attachment_id?}`.
+    pub fn to_value(&self) -> Value {
+        let mut v = serde_json::json!({"code": self.code.as_str(), "path": self.path, "message": self.message});
+        if let Some(id) = &self.attachment_id {
+            v["attachment_id"] = Value::String(id.clone());
+        }
+        v
+    }
+}
 
 /// Caller-supplied context. `Default` is the Session's defaults with `now` = system time, no
 /// session id, renderer versions 1-4 and no visual authorization requirement.
