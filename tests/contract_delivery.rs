@@ -68,3 +68,20 @@ fn older_sessions_and_partial_handlers() {
     d["capabilities"]["schema"] = json!("wippy.session.capabilities.v2");
     assert!(SessionCapabilities::parse(&d).is_err());
 }
+
+#[test]
+fn staged_body_is_the_canonical_array() {
+    let arr = serde_json::from_str::<Value>(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-envelope.json")).unwrap(),
+    )
+    .unwrap();
+    let staged = StagedContext::new(&arr).unwrap();
+    assert!(staged.body.starts_with(r#"[{"attachment_id":"attachment-1","content":"{\"candidates\""#));
+    assert_eq!(staged.body, attention_harness::contract::canonical_json(&arr).unwrap());
+    assert_eq!(staged.content_hash, attention_harness::contract::sha256_prefixed(staged.body.as_bytes()));
+    assert_eq!(staged.content_bytes, staged.body.len());
+    assert!(staged.fits());
+    assert_eq!(staged.reference("0190f5d2-stage")["content_hash"], json!(staged.content_hash));
+    let empty = StagedContext::new(&json!([])).unwrap();
+    assert_eq!((empty.body.as_str(), empty.content_bytes, empty.fits()), ("[]", 2, true));
+}

@@ -697,3 +697,21 @@ fn spec_rules_beyond_the_session() {
     let rules: Vec<&str> = spec_findings(&p).iter().map(|f| f.rule).collect();
     assert_eq!(rules, ["omission-detail", "frame-origin"]);
 }
+
+#[test]
+fn codes_parse_back_from_their_wire_names() {
+    for c in Code::SIMPLE {
+        assert_eq!(Code::parse(&c.as_str()), Some(c));
+    }
+    for s in Stage::ALL {
+        let c = Code::InvalidAttentionReconstruction(s);
+        assert_eq!(Code::parse(&c.as_str()), Some(c));
+    }
+    assert_eq!(Code::parse("invalid-attention-reconstruction-bogus"), None);
+    assert_eq!(Code::parse("invalid_context_attachments"), None);
+    let e = validate(&json!({}), &opts()).err();
+    assert!(e.is_none(), "an empty object is an empty Lua table, i.e. an empty array");
+    let e = validate(&json!("x"), &opts()).unwrap_err();
+    assert_eq!(e.to_value(), json!({"code": "array-required", "path": "context_attachments", "message": "context_attachments must be an array"}));
+    assert_eq!(e.to_string(), "array-required at context_attachments: context_attachments must be an array");
+}

@@ -25,7 +25,9 @@
 //!   all other non-ASCII characters are written raw as UTF-8. (Invalid UTF-8 becomes U+FFFD in Go;
 //!   a Rust `str` cannot hold invalid UTF-8, so that rule has no input here.)
 //! - **`null` object members disappear.** The Lua runtime decodes JSON `null` to `nil`, and a
-//!   table member set to `nil` does not exist. A `null` array element or root is written `null`.
+//!   table member set to `nil` does not exist. A `null` root is written `null`. A `null` array
+//!   element is also written `null`: in Lua it would leave a hole in the table whose encoding
+//!   depends on the runtime's border rule, which no stored source pins down.
 //! - **An empty object and an empty array both encode as `[]`.** Both are the same empty Lua
 //!   table and `json.encode` of an empty table starts with `[`. An object whose members are all
 //!   `null` is empty after the rule above, so it also becomes `[]`.

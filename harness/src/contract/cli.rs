@@ -19,7 +19,7 @@ use std::path::PathBuf;
 
 #[derive(Debug, Clone, PartialEq, Eq, clap::Subcommand)]
 pub enum ContractCommand {
-    /// Validate a context_attachments array (or a message data object holding one).
+    /// Validate a context_attachments array (or a session_message, or its `data`, holding one).
     Validate {
         /// JSON file, or `-` for stdin.
         file: PathBuf,
@@ -86,8 +86,10 @@ pub fn run(cmd: &ContractCommand) -> i32 {
                 Some(Ok(t)) => Some(t),
                 Some(Err(s)) => return usage(format!("--now {s:?} is not an RFC 3339 timestamp")),
             };
-            let attachments = match input.get("context_attachments") {
-                Some(a) if input.is_object() => a.clone(),
+            // Accept the array itself, `data` of a session_message, or the whole message.
+            let attachments = match (input.get("context_attachments"), input.pointer("/data/context_attachments")) {
+                (Some(a), _) if input.is_object() => a.clone(),
+                (None, Some(a)) => a.clone(),
                 _ => input,
             };
             let opts = validate::ValidateOptions { now, session_id: session_id.clone(), ..Default::default() };

@@ -19,6 +19,11 @@
 //! the v4 selection's anchor and focus paths); sample ids that name capture points become
 //! indices, runs of three or more consecutive indices become `[start, count]` ranges, and
 //! observation ids stay strings.
+//!
+//! Reference note: `schemas.md` section 6 says a v4 `selection` in the legacy form (full
+//! `anchor_path` / `focus_path`) "is passed through unchanged". In the Framework code the
+//! dictionary-usage check runs first and requires `anchor_path_indices` / `focus_path_indices`,
+//! so such a selection is rejected. We follow the code (the spec says nothing on it).
 
 use super::attention_v1::{is_segment, SEGMENT_KEYS};
 use super::canonical::{canonical_json, lua_json_encode, path_digest_matches};
@@ -282,15 +287,13 @@ pub fn expand_v2(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
             overrides.insert(index as u64, pt.cloned().unwrap_or(Value::Null));
         }
         let (ox, oy) = (num(get(origin, "x")).unwrap_or(0.0), num(get(origin, "y")).unwrap_or(0.0));
-        let mut count: u64 = 0;
-        for (dx, dy) in lattice(radius, step) {
+        for (count, (dx, dy)) in (0u64..).zip(lattice(radius, step)) {
             let point = overrides.remove(&count).unwrap_or_else(|| {
                 json!({"point_id": format!("p{count}"), "x": number(ox + dx), "y": number(oy + dy)})
             });
             if !append_point(&point, &mut points, &mut used) {
                 return Err(invalid);
             }
-            count += 1;
         }
         if !overrides.is_empty() {
             return Err(invalid);

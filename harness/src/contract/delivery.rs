@@ -38,6 +38,36 @@ pub fn choose_delivery_for(command: &Value) -> Delivery {
     choose_delivery(serde_json::to_string(command).map(|s| s.len()).unwrap_or(usize::MAX))
 }
 
+/// The staged transport's request body and the reference the message then carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StagedContext {
+    /// `POST /api/v1/sessions/context` body: must equal the canonical JSON of the array, or the
+    /// Session answers 422 `NONCANONICAL_CONTEXT`.
+    pub body: String,
+    /// `"sha256:"` + hex of `body`: the `content_hash` of the `context_attachments_ref`.
+    pub content_hash: String,
+    /// Byte length of `body` (2..=32768 for an accepted stage).
+    pub content_bytes: usize,
+}
+
+impl StagedContext {
+    /// Prepare the staging body for an attachments array.
+    pub fn new(attachments: &Value) -> Result<StagedContext, crate::contract::CanonicalError> {
+        let body = crate::contract::canonical_json(attachments)?;
+        Ok(StagedContext { content_hash: crate::contract::sha256_prefixed(body.as_bytes()), content_bytes: body.len(), body })
+    }
+
+    /// The strict `context_attachments_ref` object for the stage id the Session returned.
+    pub fn reference(&self, id: &str) -> Value {
+        serde_json::json!({"version": 1, "id": id, "content_hash": self.content_hash, "content_bytes": self.content_bytes})
+    }
+
+    /// Whether the body fits the staging limit (the same 32,768 bytes as inline commands).
+    pub fn fits(&self) -> bool {
+        (2..=MAX_INLINE_COMMAND_BYTES).contains(&self.content_bytes)
+    }
+}
+
 /// `capabilities.attention.context_attachments.handlers[]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Handler {

@@ -4,7 +4,12 @@
 //! Sources: `../shared/reference/schemas.md` (ported from the public Session validator
 //! `context_attachments.lua` and the Framework codec / renderer) and the prose contract in
 //! `../shared/spec/attention-context-reference.txt`. Where the two disagree the spec's text wins;
-//! each such case is noted in the module that resolves it.
+//! each such case is noted in the module that resolves it (`validate`, `spec_rules`, `codec`).
+//!
+//! Entry points: [`canonical::canonical_json`], [`canonical::sha256_prefixed`],
+//! [`canonical::path_digest`] / [`canonical::path_digest_matches`], [`validate::validate`] with
+//! [`validate::ValidateOptions`], [`codec::encode`] / [`codec::expand`], [`projection::project`],
+//! [`delivery::choose_delivery`] / [`delivery::SessionCapabilities`], and the CLI in [`cli`].
 
 pub mod canonical;
 pub mod json;
