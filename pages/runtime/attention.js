@@ -1892,6 +1892,13 @@
       onGrant(b, msg, ev);
       return;
     }
+    if (msg.schema === CAP_SCHEMA && msg.type === 'capability-deny') {
+      // The child speaks no relay version we offer: stop discovering, it is unavailable.
+      if (ev.origin !== b.expectedOrigin || !b.requestIds.has(msg.request_id) || usable(b)) return;
+      if (b.timer) { nClearTimeout(b.timer); b.timer = null; }
+      b.state = 'unavailable'; b.lastCode = 'unsupported-version'; settle(b);
+      return;
+    }
     if (msg.schema === RELAY_SCHEMA || msg.schema === RELAY_V1) {
       if (!b.childOrigin || ev.origin !== b.childOrigin) { DBG.inbound.badorigin = (DBG.inbound.badorigin || 0) + 1; return; }
       onRelayFromChild(b, msg);
