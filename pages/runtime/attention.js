@@ -1143,7 +1143,7 @@
         if (b.state === 'detached') plan.omitAll('stale-mount', 'detached', 'query-call');
         else if (b.state === 'navigating') plan.omitAll('navigation', 'navigation', 'query-call');
         else if (b.state === 'unsupported') plan.omitAll('unsupported-boundary');
-        else plan.omitAll('capability-unavailable', b.state === 'unavailable' ? 'unavailable' : 'deadline-exceeded', 'query-call');
+        else plan.omitAll('capability-unavailable', b.state === 'unavailable' ? (b.lastCode === 'unsupported-version' ? 'unsupported-version' : 'unavailable') : 'deadline-exceeded', 'query-call');
         return;
       }
       let pts = plan.pts;
