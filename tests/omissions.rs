@@ -13,7 +13,11 @@ fn child_without_runtime_is_an_explicit_capability_omission_and_siblings_stay(
     run_host_with(layout, engine, "extras=no-runtime", async |h| {
         let leaf = h.landmark_rect("plain-leaf").await?;
         let (x, y) = leaf.center();
-        let snap = snapshot_at(h, x, y).await?;
+        // No runtime there observes the pointer, so the Host cannot know it moved inside: ask for
+        // the neighbourhood of an explicit point instead.
+        h.move_to(x, y).await?;
+        let snap = h.snapshot_with(serde_json::json!({"point": {"x": x, "y": y}})).await?;
+        anyhow::ensure!(snap["capture"]["sampled_points"] == 49, "the explicit point was not sampled");
         let omissions = snap["omissions"].as_array().cloned().unwrap_or_default();
         anyhow::ensure!(
             omissions.iter().any(|o| o["reason"] == "capability-unavailable" && o["mount_id"].is_string()),
