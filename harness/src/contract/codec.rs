@@ -536,21 +536,9 @@ fn v3_transform(v: Option<&Value>) -> Option<Value> {
     Some(json!({"matrix": t, "convention": "dommatrix-column-major", "direction": "local-to-parent"}))
 }
 
-const V3_ATTRIBUTE_KEYS: [&str; 13] = [
-    "label",
-    "panel_id",
-    "surface_id",
-    "artifact_id",
-    "page_id",
-    "package_id",
-    "tag_name",
-    "selector_hint",
-    "frame_origin",
-    "rect",
-    "clip_rect",
-    "local_to_parent",
-    "coordinate_quality",
-];
+/// The packed v3/v4 attrs: every v1 segment member except the tuple's own kind, mount_id and
+/// generation (the first three of `SEGMENT_KEYS`).
+const V3_ATTRIBUTE_KEYS: &[&str] = SEGMENT_KEYS.split_at(3).1;
 
 /// `unpack_attention_v3_dictionary`: packed tuples to full v1 segments.
 pub fn unpack_v3_dictionary(dictionary: Option<&Value>) -> Option<Vec<Value>> {
@@ -562,7 +550,7 @@ pub fn unpack_v3_dictionary(dictionary: Option<&Value>) -> Option<Vec<Value>> {
         let t = fixed_tuple(Some(packed), 4)?;
         let attrs = Some(&t[3]);
         if !(is_table(attrs)
-            && only_keys(attrs, &V3_ATTRIBUTE_KEYS)
+            && only_keys(attrs, V3_ATTRIBUTE_KEYS)
             && is_string(Some(&t[0]), 32, false)
             && is_string(Some(&t[1]), 160, false)
             && integer(Some(&t[2]), 0.0))
