@@ -2,9 +2,17 @@
 //! runtime reports compared with Chromium's box model, the leaves' own logs and the Session rules.
 
 use attention_harness::checks::expect::Leaf;
-use attention_harness::checks::{privacy, sampling, trusted};
+use attention_harness::checks::{privacy, realms, sampling, trusted};
 use attention_harness::{run_host, Engine, Layout};
 use rstest::rstest;
+
+#[rstest]
+fn runtime_runs_before_page_scripts_in_host_cross_origin_fragment_and_srcdoc_realms(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| realms::runtime_before_page_scripts(h).await.map(drop));
+}
 
 #[rstest]
 fn pointer_path_crosses_cross_origin_iframe_open_shadow_root_and_nested_artifact(

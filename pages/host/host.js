@@ -221,6 +221,7 @@ function closedShadowSrcdoc() {
     '<span class="closed-title">Closed shadow root</span>' +
     '<wippy-closed-fixture id="closed-fixture" data-landmark="closed-fixture"></wippy-closed-fixture>' +
     '</div>' +
+    '<script>window.__runtimeBeforePageScripts = !!window.__wippyAttentionRuntime;</script>' +
     `<script>(${closedShadowApp.toString()})();</script>` +
     '</body></html>';
 }

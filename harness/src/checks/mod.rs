@@ -5,6 +5,7 @@
 
 pub mod expect;
 pub mod privacy;
+pub mod realms;
 pub mod sampling;
 pub mod trusted;
 
@@ -33,6 +34,7 @@ pub struct Check {
 /// Every check `verify` runs, in order.
 pub fn all() -> Vec<Check> {
     vec![
+        Check { name: "runtime-runs-before-page-scripts", run: |h| Box::pin(realms::runtime_before_page_scripts(h)) },
         Check { name: "pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
         Check { name: "pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
         Check { name: "pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
