@@ -134,6 +134,27 @@ impl Host {
     pub async fn open_url(cdp: &Cdp, url: &str, child_origin: &str, layout: Layout, engine: Engine) -> Result<Host, HostError> {
         let ctx = cdp.call("Target.createBrowserContext", None, json!({"disposeOnDetach": true})).await?;
         let context_id = str_field(&ctx, "browserContextId")?;
+        match Self::open_in_context(cdp, &context_id, url, child_origin, layout, engine).await {
+            Ok(host) => Ok(host),
+            Err(e) => {
+                // Nothing of a Host that failed to open is left behind in the shared browser.
+                let _ = cdp
+                    .call_with_timeout("Target.disposeBrowserContext", None, json!({"browserContextId": context_id}), Duration::from_secs(5))
+                    .await;
+                Err(e)
+            }
+        }
+    }
+
+    async fn open_in_context(
+        cdp: &Cdp,
+        context_id: &str,
+        url: &str,
+        child_origin: &str,
+        layout: Layout,
+        engine: Engine,
+    ) -> Result<Host, HostError> {
+        let context_id = context_id.to_string();
         let target = cdp
             .call("Target.createTarget", None, json!({"url": "about:blank", "browserContextId": context_id}))
             .await?;
@@ -143,7 +164,7 @@ impl Host {
 
         let tracked = Arc::new(Mutex::new(Tracked::default()));
         let mut events = cdp.events();
-        let watcher = tokio::spawn(watch(cdp.clone(), page.id.clone(), tracked.clone(), cdp.events()));
+        let watcher = AbortOnDrop(Some(tokio::spawn(watch(cdp.clone(), page.id.clone(), tracked.clone(), cdp.events()))));
 
         page.call("Page.enable", json!({})).await?;
         page.call("Runtime.enable", json!({})).await?;
@@ -189,7 +210,7 @@ impl Host {
             tracked,
             mouse: Mutex::new((0.0, 0.0)),
             last_snapshot: Mutex::new(None),
-            watcher,
+            watcher: watcher.take(),
         };
         host.wait_ready().await?;
         Ok(host)
@@ -334,6 +355,29 @@ fn record_duration(snap: &Value) {
     use std::io::Write;
     if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
         let _ = writeln!(f, "{ms}");
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        self.watcher.abort();
+    }
+}
+
+/// Aborts the frame watcher unless the Host that owns it was built.
+struct AbortOnDrop(Option<JoinHandle<()>>);
+
+impl AbortOnDrop {
+    fn take(mut self) -> JoinHandle<()> {
+        self.0.take().expect("taken once")
+    }
+}
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            h.abort();
+        }
     }
 }
 
