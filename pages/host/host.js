@@ -221,7 +221,7 @@ function closedShadowSrcdoc() {
     '<span class="closed-title">Closed shadow root</span>' +
     '<wippy-closed-fixture id="closed-fixture" data-landmark="closed-fixture"></wippy-closed-fixture>' +
     '</div>' +
-    '<script>window.__runtimeBeforePageScripts = !!window.__wippyAttentionRuntime;</script>' +
+    `<script src="${location.origin}/apps/leaf-log.js"></script>` +
     `<script>(${closedShadowApp.toString()})();</script>` +
     '</body></html>';
 }
@@ -229,7 +229,6 @@ function closedShadowSrcdoc() {
 /** Runs inside the srcdoc realm (serialized with toString: no outer references). */
 function closedShadowApp() {
   'use strict';
-  var log = window.__leafLog || (window.__leafLog = []);
   var closedRoot = null;
   class ClosedFixture extends HTMLElement {
     constructor() {
@@ -248,42 +247,9 @@ function closedShadowApp() {
   }
   customElements.define('wippy-closed-fixture', ClosedFixture);
 
-  var TYPES = ['pointermove', 'pointerdown', 'pointerup', 'click', 'touchstart', 'touchend',
-    'keydown', 'keyup', 'focusin', 'focusout', 'input'];
-  function name(el) {
-    if (!el || el.nodeType !== 1) return el && el.nodeName ? String(el.nodeName).toLowerCase() : null;
-    return el.getAttribute('data-landmark') || el.localName;
-  }
-  function record(e) {
-    var entry = { type: e.type, isTrusted: e.isTrusted, target: name(e.target), x: null, y: null, t: e.timeStamp };
-    var p = e;
-    if (e.changedTouches && e.changedTouches.length) p = e.changedTouches[0];
-    if (typeof p.clientX === 'number') { entry.x = p.clientX; entry.y = p.clientY; }
-    if (e.pointerType !== undefined) entry.pointerType = e.pointerType;
-    if (e.key !== undefined) { entry.key = e.key; entry.code = e.code; }
-    log.push(entry);
-    var button = closedRoot.querySelector('[data-landmark="closed-shadow-leaf"]');
-    if (e.target !== button) return;
-    var n;
-    if (e.type === 'pointermove') { n = +(button.getAttribute('data-pointer-move-count') || 0) + 1; button.setAttribute('data-pointer-move-count', n); }
-    if (e.type === 'pointerdown') { n = +(button.getAttribute('data-pointer-down-count') || 0) + 1; button.setAttribute('data-pointer-down-count', n); }
-    if (e.type === 'click') { n = +(button.getAttribute('data-click-count') || 0) + 1; button.setAttribute('data-click-count', n); }
-    if (e.type.indexOf('pointer') === 0) {
-      button.setAttribute('data-last-pointer-trusted', String(e.isTrusted));
-      button.setAttribute('data-last-pointer-type', e.pointerType || '');
-    }
-    if (e.type === 'focusin') button.setAttribute('data-focus-trusted', String(e.isTrusted));
-    if (e.type === 'keydown') { button.setAttribute('data-key-trusted', String(e.isTrusted)); button.setAttribute('data-last-key', e.code); }
-  }
-  for (var i = 0; i < TYPES.length; i++) closedRoot.addEventListener(TYPES[i], record, { capture: true, passive: true });
-
-  window.__landmarkRect = function (landmark) {
-    var sel = '[data-landmark="' + landmark + '"]';
-    var el = document.querySelector(sel) || closedRoot.querySelector(sel);
-    if (!el) return null;
-    var r = el.getBoundingClientRect();
-    return { x: r.x, y: r.y, width: r.width, height: r.height };
-  };
+  // Ground truth (pages/apps/leaf-log.js), listeners inside the closed root.
+  window.__installLeafLog(closedRoot, function () { return closedRoot.querySelector('[data-landmark="closed-shadow-leaf"]'); });
+  window.__installLandmarkRect(closedRoot);
   window.__appReady = true;
 }
 
