@@ -120,6 +120,37 @@ pub const CAPTURE_CODES: [&str; 12] = [
     "store-failed",
     "timeout",
 ];
+/// Members of a `wippy.attention.v1` root (`selection` is added for a v4 reconstruction).
+pub const ROOT_KEYS: [&str; 12] = [
+    "schema",
+    "snapshot_id",
+    "host_instance_id",
+    "mount_generation",
+    "created_at",
+    "coordinate_space",
+    "capture",
+    "pointer",
+    "focus",
+    "recent_events",
+    "candidates",
+    "omissions",
+];
+
+/// Members of an observed event (`pointer` and each of `recent_events`).
+pub const OBSERVED_EVENT_KEYS: [&str; 11] = [
+    "event_id",
+    "sequence",
+    "type",
+    "observed_at",
+    "realm_time_ms",
+    "point",
+    "pointer_id",
+    "pointer_type",
+    "buttons",
+    "pointer_capture",
+    "candidate_ids",
+];
+
 pub const SEGMENT_KEYS: [&str; 16] = [
     "kind",
     "mount_id",
@@ -290,22 +321,7 @@ pub fn is_summary(v: Option<&Value>) -> bool {
 }
 
 pub fn is_observed_event(v: Option<&Value>) -> bool {
-    let ok = only_keys(
-        v,
-        &[
-            "event_id",
-            "sequence",
-            "type",
-            "observed_at",
-            "realm_time_ms",
-            "point",
-            "pointer_id",
-            "pointer_type",
-            "buttons",
-            "pointer_capture",
-            "candidate_ids",
-        ],
-    ) && is_string(get(v, "event_id"), 128, false)
+    let ok = only_keys(v, &OBSERVED_EVENT_KEYS) && is_string(get(v, "event_id"), 128, false)
         && is_integer(get(v, "sequence"), 0.0, MAX_SAFE_INTEGER)
         && in_set(get(v, "type"), &EVENT_TYPES)
         && is_timestamp(get(v, "observed_at"))
@@ -344,20 +360,7 @@ pub fn is_provenance(v: Option<&Value>) -> bool {
 /// `allow_selection` is true only for a v4 reconstruction.
 pub fn validate_attention(payload: &Value, allow_selection: bool) -> Result<(), Stage> {
     let p = Some(payload);
-    let mut root_keys = vec![
-        "schema",
-        "snapshot_id",
-        "host_instance_id",
-        "mount_generation",
-        "created_at",
-        "coordinate_space",
-        "capture",
-        "pointer",
-        "focus",
-        "recent_events",
-        "candidates",
-        "omissions",
-    ];
+    let mut root_keys = ROOT_KEYS.to_vec();
     if allow_selection {
         root_keys.push("selection");
     }

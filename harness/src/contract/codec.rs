@@ -25,7 +25,7 @@
 //! dictionary-usage check runs first and requires `anchor_path_indices` / `focus_path_indices`,
 //! so such a selection is rejected. We follow the code (the spec says nothing on it).
 
-use super::attention_v1::{is_segment, SEGMENT_KEYS};
+use super::attention_v1::{is_segment, ROOT_KEYS, SEGMENT_KEYS};
 use super::canonical::{canonical_json, lua_json_encode, path_digest_matches};
 use super::lua::*;
 use serde_json::{json, Map, Value};
@@ -120,24 +120,9 @@ pub fn expand_v2(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
     use limits::*;
     let p = Some(payload);
     let invalid = ExpandError::Invalid(None);
-    if !(only_keys(
-        p,
-        &[
-            "schema",
-            "snapshot_id",
-            "host_instance_id",
-            "mount_generation",
-            "created_at",
-            "coordinate_space",
-            "capture",
-            "pointer",
-            "focus",
-            "recent_events",
-            "candidates",
-            "omissions",
-            "path_dictionary",
-        ],
-    ) && as_str(get(p, "schema")) == Some("wippy.attention.v2")
+    let mut root_keys = ROOT_KEYS.to_vec();
+    root_keys.push("path_dictionary");
+    if !(only_keys(p, &root_keys) && as_str(get(p, "schema")) == Some("wippy.attention.v2")
         && is_string(get(p, "snapshot_id"), 128, false)
         && is_string(get(p, "host_instance_id"), 160, false)
         && bounded_array(get(p, "path_dictionary"), DICTIONARY, 0)

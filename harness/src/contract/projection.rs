@@ -23,6 +23,7 @@
 //! ceiling the Framework caps every attachment renderer at (its test "caps configured rendering
 //! at the shared 32 KiB attachment ceiling"); the spec names a budget but gives no number.
 
+use super::attention_v1::OBSERVED_EVENT_KEYS;
 use super::canonical::lua_json_encode;
 use super::codec;
 use super::lua::*;
@@ -204,18 +205,8 @@ fn project_event(e: Option<&Value>) -> Option<Value> {
         return None;
     }
     let mut m = Map::new();
-    for k in [
-        "event_id",
-        "sequence",
-        "type",
-        "observed_at",
-        "realm_time_ms",
-        "point",
-        "pointer_id",
-        "pointer_type",
-        "buttons",
-        "pointer_capture",
-    ] {
+    // Every observed-event member but `candidate_ids`, which the projection renders itself.
+    for k in OBSERVED_EVENT_KEYS.iter().copied().filter(|k| *k != "candidate_ids") {
         put(&mut m, k, get(e, k).cloned());
     }
     let ids: Vec<Value> =
