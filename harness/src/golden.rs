@@ -2,8 +2,11 @@
 //! durations, ports) to stable placeholders, compare with `fixtures/golden/<name>.json` with a
 //! readable diff, and re-record with `ATTENTION_GOLDEN=record` (see README).
 //!
-//! Ids are replaced by `<id-N>` in order of first appearance, one mapping per document, so every
+//! Ids are replaced by `id-N` in order of first appearance, one mapping per document, so every
 //! reference between ids (a candidate id in an event, a sample id in a candidate) stays visible.
+//! Every placeholder keeps the value's type and grammar (a valid timestamp, a number, a sha256
+//! form), so a normalized snapshot is still a valid `wippy.attention.v1` payload: goldens can be
+//! validated and run through the codecs like any snapshot.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -16,6 +19,10 @@ const ID_KEYS: &[&str] = &["snapshot_id", "event_id", "target_id", "host_instanc
 const DURATION_KEYS: &[&str] = &["duration_ms", "realm_time_ms"];
 /// Keys derived from the content of an envelope (they change whenever an id does).
 const DERIVED_KEYS: &[&str] = &["content_hash", "content_bytes", "path_digest"];
+/// What a timestamp becomes.
+pub const TIMESTAMP: &str = "2000-01-01T00:00:00.000Z";
+/// What a digest becomes.
+pub const DIGEST: &str = "sha256:0000000000000000000000000000000000000000000000000000000000000000";
 
 #[derive(Debug, thiserror::Error)]
 pub enum GoldenError {
@@ -48,7 +55,7 @@ fn collect_ids(v: &Value, ids: &mut BTreeMap<String, String>, next: &mut usize) 
                     if let Some(s) = x.as_str() {
                         if !ids.contains_key(s) {
                             *next += 1;
-                            ids.insert(s.to_string(), format!("<id-{next}>"));
+                            ids.insert(s.to_string(), format!("id-{next}"));
                         }
                     }
                 }
@@ -85,10 +92,10 @@ fn rewrite(v: &Value, key: Option<&str>, ids: &BTreeMap<String, String>) -> Valu
         Value::String(s) => {
             if let Some(k) = key {
                 if k.ends_with("_at") {
-                    return Value::String("<timestamp>".into());
+                    return Value::String(TIMESTAMP.into());
                 }
                 if DERIVED_KEYS.contains(&k) {
-                    return Value::String("<derived>".into());
+                    return Value::String(DIGEST.into());
                 }
                 if k == "content" {
                     // An envelope's content is the canonical JSON of a snapshot: normalize inside.
@@ -102,9 +109,7 @@ fn rewrite(v: &Value, key: Option<&str>, ids: &BTreeMap<String, String>) -> Valu
             }
             Value::String(normalize_ports(s))
         }
-        Value::Number(_) if key.is_some_and(|k| DURATION_KEYS.contains(&k) || DERIVED_KEYS.contains(&k)) => {
-            Value::String("<measured>".into())
-        }
+        Value::Number(_) if key.is_some_and(|k| DURATION_KEYS.contains(&k) || DERIVED_KEYS.contains(&k)) => Value::from(0),
         other => other.clone(),
     }
 }
@@ -175,8 +180,8 @@ mod tests {
         let n = normalize(&snap);
         assert_eq!(n["pointer"]["candidate_ids"][0], n["candidates"][0]["target_id"]);
         assert_ne!(n["pointer"]["event_id"], n["candidates"][0]["target_id"]);
-        assert_eq!(n["created_at"], "<timestamp>");
-        assert_eq!(n["capture"]["duration_ms"], "<measured>");
+        assert_eq!(n["created_at"], TIMESTAMP);
+        assert_eq!(n["capture"]["duration_ms"], 0);
         assert_eq!(n["candidates"][0]["path"][0]["frame_origin"], "http://localhost:<port>");
         assert_eq!(normalize(&n), normalize(&snap), "normalizing is stable");
     }
@@ -186,7 +191,7 @@ mod tests {
         let snap = json!({"candidates": [{"path": [{"mount_id": "panel-main"}, {"mount_id": "r1sq0xr-n2"}], "target_id": "t"}]});
         let n = normalize(&snap);
         assert_eq!(n["candidates"][0]["path"][0]["mount_id"], "panel-main");
-        assert!(n["candidates"][0]["path"][1]["mount_id"].as_str().unwrap().starts_with("<id-"));
+        assert!(n["candidates"][0]["path"][1]["mount_id"].as_str().unwrap().starts_with("id-"));
         assert!(!is_generated_mount_id("mount-leaf-left") && !is_generated_mount_id("run-now"));
     }
 

@@ -155,11 +155,12 @@ pub async fn boundary_golden(host: &Host) -> anyhow::Result<String> {
     let (bx, by, _, _) = boundary_point(host).await?;
     let snap = snapshot_at(host, bx, by).await?;
     // Only the sampled neighbourhood is golden: recent events depend on how the pointer got here.
+    // `recent_events` stays, empty, so the golden remains a valid v1 payload.
     let mut stable = snap.clone();
-    for volatile in ["recent_events", "pointer", "focus"] {
-        if let Some(o) = stable.as_object_mut() {
-            o.remove(volatile);
-        }
+    if let Some(o) = stable.as_object_mut() {
+        o.remove("pointer");
+        o.remove("focus");
+        o.insert("recent_events".into(), Value::Array(Vec::new()));
     }
     let event_ids: Vec<Value> = snap["recent_events"].as_array().into_iter().flatten().chain(snap.get("pointer")).filter_map(|e| e.get("event_id").cloned()).collect();
     let keep_candidate = |c: &Value| {
