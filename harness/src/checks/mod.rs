@@ -53,33 +53,54 @@ pub fn named(name: &str) -> Option<Check> {
     all().into_iter().find(|c| c.name == name)
 }
 
+/// What one look at a condition found: done with a value, or not yet (and what it saw instead).
+pub enum Poll<T> {
+    Ready(T),
+    Pending(String),
+}
+
+/// Looks at a condition until it is ready, one animation frame of the Host apart (each look is a
+/// fresh round trip through the page, not a fixed sleep), for at most `timeout`. Fails naming
+/// `what` did not happen and what the last look saw.
+pub async fn wait_for<T, F, Fut>(host: &Host, what: &str, timeout: Duration, mut look: F) -> anyhow::Result<T>
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = anyhow::Result<Poll<T>>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        let seen = match look().await? {
+            Poll::Ready(v) => return Ok(v),
+            Poll::Pending(seen) => seen,
+        };
+        if tokio::time::Instant::now() >= deadline {
+            bail!("{what} did not happen within {timeout:?}; last seen: {seen}");
+        }
+        host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
+    }
+}
+
 /// Moves the pointer to (x, y) with trusted input and returns the first snapshot whose latest
 /// pointer is there (a child realm reports its moves up asynchronously).
 pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Value> {
     host.move_to_in_steps(x, y, 4).await?;
-    let deadline = tokio::time::Instant::now() + POINTER_TIMEOUT;
-    loop {
+    let what = format!("the runtime's latest pointer reaching ({x}, {y})");
+    let snap = wait_for(host, &what, POINTER_TIMEOUT, || async move {
         let snap = host.snapshot().await?;
-        if let Some(p) = snap.pointer("/pointer/point") {
-            let (px, py) = (num(&p["x"]), num(&p["y"]));
-            if (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0 {
-                let (cx, cy) = sample_centre(&snap);
-                ensure!(
-                    (cx - px).abs() < 0.01 && (cy - py).abs() < 0.01,
-                    "the runtime sampled around ({cx}, {cy}), not around its latest pointer ({px}, {py})"
-                );
-                return Ok(snap);
-            }
-        }
-        if tokio::time::Instant::now() >= deadline {
-            bail!(
-                "the runtime's latest pointer never reached ({x}, {y}) within {POINTER_TIMEOUT:?}; last pointer: {}",
-                snap.get("pointer").map(|p| p["point"].to_string()).unwrap_or_else(|| "none".into())
-            );
-        }
-        // The next look is a fresh snapshot round trip through every realm, not a fixed sleep.
-        host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
-    }
+        let at = snap.pointer("/pointer/point").map(|p| (num(&p["x"]), num(&p["y"])));
+        Ok(match at {
+            Some((px, py)) if (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0 => Poll::Ready(snap),
+            _ => Poll::Pending(format!("pointer {}", snap.get("pointer").map(|p| p["point"].to_string()).unwrap_or_else(|| "none".into()))),
+        })
+    })
+    .await?;
+    let (px, py) = (num(&snap["pointer"]["point"]["x"]), num(&snap["pointer"]["point"]["y"]));
+    let (cx, cy) = sample_centre(&snap);
+    ensure!(
+        (cx - px).abs() < 0.01 && (cy - py).abs() < 0.01,
+        "the runtime sampled around ({cx}, {cy}), not around its latest pointer ({px}, {py})"
+    );
+    Ok(snap)
 }
 
 /// The candidates of a snapshot.

@@ -1,36 +1,29 @@
 //! Trusted input: what each leaf's own event log says it received, and that script-dispatched
 //! events never enter the runtime's observation history.
 
-use anyhow::{bail, ensure};
+use anyhow::ensure;
 use serde_json::Value;
 
-use super::{leaf_frame, leaf_log, snapshot_at, Leaf, POINTER_TIMEOUT};
+use super::{leaf_frame, leaf_log, snapshot_at, wait_for, Leaf, Poll, POINTER_TIMEOUT};
 use crate::host::Host;
 use crate::input::Key;
 
 /// Waits until `leaf`'s log has grown past `from` with entries satisfying `want`, or fails naming
 /// what arrived instead.
 async fn await_log(host: &Host, leaf: Leaf, from: usize, want: &[(&str, Option<&str>)]) -> anyhow::Result<Vec<Value>> {
-    let deadline = tokio::time::Instant::now() + POINTER_TIMEOUT;
-    loop {
-        let log = leaf_log(host, leaf).await?;
-        let fresh: Vec<Value> = log.into_iter().skip(from).collect();
-        let missing: Vec<&str> = want
-            .iter()
-            .filter(|(ty, code)| {
-                !fresh.iter().any(|e| e["type"] == *ty && e["target"] == leaf.landmark() && code.is_none_or(|c| e["code"] == c))
-            })
-            .map(|(ty, _)| *ty)
-            .collect();
-        if missing.is_empty() {
-            return Ok(fresh);
-        }
-        if tokio::time::Instant::now() >= deadline {
-            let seen: Vec<String> = fresh.iter().map(|e| format!("{}@{}", e["type"].as_str().unwrap_or("?"), e["target"].as_str().unwrap_or("?"))).collect();
-            bail!("{} never logged {missing:?} within {POINTER_TIMEOUT:?}; it logged {seen:?}", leaf.landmark());
-        }
-        host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
-    }
+    let what = format!("{} logging {:?}", leaf.landmark(), want.iter().map(|(t, _)| *t).collect::<Vec<_>>());
+    wait_for(host, &what, POINTER_TIMEOUT, || async move {
+        let fresh: Vec<Value> = leaf_log(host, leaf).await?.into_iter().skip(from).collect();
+        let complete = want.iter().all(|(ty, code)| {
+            fresh.iter().any(|e| e["type"] == *ty && e["target"] == leaf.landmark() && code.is_none_or(|c| e["code"] == c))
+        });
+        Ok(if complete {
+            Poll::Ready(fresh)
+        } else {
+            Poll::Pending(format!("{:?}", fresh.iter().map(|e| format!("{}@{}", e["type"].as_str().unwrap_or("?"), e["target"].as_str().unwrap_or("?"))).collect::<Vec<_>>()))
+        })
+    })
+    .await
 }
 
 /// A trusted click, key press and touch tap on each leaf arrive there with `isTrusted === true`:
@@ -89,15 +82,15 @@ pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
     ensure!(after == before, "untrusted events entered the history: before {before:?}, after {after:?}");
 
     host.click_at(x, y).await?;
-    let deadline = tokio::time::Instant::now() + POINTER_TIMEOUT;
-    loop {
+    let after = &after;
+    let recorded = wait_for(host, "a trusted click entering the history", POINTER_TIMEOUT, || async move {
         let now = discrete(&host.snapshot().await?);
-        if now.iter().any(|e| e["type"] == "pointerdown") && now.len() > after.len() {
-            return Ok(format!("{forged} forged events ignored; a trusted click recorded {} discrete events", now.len() - after.len()));
-        }
-        if tokio::time::Instant::now() >= deadline {
-            bail!("a trusted click was not recorded either (recent discrete events: {now:?}), so this check proves nothing");
-        }
-        host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
-    }
+        Ok(if now.iter().any(|e| e["type"] == "pointerdown") && now.len() > after.len() {
+            Poll::Ready(now.len() - after.len())
+        } else {
+            Poll::Pending(format!("recent discrete events {now:?} (so this check would prove nothing)"))
+        })
+    })
+    .await?;
+    Ok(format!("{forged} forged events ignored; a trusted click recorded {recorded} discrete events"))
 }
