@@ -94,6 +94,7 @@ pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Value> {
         })
     })
     .await?;
+    require_valid_payload(&snap)?;
     let (px, py) = (num(&snap["pointer"]["point"]["x"]), num(&snap["pointer"]["point"]["y"]));
     let (cx, cy) = sample_centre(&snap);
     ensure!(
@@ -101,6 +102,17 @@ pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Value> {
         "the runtime sampled around ({cx}, {cy}), not around its latest pointer ({px}, {py})"
     );
     Ok(snap)
+}
+
+/// Every snapshot a check looks at must be what the Session admits (the v1 schema, strict) and
+/// meet the spec's stricter rules for durable payloads.
+pub fn require_valid_payload(snap: &Value) -> anyhow::Result<()> {
+    let payload = crate::contract::canonical::strip_null_members(snap);
+    crate::contract::attention_v1::validate_attention(&payload, false)
+        .map_err(|stage| anyhow!("the snapshot fails the Session's v1 schema at stage {stage:?}"))?;
+    let findings = crate::contract::spec_rules::spec_findings(&payload);
+    ensure!(findings.is_empty(), "the snapshot breaks rules the spec states beyond the Session's validator: {findings:?}");
+    Ok(())
 }
 
 /// The candidates of a snapshot.
@@ -160,4 +172,22 @@ pub async fn leaf_log(host: &Host, leaf: Leaf) -> anyhow::Result<Vec<Value>> {
         .await
         .with_context(|| format!("reading the {} realm's own event log", leaf.landmark()))?;
     Ok(log.as_array().cloned().unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_fixture_is_a_valid_payload_and_a_broken_one_is_not() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-payload.json")).unwrap();
+        let good: Value = serde_json::from_str(&text).unwrap();
+        require_valid_payload(&good).unwrap();
+        let mut bad = good.clone();
+        bad["candidates"][0]["path"][0]["frame_origin"] = Value::from("http://localhost:1/path?q");
+        assert!(require_valid_payload(&bad).is_err(), "a frame_origin with a path must be refused");
+        let mut extra = good;
+        extra["unexpected"] = Value::from(1);
+        assert!(require_valid_payload(&extra).is_err(), "v1 objects are strict");
+    }
 }

@@ -134,7 +134,8 @@ pub async fn boundary_sample(host: &Host) -> anyhow::Result<String> {
 }
 
 /// The envelope the runtime built for a boundary snapshot verifies in Rust (bytes, hash,
-/// canonical form) and passes the Session's complete admission rules.
+/// canonical form), passes the Session's complete admission rules, and meets the spec's stricter
+/// rules for durable payloads (`contract::spec_rules`).
 pub async fn envelope_accepted(host: &Host) -> anyhow::Result<String> {
     let (bx, by, left, right) = boundary_point(host).await?;
     let snap = snapshot_at(host, bx, by).await?;
@@ -145,6 +146,7 @@ pub async fn envelope_accepted(host: &Host) -> anyhow::Result<String> {
     let array = Value::Array(vec![raw]);
     let admitted = validate(&array, &ValidateOptions::default()).map_err(|e| anyhow::anyhow!("the Session would reject it: {e}"))?;
     ensure!(admitted.attachments.len() == 1 && !admitted.attachments[0].is_inert(), "the attachment was stored inert, not rendered");
+    super::require_valid_payload(&payload)?;
     require_candidate(&payload, &left, "left-leaf")?;
     require_candidate(&payload, &right, "right-leaf")?;
     Ok(format!("{} content bytes, {}", envelope.content_bytes, envelope.content_hash))
