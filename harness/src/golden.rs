@@ -121,7 +121,7 @@ fn normalize_ports(s: &str) -> String {
     while let Some(i) = rest.find("://") {
         let (head, tail) = rest.split_at(i + 3);
         out.push_str(head);
-        let host_end = tail.find(|c: char| c == ':' || c == '/' || c == '"').unwrap_or(tail.len());
+        let host_end = tail.find([':', '/', '"']).unwrap_or(tail.len());
         let host = &tail[..host_end];
         out.push_str(host);
         let after = &tail[host_end..];

@@ -92,7 +92,7 @@ fn main() -> ExitCode {
         Command::Record => {
             // SAFETY: single-threaded here; the harness runtime is not started yet.
             unsafe { std::env::set_var("ATTENTION_GOLDEN", "record") };
-            with_harness(pages, |h| record(h))
+            with_harness(pages, record)
         }
     }
 }
