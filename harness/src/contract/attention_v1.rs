@@ -151,6 +151,11 @@ pub const OBSERVED_EVENT_KEYS: [&str; 11] = [
     "candidate_ids",
 ];
 
+/// Members of an expanded (v4) selection; the Session and the codec check them with different
+/// value rules, but over the same members.
+pub const SELECTION_KEYS: [&str; 9] =
+    ["selection_id", "selected_at", "kind", "collapsed", "direction", "text", "anchor_path", "focus_path", "ranges"];
+
 pub const SEGMENT_KEYS: [&str; 16] = [
     "kind",
     "mount_id",
@@ -283,7 +288,7 @@ fn is_mount_ref(v: Option<&Value>) -> bool {
 pub fn is_selection(v: Option<&Value>) -> bool {
     let ok = only_keys(
         v,
-        &["selection_id", "selected_at", "kind", "collapsed", "direction", "text", "anchor_path", "focus_path", "ranges"],
+        &SELECTION_KEYS,
     ) && is_string(get(v, "selection_id"), 128, false)
         && is_timestamp(get(v, "selected_at"))
         && as_str(get(v, "kind")) == Some("text")

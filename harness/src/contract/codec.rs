@@ -25,7 +25,7 @@
 //! dictionary-usage check runs first and requires `anchor_path_indices` / `focus_path_indices`,
 //! so such a selection is rejected. We follow the code (the spec says nothing on it).
 
-use super::attention_v1::{is_segment, ROOT_KEYS, SEGMENT_KEYS};
+use super::attention_v1::{is_segment, ROOT_KEYS, SEGMENT_KEYS, SELECTION_KEYS};
 use super::canonical::{canonical_json, lua_json_encode, path_digest_matches};
 use super::lua::*;
 use serde_json::{json, Map, Value};
@@ -628,7 +628,7 @@ fn codec_timestamp(v: Option<&Value>) -> bool {
 pub fn valid_selection(s: Option<&Value>) -> bool {
     let ok = only_keys(
         s,
-        &["selection_id", "selected_at", "kind", "collapsed", "direction", "text", "anchor_path", "focus_path", "ranges"],
+        &SELECTION_KEYS,
     ) && is_string(get(s, "selection_id"), 128, false)
         && codec_timestamp(get(s, "selected_at"))
         && as_str(get(s, "kind")) == Some("text")
