@@ -113,6 +113,22 @@ pub(crate) struct Tracked {
     pub console: Vec<String>,
 }
 
+/// Where the time of [`Host::open_url`] went, in milliseconds from the call (cumulative marks),
+/// for the `host-open` benchmark.
+#[derive(Debug, Clone, Copy, Default, serde::Serialize)]
+pub struct OpenTimings {
+    /// The fresh browser context exists.
+    pub context_ms: f64,
+    /// The page target is created, attached and its domains enabled.
+    pub page_ms: f64,
+    /// The top document fired its load event.
+    pub load_ms: f64,
+    /// The reference Host reported every app realm mounted (`__host.ready`).
+    pub mounted_ms: f64,
+    /// The runtime negotiated with every child realm (`wippyAttention.ready()`).
+    pub ready_ms: f64,
+}
+
 /// An opened reference Host. Close it with [`Host::close`]; the test runner does.
 pub struct Host {
     pub layout: Layout,
@@ -126,15 +142,18 @@ pub struct Host {
     pub(crate) tracked: Arc<Mutex<Tracked>>,
     pub(crate) mouse: Mutex<(f64, f64)>,
     pub(crate) last_snapshot: Mutex<Option<Value>>,
+    /// Where the time of opening this Host went.
+    pub timings: OpenTimings,
     watcher: JoinHandle<()>,
 }
 
 impl Host {
     /// Opens `url` in a fresh browser context on `cdp`'s browser.
     pub async fn open_url(cdp: &Cdp, url: &str, child_origin: &str, layout: Layout, engine: Engine) -> Result<Host, HostError> {
+        let started = std::time::Instant::now();
         let ctx = cdp.call("Target.createBrowserContext", None, json!({"disposeOnDetach": true})).await?;
         let context_id = str_field(&ctx, "browserContextId")?;
-        match Self::open_in_context(cdp, &context_id, url, child_origin, layout, engine).await {
+        match Self::open_in_context(cdp, &context_id, url, child_origin, layout, engine, started).await {
             Ok(host) => Ok(host),
             Err(e) => {
                 // Nothing of a Host that failed to open is left behind in the shared browser.
@@ -153,7 +172,10 @@ impl Host {
         child_origin: &str,
         layout: Layout,
         engine: Engine,
+        started: std::time::Instant,
     ) -> Result<Host, HostError> {
+        let since = || started.elapsed().as_secs_f64() * 1000.0;
+        let mut timings = OpenTimings { context_ms: since(), ..OpenTimings::default() };
         let context_id = context_id.to_string();
         let target = cdp
             .call("Target.createTarget", None, json!({"url": "about:blank", "browserContextId": context_id}))
@@ -180,6 +202,7 @@ impl Host {
             json!({"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false}),
         )
         .await?;
+        timings.page_ms = since();
 
         let nav = page.call("Page.navigate", json!({"url": url})).await?;
         if let Some(err) = nav.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
@@ -199,7 +222,8 @@ impl Host {
             Ok(r) => r?,
             Err(_) => return Err(HostError::Timeout { what: format!("the load event of {url}"), after: LOAD_TIMEOUT }),
         }
-        let host = Host {
+        timings.load_ms = since();
+        let mut host = Host {
             layout,
             engine,
             url: url.to_string(),
@@ -210,13 +234,21 @@ impl Host {
             tracked,
             mouse: Mutex::new((0.0, 0.0)),
             last_snapshot: Mutex::new(None),
+            timings,
             watcher: watcher.take(),
         };
-        host.wait_ready().await?;
+        let ready = host.wait_ready().await?;
+        // The page measured when the Host finished mounting, on its own clock: place that mark
+        // between the load event and the end of ready().
+        let ready_ms = since();
+        let page_span = ready["page_ms"].as_f64().unwrap_or(0.0).max(0.0);
+        host.timings.mounted_ms = (ready_ms - page_span).max(host.timings.load_ms);
+        host.timings.ready_ms = ready_ms;
         Ok(host)
     }
 
-    /// Waits until the runtime reports every child realm negotiated or given up on.
+    /// Waits until the runtime reports every child realm negotiated or given up on. Returns the
+    /// runtime's `ready()` answer plus `page_ms`: how long `ready()` took after the Host mounted.
     pub async fn wait_ready(&self) -> Result<Value, HostError> {
         // The reference Host first mounts its apps (`window.__host.ready`), then the runtime
         // negotiates with every child realm (`wippyAttention.ready()`).
@@ -226,7 +258,9 @@ impl Host {
                 if (mounted && mounted.ok === false) throw new Error('the Host reported errors: ' + JSON.stringify(mounted.errors));
             }
             if (!window.wippyAttention) throw new Error('the Attention runtime is not loaded in the Host document');
-            return await window.wippyAttention.ready();
+            const t0 = performance.now();
+            const ready = await window.wippyAttention.ready();
+            return Object.assign({}, ready, { page_ms: performance.now() - t0 });
         })()";
         match self.page.eval_in(expr, None, READY_TIMEOUT).await {
             Ok(v) => Ok(v),

@@ -1,0 +1,233 @@
+//! Benchmarks that print where the time goes; they assert nothing (speed is measured, not tested).
+//!
+//! ```sh
+//! cargo run --release --example bench -- host-open [N]      # open + close the Host, phase marks
+//! cargo run --release --example bench -- capture [N]        # capture.duration_ms per layout x engine
+//! cargo run --release --example bench -- churn [N]          # RSS of harness and Chromium over N opens
+//! cargo run --release --example bench -- vs-playwright [N]  # one process per scenario, alternately
+//! ```
+//!
+//! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
+//! (playwright-core, pinned) and runs the same user-level scenario (launch Debian's Chromium, open
+//! the managed Host, move to the boundary with trusted input, snapshot, envelope) as one process of
+//! this harness and one Node process of Playwright, alternately, and prints the wall-time ratio.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{bail, ensure, Context};
+use attention_harness::checks::sampling::boundary_point;
+use attention_harness::checks::snapshot_at;
+use attention_harness::server::{default_pages_dir, Server};
+use attention_harness::{Engine, Harness, Layout};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let which = args.first().map(String::as_str).unwrap_or("");
+    let n = |default: usize| -> anyhow::Result<usize> {
+        Ok(args.get(1).map(|a| a.parse::<usize>()).transpose().context("N must be a positive number")?.unwrap_or(default).max(1))
+    };
+    match which {
+        "host-open" => with_harness(|h| host_open(h, n(50)?)),
+        "capture" => with_harness(|h| capture(h, n(200)?)),
+        "churn" => with_harness(|h| churn(h, n(200)?)),
+        "vs-playwright" => vs_playwright(n(10)?),
+        // One run of the harness side of vs-playwright, in its own process.
+        "scenario" => with_harness(scenario),
+        _ => bail!("usage: bench host-open|capture|churn|vs-playwright [N]"),
+    }
+}
+
+fn with_harness(body: impl FnOnce(&Harness) -> anyhow::Result<()>) -> anyhow::Result<()> {
+    let h = Harness::global();
+    let result = body(h);
+    h.shutdown();
+    result
+}
+
+/// min, median, p95, max of `values` (sorted in place).
+fn stats(values: &mut [f64]) -> [f64; 4] {
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+    [values[0], at(0.5), at(0.95), values[values.len() - 1]]
+}
+
+fn row(label: &str, values: &mut [f64]) {
+    let [min, med, p95, max] = stats(values);
+    println!("{label:<34} {:>5} {min:>9.1} {med:>9.1} {p95:>9.1} {max:>9.1}", values.len());
+}
+
+fn header(unit: &str) {
+    println!("{:<34} {:>5} {:>9} {:>9} {:>9} {:>9}   ({unit})", "", "n", "min", "median", "p95", "max");
+}
+
+/// Opening a Host (context, page, navigation, every realm mounted and negotiated), per cell, with
+/// the cumulative phase marks of [`attention_harness::host::OpenTimings`].
+fn host_open(h: &Harness, n: usize) -> anyhow::Result<()> {
+    h.block_on(async {
+        h.open(Layout::Managed, Engine::Iframe).await?.close().await; // browser launch is not counted
+        header("ms from the start of open");
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                let mut marks: [Vec<f64>; 5] = Default::default();
+                let mut total = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let t = Instant::now();
+                    let host = h.open(layout, engine).await?;
+                    total.push(t.elapsed().as_secs_f64() * 1000.0);
+                    let tm = host.timings;
+                    for (i, v) in [tm.context_ms, tm.page_ms, tm.load_ms, tm.mounted_ms, tm.ready_ms].into_iter().enumerate() {
+                        marks[i].push(v);
+                    }
+                    host.close().await;
+                }
+                let cell = format!("{layout}/{engine}");
+                for (name, values) in ["context", "page attached", "load event", "apps mounted", "runtime ready"].iter().zip(marks.iter_mut()) {
+                    row(&format!("{cell} {name}"), values);
+                }
+                row(&format!("{cell} open (total)"), &mut total);
+            }
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// `capture.duration_ms` of boundary snapshots, as the runtime measures it, per cell.
+fn capture(h: &Harness, n: usize) -> anyhow::Result<()> {
+    h.block_on(async {
+        header("capture.duration_ms");
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                let host = h.open(layout, engine).await?;
+                let (x, y, _, _) = boundary_point(&host).await?;
+                snapshot_at(&host, x, y).await?; // the first snapshot after load warms the realms up
+                let mut ms = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let snap = host.snapshot().await?;
+                    ms.push(snap["capture"]["duration_ms"].as_f64().context("a snapshot without capture.duration_ms")?);
+                }
+                host.close().await;
+                row(&format!("{layout}/{engine}"), &mut ms);
+            }
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// Resident memory of this process and of the browser this harness started (its process tree,
+/// found by parent pid), in MiB, at 0, N/2 and N Host opens and closes.
+fn churn(h: &Harness, n: usize) -> anyhow::Result<()> {
+    h.block_on(async {
+        h.open(Layout::Managed, Engine::Iframe).await?.close().await;
+        let pid = h.browser_pid().await.context("no browser after opening a Host")?;
+        println!("{:>6} {:>14} {:>14} {:>10}", "opens", "harness MiB", "chromium MiB", "processes");
+        let print = |i: usize| {
+            let (chromium, procs) = tree_rss_kib(pid);
+            println!("{i:>6} {:>14.1} {:>14.1} {procs:>10}", rss_kib(std::process::id()) as f64 / 1024.0, chromium as f64 / 1024.0);
+        };
+        print(0);
+        for i in 1..=n {
+            h.open(Layout::Managed, Engine::Iframe).await?.close().await;
+            if i == n / 2 || i == n {
+                print(i);
+            }
+        }
+        anyhow::Ok(())
+    })
+}
+
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .unwrap_or(0)
+}
+
+/// Sum of VmRSS over `root` and its descendants, and how many processes that is.
+fn tree_rss_kib(root: u32) -> (u64, usize) {
+    let mut parent_of = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+        // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
+        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+        if let Some(ppid) = ppid {
+            parent_of.push((pid, ppid));
+        }
+    }
+    let mut tree = vec![root];
+    let mut i = 0;
+    while i < tree.len() {
+        let p = tree[i];
+        tree.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    (tree.iter().map(|p| rss_kib(*p)).sum(), tree.len())
+}
+
+/// The harness side of `vs-playwright`: launch, open the managed Host, move to the boundary with
+/// trusted input, snapshot, envelope.
+fn scenario(h: &Harness) -> anyhow::Result<()> {
+    h.block_on(async {
+        let host = h.open(Layout::Managed, Engine::Iframe).await?;
+        let (x, y, _, _) = boundary_point(&host).await?;
+        let snap = snapshot_at(&host, x, y).await?;
+        let env = host.envelope(&snap).await?;
+        ensure!(env["content_hash"].as_str().is_some_and(|s| s.starts_with("sha256:")), "no envelope: {env}");
+        host.close().await;
+        anyhow::Ok(())
+    })
+}
+
+fn vs_playwright(n: usize) -> anyhow::Result<()> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/playwright");
+    ensure!(
+        dir.join("node_modules/playwright-core").is_dir(),
+        "playwright-core is not installed: run `npm ci` in {}",
+        dir.display()
+    );
+    let exe = std::env::current_exe()?;
+    let chromium = attention_harness::browser::find_chromium()?;
+    // The Playwright process needs a reference server; the harness process starts its own.
+    let rt = tokio::runtime::Runtime::new()?;
+    let server = rt.block_on(Server::start(default_pages_dir()))?;
+    let url = server.host_url("/host/managed.html?engine=iframe");
+    let _guard = rt.enter();
+    let run = |mut cmd: Command, what: &str| -> anyhow::Result<f64> {
+        let t = Instant::now();
+        let out = cmd.output().with_context(|| format!("cannot start the {what} scenario"))?;
+        let ms = t.elapsed().as_secs_f64() * 1000.0;
+        ensure!(out.status.success(), "the {what} scenario failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        Ok(ms)
+    };
+    let harness_cmd = || {
+        let mut c = Command::new(&exe);
+        c.arg("scenario");
+        c
+    };
+    let playwright_cmd = |dir: &PathBuf| {
+        let mut c = Command::new("node");
+        c.arg(dir.join("scenario.mjs")).arg(&url).arg(&chromium).env("SERVER_CHILD_ORIGIN", server.child_origin());
+        c
+    };
+    // One untimed run of each, so disk caches are warm for both.
+    run(harness_cmd(), "harness")?;
+    run(playwright_cmd(&dir), "Playwright")?;
+    let (mut ours, mut theirs, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..n {
+        let a = run(harness_cmd(), "harness")?;
+        let b = run(playwright_cmd(&dir), "Playwright")?;
+        ours.push(a);
+        theirs.push(b);
+        ratio.push(a / b);
+    }
+    header("ms of wall time per process");
+    row("harness", &mut ours);
+    row("playwright-core", &mut theirs);
+    let [_, med, _, _] = stats(&mut ratio.clone());
+    println!("ratio harness / playwright: median {med:.2}");
+    row("ratio (per pair)", &mut ratio);
+    drop(server);
+    Ok(())
+}
