@@ -3,9 +3,12 @@
 //!
 //! The Host site is `http://127.0.0.1:<a>`; the child site is `http://localhost:<b>`, a different
 //! *site*, so Chromium puts child iframes out of process as in production. Ports come from the OS.
+//! `/runtime/attention.js` is the esbuild bundle of `pages/runtime/src/`, rebuilt whenever a source
+//! is newer (see [`runtime_bundle`]).
 
 mod gateway;
 mod html;
+pub mod runtime_bundle;
 
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
@@ -46,6 +49,8 @@ pub enum ServerError {
     FragmentsMissing(PathBuf),
     #[error("cannot bind a loopback port: {0}")]
     Bind(#[source] std::io::Error),
+    #[error(transparent)]
+    RuntimeBundle(#[from] runtime_bundle::BundleError),
 }
 
 struct Shared {
@@ -78,6 +83,8 @@ impl Server {
         if !fragments.is_file() {
             return Err(ServerError::FragmentsMissing(fragments));
         }
+        // Fail fast: a runtime that cannot be built is a setup error, not a failing page later.
+        fresh_runtime_bundle(pages.clone()).await?;
         let host = TcpListener::bind("127.0.0.1:0").await.map_err(ServerError::Bind)?;
         let child = TcpListener::bind("127.0.0.1:0").await.map_err(ServerError::Bind)?;
         let host_port = host.local_addr().map_err(ServerError::Bind)?.port();
@@ -163,6 +170,16 @@ async fn respond(shared: &Shared, path: &str, query: Option<&str>, headers: &Hea
     if let Some(rest) = path.strip_prefix("/fragments/") {
         return gateway::respond(shared, rest, query, headers).await;
     }
+    if path == RUNTIME_PATH {
+        // Stat-only unless a source changed since the last build: a long-running `serve` picks up edits.
+        return match fresh_runtime_bundle(shared.pages.clone()).await {
+            Ok(bundle) => serve_file(shared, &bundle, html::Inject::No).await,
+            Err(e) => {
+                tracing::error!("{e}");
+                (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response()
+            }
+        };
+    }
     let file = if let Some(rest) = path.strip_prefix("/vendor/web-fragments/") {
         safe_join(&shared.pages.join("node_modules/web-fragments/dist"), rest)
     } else if path == "/" {
@@ -175,6 +192,16 @@ async fn respond(shared: &Shared, path: &str, query: Option<&str>, headers: &Hea
     };
     let opt_out = query.is_some_and(|q| q.split('&').any(|kv| kv == "attention=off"));
     serve_file(shared, &file, html::Inject::unless(opt_out)).await
+}
+
+/// The URL every document loads the runtime from (see [`html::RUNTIME_TAG`]).
+const RUNTIME_PATH: &str = "/runtime/attention.js";
+
+/// [`runtime_bundle::ensure_fresh`] off the async reactor (it stats files and may run Node).
+async fn fresh_runtime_bundle(pages: PathBuf) -> Result<PathBuf, runtime_bundle::BundleError> {
+    tokio::task::spawn_blocking(move || runtime_bundle::ensure_fresh(&pages))
+        .await
+        .unwrap_or_else(|e| Err(runtime_bundle::BundleError::Io { path: PathBuf::from("runtime bundle task"), source: std::io::Error::other(e.to_string()) }))
 }
 
 /// Joins a URL path under `root`, refusing anything that could leave it.

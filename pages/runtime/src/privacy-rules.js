@@ -1,0 +1,26 @@
+// Privacy classification rules over plain attribute values (spec: Privacy — password, hidden and
+// file inputs, one-time codes, cc-* autocomplete, credential-like names are excluded; `exclude` and
+// `redact` markers). DOM-free: privacy.js reads the attributes and asks these rules.
+const SENSITIVE_NAME = /(pass(word|wd|code|phrase)?|pwd|one[-_ ]?time|otp|totp|mfa|2fa|card[-_ ]?(number|num|no)|cc[-_]?(num|number|csc|cvc|cvv|exp)|cvv|cvc|csc|security[-_]?code|secret|api[-_]?key|token|credential|ssn|(^|[^a-z])pin([^a-z]|$))/i;
+const SENSITIVE_AUTOCOMPLETE = /(one-time-code|current-password|new-password|cc-[a-z-]+|webauthn)/;
+
+export const CONTROL_NAMES = { input: 1, textarea: 1, select: 1 };
+
+// Whether a form control is sensitive (its content must never leave the realm). Attribute values
+// are strings or null (absent): {localName, type, autocomplete, name, id, inputmode, ariaLabel}.
+export function classifyControl(c) {
+  const ln = c.localName;
+  if (ln !== 'input' && ln !== 'textarea' && ln !== 'select') return false;
+  const type = (c.type || '').toLowerCase();
+  if (ln === 'input' && (type === 'password' || type === 'hidden' || type === 'file')) return true;
+  const ac = (c.autocomplete || '').toLowerCase();
+  if (SENSITIVE_AUTOCOMPLETE.test(ac)) return true;
+  const names = [c.name, c.id, ac, c.inputmode === 'numeric' ? c.ariaLabel : ''].join(' ');
+  return SENSITIVE_NAME.test(names);
+}
+// `data-wippy-attention` marker value: 'exclude', 'redact', or null.
+export function attentionMarker(value) {
+  if (!value) return null;
+  const v = value.trim().toLowerCase();
+  return v === 'exclude' || v === 'redact' ? v : null;
+}

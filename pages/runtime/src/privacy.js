@@ -1,0 +1,42 @@
+// Privacy in the DOM (spec: Privacy): excluded elements (exclude markers, the composer, sensitive
+// controls and the labels of sensitive controls) are never candidates and never text; redacted
+// subtrees keep geometry but lose text. Walks the physical composed ancestry.
+import { nQSA } from './natives.js';
+import { attr, hasAttr, localName, nodeType, composedParent, byIdInRoot } from './dom.js';
+import { classifyControl, attentionMarker, CONTROL_NAMES } from './privacy-rules.js';
+
+export function isSensitiveControl(el) {
+  const ln = localName(el);
+  if (!CONTROL_NAMES[ln]) return false;
+  return classifyControl({ localName: ln, type: attr(el, 'type'), autocomplete: attr(el, 'autocomplete'), name: attr(el, 'name'),
+    id: attr(el, 'id'), inputmode: attr(el, 'inputmode'), ariaLabel: attr(el, 'aria-label') });
+}
+export function selfExcluded(el) {
+  if (attentionMarker(attr(el, 'data-wippy-attention')) === 'exclude') return true;
+  if (hasAttr(el, 'data-wippy-composer')) return true;
+  return isSensitiveControl(el);
+}
+export function selfRedacted(el) { return attentionMarker(attr(el, 'data-wippy-attention')) === 'redact'; }
+// Walk the physical composed ancestry (never ownerDocument/getRootNode, which Web Fragments patch).
+export function privacyOf(el) {
+  let excluded = null, redacted = null;
+  for (let n = el; n; n = composedParent(n)) {
+    if (nodeType(n) !== 1) continue;
+    if (!excluded && selfExcluded(n)) excluded = n;
+    if (!redacted && selfRedacted(n)) redacted = n;
+  }
+  return { excluded, redacted };
+}
+// A <label> of a sensitive control (password, one-time code ...) is treated as part of that control.
+export function labelsSensitive(n) {
+  if (localName(n) !== 'label') return false;
+  const f = attr(n, 'for');
+  if (f) { const t = byIdInRoot(n, f); if (t && isSensitiveControl(t)) return true; }
+  try { const inner = nQSA.call(n, 'input,textarea,select'); for (let i = 0; i < inner.length; i++) if (isSensitiveControl(inner[i])) return true; } catch (_) { /* ignore */ }
+  return false;
+}
+// Focus moving into these keeps the last meaningful focus (the composer and other excluded,
+// non-sensitive controls: the transfer rule); sensitive controls clear it.
+export function isTransferTarget(el, p) {
+  return !!p.excluded && !isSensitiveControl(p.excluded) && !isSensitiveControl(el);
+}

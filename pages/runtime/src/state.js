@@ -1,0 +1,61 @@
+// The one place holding this realm's shared mutable state (spec: realm roles top / child /
+// fragment-realm; host_instance_id per top-realm load; the relay bindings in both directions; the
+// top realm's event store and focus record). Other modules keep no mutable module-level state.
+import { W, nDateNow } from './natives.js';
+import { randHex, randB36 } from './dom.js';
+
+// Realm identity, fixed at bootstrap.
+function detectRole() {
+  try {
+    if (typeof W.name === 'string' && W.name.indexOf('wf:') === 0) return 'fragment-realm';
+    if (W.parent !== W) return 'child';
+    return 'top';
+  } catch (_) { return 'child'; }
+}
+export const ROLE = detectRole();
+export const REALM_ID = 'r' + randB36(6);
+export const IS_SRCDOC = (function () { try { return W.location.href === 'about:srcdoc'; } catch (_) { return false; } })();
+// self.origin is the realm's real (possibly inherited) origin; location.origin is "null" for about:srcdoc.
+export const OWN_ORIGIN = (function () { try { return (typeof W.origin === 'string' && W.origin !== 'null') ? W.origin : W.location.origin; } catch (_) { return 'null'; } })();
+
+// The Host (top realm only): host_instance_id and mount_generation of the `host` segment.
+export const HOST = { hostInstanceId: ROLE === 'top' ? 'host-' + randHex(8) : null, mountGeneration: 1 };
+
+// This realm as child: its binding to window.parent.
+export const UP = {
+  granted: false, hostInstanceId: null, parentOrigin: null, parentMountId: null, parentGeneration: null,
+  childMountId: null, childGeneration: null, tokens: new Map(), // token -> expiry ms
+  currentToken: null, privacyText: 'safe',
+};
+// Observations made before the grant (at most MAX_EVENTS, flushed on grant): [{at, obs}].
+export const upBuffer = [];
+
+// This realm as parent: iframe element -> binding (relay-parent.js).
+export const bindings = new Map();
+
+// Top realm: the event store (history.js), the latest pointer and the focus record.
+export const TOP = { seq: 0, events: [], pointer: null, focus: null, focusEpoch: 0 };
+
+// Per-realm counters, timers and lifecycle promises.
+export const REALM = {
+  nodeCounter: 0,            // node ids <realm>-n<k>
+  localSeq: 0,               // event ids ev-<realm>-<k>
+  localFocus: null,          // {event_id, el}: this realm's current focus
+  scanTimer: null,           // pending iframe scan
+  lastMutationAt: nDateNow(),
+  domReady: null,            // Promise: DOMContentLoaded
+  loaded: null,              // Promise: window load
+  forwardRoot: null,         // fragment realm: the main realm's registerRoot
+};
+
+// Diagnostics (never tokens): sent/dropped observations, inbound message counts.
+export const DBG = { sent: 0, dropped: 0, inbound: {} };
+
+// Identity caches, keyed by object identity.
+export const closedRoots = new WeakMap();      // shadow host -> ShadowRoot (open and closed)
+export const observedRoots = new WeakSet();    // roots under the MutationObserver / focus listeners
+export const nodeIds = new WeakMap();          // element -> <realm>-n<k>
+export const explicitGen = new WeakMap();      // element -> generation of its explicit mount id
+export const explicitMax = new Map();          // mount id -> highest generation handed out in this realm
+export const liveByTarget = new Map();         // target_id -> WeakRef(element), Host realm only, bounded
+export const seenFocusEvents = new WeakSet();  // focus events already handled (window + root listeners)

@@ -1,0 +1,44 @@
+// The top realm's record of what was observed (spec: recent events, pointer and focus of the
+// snapshot): events go into the history store (history.js) in occurrence order; the latest
+// occurrence is the pointer; a late report of an older focus never overwrites a newer one; a
+// focus-clear clears only the current record and keeps it when the Host's own focus moved into
+// the composer (transfer rule). Events and focus from a binding that is gone are stale.
+import { nTimeOrigin, nowAbs } from './natives.js';
+import { nodeType, isConnected } from './dom.js';
+import { REALM_ID, REALM, TOP, bindings } from './state.js';
+import { privacyOf, isTransferTarget } from './privacy.js';
+import { isIframe } from './hit-test.js';
+import { deepActive } from './focus.js';
+import { insertEvent, seqFor } from './history.js';
+
+export function topRecord(obs, binding) {
+  if (obs.kind === 'event') {
+    const e = obs.event;
+    const t = (typeof e.t_abs === 'number' && isFinite(e.t_abs)) ? e.t_abs : nowAbs();
+    const rec = Object.assign({}, e, { t_abs: t, candidates: obs.candidates || [], focusEpoch: TOP.focusEpoch,
+      realmId: binding ? binding.realmId : REALM_ID, binding: binding });
+    insertEvent(TOP, rec, nTimeOrigin);
+  } else if (obs.kind === 'focus') {
+    const t = (typeof obs.focus.t_abs === 'number' && isFinite(obs.focus.t_abs)) ? obs.focus.t_abs : nowAbs();
+    if (TOP.focus && TOP.focus.t_abs > t) return; // a late report of an older focus change
+    TOP.focusEpoch++;
+    TOP.focus = { event_id: obs.focus.event_id, sequence: seqFor(t, nTimeOrigin), t_abs: t, focused_ms: obs.focus.focused_ms,
+      realm_time_ms: obs.focus.realm_time_ms, candidate: obs.candidate, binding: binding, realmId: binding ? binding.realmId : REALM_ID,
+      el: binding ? null : (REALM.localFocus && REALM.localFocus.event_id === obs.focus.event_id ? REALM.localFocus.el : null) };
+  } else if (obs.kind === 'focus-clear') {
+    if (TOP.focus && TOP.focus.event_id === obs.event_id) {
+      // Transfer rule: when the Host's own focus is now in excluded conversation controls, keep it.
+      const a = deepActive();
+      if (binding && a && nodeType(a) === 1 && !isIframe(a)) {
+        const p = privacyOf(a);
+        if (isTransferTarget(a, p)) return;
+      }
+      TOP.focusEpoch++;
+      TOP.focus = null;
+    }
+  }
+}
+export function bindingAlive(b, realmId) {
+  if (!b) return true;
+  return bindings.get(b.iframe) === b && isConnected(b.iframe) && (b.state === 'granted' || b.state === 'granted-renewing' || b.state === 'renewing') && (!realmId || b.realmId === realmId);
+}

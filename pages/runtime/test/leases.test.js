@@ -1,0 +1,78 @@
+// Budget and lease arithmetic (spec: budgets — root depth 8, 128 queries, 4,096 points, 128
+// candidates, 128 KiB; a child query costs 1 query and its points; the rest is split evenly as
+// disjoint leases; grants clamped to 256 points / 128 candidates / 128 KiB and 60 s).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { newLedger, admitQuery, splitLeases, leaseFor, grantLimits, grantLifetime, renewDelay, requestBudgets, requestTimeout } from '../src/leases.js';
+import { ROOT_BUDGET } from '../src/constants.js';
+
+const pts = (n, from = 0) => Array.from({ length: n }, (_, i) => ({ point_id: 'p' + (from + i), x: 0, y: 0 }));
+
+test('each admitted child query costs one query and its points', () => {
+  const ledger = newLedger(ROOT_BUDGET);
+  const a = admitQuery(ledger, pts(49));
+  assert.deepEqual([a.reason, a.points.length, a.cut], [null, 49, null]);
+  assert.deepEqual(ledger, { queries: 127, points: 4096 - 49 });
+});
+
+test('points beyond the ledger are cut at the first point that does not fit', () => {
+  const ledger = { queries: 5, points: 3 };
+  const a = admitQuery(ledger, pts(10));
+  assert.equal(a.cut, 'p3');
+  assert.deepEqual(a.points.map((p) => p.point_id), ['p0', 'p1', 'p2']);
+  assert.deepEqual(ledger, { queries: 4, points: 0 });
+  const b = admitQuery(ledger, pts(2, 20));
+  assert.deepEqual([b.reason, b.points.length, b.cut], [null, 0, 'p20']);
+  assert.deepEqual(ledger, { queries: 4, points: 0 }, 'an empty query costs nothing');
+});
+
+test('no query left means query-budget, the ledger untouched', () => {
+  const ledger = { queries: 1, points: 100 };
+  admitQuery(ledger, pts(1));
+  const b = admitQuery(ledger, pts(1));
+  assert.equal(b.reason, 'query-budget');
+  assert.deepEqual(ledger, { queries: 0, points: 99 });
+});
+
+test('what remains is split evenly into disjoint leases, one level shallower', () => {
+  const ledger = newLedger(ROOT_BUDGET);
+  for (let i = 0; i < 3; i++) admitQuery(ledger, pts(10));
+  const lease = splitLeases(ROOT_BUDGET, ledger, 3);
+  assert.deepEqual(lease, { depth: 7, queries: Math.floor(125 / 3), points: Math.floor(4066 / 3), candidates: 42, bytes: 43690 });
+  assert.ok(lease.queries * 3 + 3 <= ROOT_BUDGET.queries && lease.points * 3 + 30 <= ROOT_BUDGET.points, 'leases never exceed the budget');
+  const many = splitLeases({ depth: 1, queries: 0, points: 0, candidates: 5, bytes: 4000 }, { queries: 0, points: 0 }, 10);
+  assert.deepEqual(many, { depth: 0, queries: 0, points: 0, candidates: 1, bytes: 1024 }, 'floors: 1 candidate, 1 KiB');
+  assert.equal(splitLeases(ROOT_BUDGET, newLedger(ROOT_BUDGET), 0).candidates, 128, 'no query: the whole budget');
+  assert.deepEqual(leaseFor({ depth: 7, queries: 3, points: 9, candidates: 200, bytes: 500000 }, { points: 256, candidates: 100, bytes: 65536 }),
+    { depth: 7, queries: 3, points: 9, candidates: 100, bytes: 65536 });
+});
+
+test('grant limits are clamped to ours; missing or bad values mean ours', () => {
+  assert.deepEqual(grantLimits(undefined), { points: 256, candidates: 128, bytes: 131072 });
+  assert.deepEqual(grantLimits({ points: 64, candidates: 8, bytes: 4096 }), { points: 64, candidates: 8, bytes: 4096 });
+  assert.deepEqual(grantLimits({ points: 1000, candidates: 129, bytes: 131073 }), { points: 256, candidates: 128, bytes: 131072 });
+  assert.deepEqual(grantLimits({ points: 0, candidates: -1, bytes: 1.5 }), { points: 256, candidates: 128, bytes: 131072 });
+});
+
+test('grant lifetime is at most 60 s and renewal starts min(5 s, lifetime / 2) before expiry', () => {
+  assert.equal(grantLifetime(undefined), 60000);
+  assert.equal(grantLifetime(0), 60000);
+  assert.equal(grantLifetime(30000), 30000);
+  assert.equal(grantLifetime(60001), 60000);
+  assert.equal(grantLifetime(1.5), 60000);
+  assert.equal(renewDelay(60000), 55000);
+  assert.equal(renewDelay(6000), 3000);
+  assert.equal(renewDelay(60), 50, 'at least 50 ms');
+});
+
+test('child side: request budgets are non-negative integers bounded by the grant; timeouts 0..10 s', () => {
+  assert.deepEqual(requestBudgets(undefined), { depth: 0, queries: 0, points: 0, candidates: 128, bytes: 131072 });
+  assert.deepEqual(requestBudgets({ depth: 7, queries: 41, points: 1355, candidates: 42, bytes: 43690 }),
+    { depth: 7, queries: 41, points: 1355, candidates: 42, bytes: 43690 });
+  assert.deepEqual(requestBudgets({ depth: -1, queries: 2.5, points: '9', candidates: 500, bytes: 1e9 }),
+    { depth: 0, queries: 0, points: 0, candidates: 128, bytes: 131072 });
+  assert.equal(requestTimeout(-5), 0);
+  assert.equal(requestTimeout(20000), 10000);
+  assert.equal(requestTimeout(1450), 1450);
+  assert.equal(requestTimeout('5'), 1500);
+});
