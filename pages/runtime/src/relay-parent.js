@@ -106,7 +106,12 @@ export function detach(b) {
   b.state = 'detached';
   if (b.timer) nClearTimeout(b.timer);
   if (b.renewTimer) nClearTimeout(b.renewTimer);
-  failPending(b, 'detached');
+  // Queries in flight fail now, not at their deadline: `generation-mismatch` (stale-mount) when a live
+  // iframe carries the same mount id (the mount was replaced, a new generation), else `disconnected`
+  // (child-disconnected: the child went away mid-query).
+  let replaced = false;
+  bindings.forEach((x) => { if (x !== b && x.mountId === b.mountId && x.generation !== b.generation && isConnected(x.iframe)) replaced = true; });
+  failPending(b, replaced ? 'generation-mismatch' : 'disconnected');
   settle(b);
   bindings.delete(b.iframe);
 }
