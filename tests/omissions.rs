@@ -53,6 +53,9 @@ const CASES: &[Case] = &[
     // lattice (radius 20, step 2) and its 64 candidates exceed its 64 KiB byte lease.
     Case { child_candidates: true, radius: 20, step: 2, ..case("grid", "candidate-budget", None) },
     Case { child_candidates: true, radius: 20, step: 2, ..case("grid", "response-budget", None) },
+    // Two children share the root's 128 queries (63 each after their own); the fan child has ~75 of
+    // its 100 tiny realms under the lattice (radius 20, step 2), so the ones past its lease are cut.
+    Case { own_mount: false, child_candidates: true, radius: 20, step: 2, ..case("fan", "query-budget", None) },
 ];
 
 fn case_named(reason: &str) -> &'static Case {
@@ -131,7 +134,8 @@ fn every_omission_reason_comes_from_a_real_child_and_the_sibling_stays(
         "depth-limit",
         "point-budget",
         "candidate-budget",
-        "response-budget"
+        "response-budget",
+        "query-budget"
     )]
     reason: &str,
 ) {
@@ -141,6 +145,28 @@ fn every_omission_reason_comes_from_a_real_child_and_the_sibling_stays(
         let (snap, omissions) = sample_pair(h, c).await?;
         let wall = started.elapsed();
         check_reason(c, &omissions)?;
+        if c.reason == "query-budget" {
+            // The lease arithmetic, end to end: the root's 128 queries less its own 2, split between
+            // the two children, give the fan 63 queries, one per tiny realm (2x4 px cells at the app's
+            // x 80..100, y 12..52) that a lattice point falls in; every other reached cell is cut.
+            let fan = h.landmark_rect("fan-frame").await?;
+            let mut cells = std::collections::BTreeSet::new();
+            for p in snap["capture"]["points"].as_array().into_iter().flatten() {
+                let (px, py) = (p["x"].as_f64().unwrap_or(f64::NAN) - fan.x, p["y"].as_f64().unwrap_or(f64::NAN) - fan.y);
+                if (80.0..100.0).contains(&px) && (12.0..52.0).contains(&py) {
+                    cells.insert((((px - 80.0) / 2.0).floor() as i64, ((py - 12.0) / 4.0).floor() as i64));
+                }
+            }
+            let cut = omissions.iter().filter(|o| o["reason"] == "query-budget").count();
+            anyhow::ensure!(cells.len() > 63, "the lattice reaches only {} tiny realms, not more than the lease", cells.len());
+            anyhow::ensure!(
+                cut == cells.len() - 63,
+                "{} tiny realms under the lattice and a 63-query lease must cut {}, got {cut} query-budget omissions",
+                cells.len(),
+                cells.len() - 63
+            );
+            eprintln!("fan: {} realms under the lattice, 63 queried, {cut} cut with query-budget", cells.len());
+        }
         if c.reason == "child-timeout" {
             let ms = snap["capture"]["duration_ms"].as_f64().unwrap_or(f64::NAN);
             eprintln!("hung child: capture.duration_ms {ms:.1}, wall (incl. ground truth reads) {wall:?}");

@@ -109,6 +109,7 @@ const ARTIFACTS = {
     rotated: { query: '', label: 'Rotated peer', style: 'transform:rotate(6deg)' },
     nested: { query: 'nest=9', label: 'Nine nested realms' },
     grid: { query: 'grid=1', label: 'Grid of large candidates' },
+    fan: { query: 'fan=1', label: 'Fan of 100 tiny realms' },
   }),
 };
 
