@@ -182,6 +182,15 @@ fn child_without_runtime_is_an_explicit_capability_omission_and_siblings_stay(
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
     run_host_with(layout, engine, "extras=no-runtime", async |h| {
+        // The Host marks the mount it serves without the runtime, so ready() does not wait out 50
+        // discovery attempts (5 s) for it, while discovery itself goes on at the spec's pace.
+        let waited = h.timings.ready_ms - h.timings.mounted_ms;
+        anyhow::ensure!(waited < 3000.0, "ready() waited {waited:.0} ms for a child the Host declared without runtime");
+        let child = no_runtime_binding(h).await?;
+        anyhow::ensure!(
+            child["state"] == "discovering" && child["attempts"].as_u64().is_some_and(|a| a < 50),
+            "discovery must go on at 100 ms x 50 attempts after ready(): {child}"
+        );
         let leaf = h.landmark_rect("plain-leaf").await?;
         let (x, y) = leaf.center();
         // No runtime there observes the pointer, so the Host cannot know it moved inside: ask for
@@ -198,6 +207,44 @@ fn child_without_runtime_is_an_explicit_capability_omission_and_siblings_stay(
         anyhow::ensure!(snap["capture"]["complete"] == false, "a snapshot with an omitted child must not claim to be complete");
         anyhow::ensure!(candidate_at(&snap, &leaf).is_none(), "the runtime invented a candidate inside a realm it cannot query");
         anyhow::ensure!(!snap.to_string().contains("Plain leaf"), "text from the runtime-less child leaked into the snapshot");
+        Ok(())
+    });
+}
+
+/// The Host realm's binding to the `no-runtime` mount, from the runtime's debug hook (never tokens).
+async fn no_runtime_binding(h: &Host) -> anyhow::Result<Value> {
+    let dbg = h.eval("window.__wippyAttentionRuntime.debug()").await?;
+    dbg["children"]
+        .as_array()
+        .and_then(|c| c.iter().find(|b| b["mount_id"] == "mount-no-runtime").cloned())
+        .ok_or_else(|| anyhow::anyhow!("no binding for mount-no-runtime in {dbg}"))
+}
+
+#[test]
+fn discovery_of_a_child_without_runtime_gives_up_after_50_attempts_at_100_ms() {
+    run_host_with(Layout::Managed, Engine::Iframe, "extras=no-runtime", async |h| {
+        let first = no_runtime_binding(h).await?;
+        let a0 = first["attempts"].as_u64().unwrap_or(0);
+        let t0 = std::time::Instant::now();
+        let last = attention_harness::checks::wait_for(h, "discovery of mount-no-runtime giving up", std::time::Duration::from_secs(8), || async {
+            let b = no_runtime_binding(h).await?;
+            Ok(if b["state"] == "unavailable" {
+                attention_harness::checks::Poll::Ready(b)
+            } else {
+                attention_harness::checks::Poll::Pending(b.to_string())
+            })
+        })
+        .await?;
+        let elapsed = t0.elapsed().as_secs_f64() * 1000.0;
+        anyhow::ensure!(last["attempts"] == 50, "discovery gave up after {} attempts, not 50", last["attempts"]);
+        // The remaining attempts at 100 ms each (timers may run late, never early).
+        let expected = (50 - a0) as f64 * 100.0;
+        anyhow::ensure!(
+            elapsed >= expected - 150.0,
+            "{} attempts took {elapsed:.0} ms; at 100 ms each they take at least {expected:.0} ms",
+            50 - a0
+        );
+        eprintln!("discovery: attempts {a0} -> 50 in {elapsed:.0} ms");
         Ok(())
     });
 }

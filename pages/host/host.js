@@ -93,14 +93,14 @@ const ARTIFACTS = {
   'bridge': { app: 'bridge', width: 480, height: 150, label: 'Bridge', landmark: 'bridge-artifact' },
   'closed-shadow': { srcdoc: true, width: 208, height: 96, label: 'Closed shadow', landmark: 'closed-shadow-artifact' },
   // Optional extras, mounted only when named in ?extras=a,b (at the end of the tools page).
-  'no-runtime': { app: 'plain', query: 'attention=off', iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
+  'no-runtime': { app: 'plain', query: 'attention=off', noRuntime: true, iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
   // Omission extras (pages/README.md "Omission extras"): 100x64 Child-origin iframes of apps/peer.html in
   // both engines, mounted side by side in the order named, so a point on the shared edge of a failing
   // extra and `sibling` samples both.
   ...omissionExtras({
     sibling: { query: '', label: 'Healthy sibling' },
     dense: { query: '', label: 'Dense peer' },
-    bare: { query: 'attention=off', label: 'Peer without runtime' },
+    bare: { query: 'attention=off', label: 'Peer without runtime', noRuntime: true },
     hang: { query: 'attention=off&fake=hang', label: 'Hanging peer' },
     vanish: { query: 'attention=off&fake=vanish', label: 'Vanishing peer', testHooks: true },
     remount: { query: 'attention=off&fake=remount', label: 'Remounting peer', testHooks: true },
@@ -118,7 +118,7 @@ function omissionExtras(list) {
   for (const [id, e] of Object.entries(list)) {
     out[id] = {
       app: 'peer', query: `name=${id}` + (e.query ? `&${e.query}` : ''), iframeOnly: true, extra: true, width: 100, height: 64,
-      label: e.label, landmark: `${id}-artifact`, sandbox: e.sandbox, style: e.style, testHooks: !!e.testHooks,
+      label: e.label, landmark: `${id}-artifact`, noRuntime: !!e.noRuntime, sandbox: e.sandbox, style: e.style, testHooks: !!e.testHooks,
     };
   }
   return out;
@@ -203,7 +203,10 @@ function createMount(artifactId) {
     loaded = new Promise((resolve) => state.pending.set(artifactId, resolve));
   } else {
     const src = `${state.childOrigin}/apps/${spec.app}.html` + (spec.query ? `?${spec.query}` : '');
-    el = h('iframe', { title: spec.label, src, sandbox: spec.sandbox, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    // The Host knows which of its mounts it serves without the runtime (`?attention=off`) and says so
+    // (`data-wippy-runtime="absent"`), so nobody waits 50 discovery attempts for a grant that cannot come.
+    el = h('iframe', { title: spec.label, src, sandbox: spec.sandbox, 'data-wippy-runtime': spec.noRuntime ? 'absent' : null,
+      'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
   }
   const mount = { artifactId, mountId, engine: el.localName === 'iframe' ? 'iframe' : 'fragment', element: el, loaded };

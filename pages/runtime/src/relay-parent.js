@@ -157,8 +157,14 @@ function attemptDiscoveryRenew(b) {
   tick();
 }
 export function usable(b) { return (b.state === 'granted' || b.state === 'granted-renewing') && nDateNow() < b.expiresAt; }
+// The Host's own statement that it mounted this iframe without the runtime (`data-wippy-runtime="absent"`
+// on the iframe element, which only the parent document can set). It never skips or shortens discovery
+// (100 ms x 50 attempts go on, and a grant that does arrive is used); it only means nobody waits for a
+// grant that will not come: ready() reports the child `unavailable` and a snapshot omits it at once.
+export function declaredWithoutRuntime(b) { return safe(() => attr(b.iframe, 'data-wippy-runtime'), null) === 'absent'; }
 export function waitUsable(b, deadlineAt) {
   if (usable(b) || b.state === 'unavailable' || b.state === 'unsupported' || b.state === 'detached') return Promise.resolve();
+  if (declaredWithoutRuntime(b) && b.state !== 'navigating') return Promise.resolve();
   return new Promise((resolve) => {
     let done = false;
     const fin = () => { if (!done) { done = true; resolve(); } };
