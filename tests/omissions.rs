@@ -31,10 +31,12 @@ struct Case {
     dx: f64,
     radius: u32,
     step: u32,
+    /// The per-query timeout option, ms (None: the 1,500 ms default).
+    timeout_ms: Option<u32>,
 }
 
 const fn case(extra: &'static str, reason: &'static str, detail: Option<&'static str>) -> Case {
-    Case { extra, reason, detail, own_mount: true, child_candidates: false, dx: 0.0, radius: 20, step: 5 }
+    Case { extra, reason, detail, own_mount: true, child_candidates: false, dx: 0.0, radius: 20, step: 5, timeout_ms: None }
 }
 
 const CASES: &[Case] = &[
@@ -55,7 +57,8 @@ const CASES: &[Case] = &[
     Case { child_candidates: true, radius: 20, step: 2, ..case("grid", "response-budget", None) },
     // Two children share the root's 128 queries (63 each after their own); the fan child has ~75 of
     // its 100 tiny realms under the lattice (radius 20, step 2), so the ones past its lease are cut.
-    Case { own_mount: false, child_candidates: true, radius: 20, step: 2, ..case("fan", "query-budget", None) },
+    // (63 sub-queries in one child: a longer timeout, so a busy machine does not turn this into child-timeout.)
+    Case { own_mount: false, child_candidates: true, radius: 20, step: 2, timeout_ms: Some(8000), ..case("fan", "query-budget", None) },
 ];
 
 fn case_named(reason: &str) -> &'static Case {
@@ -68,7 +71,10 @@ async fn sample_pair(h: &Host, c: &Case) -> anyhow::Result<(Value, Vec<Value>)> 
     let sibling_leaf = h.landmark_rect("sibling-leaf").await?;
     let failing = h.landmark_rect(&format!("{}-frame", c.extra)).await?;
     let (x, y) = (sibling_frame.x + c.dx, sibling_frame.y + sibling_frame.height / 2.0);
-    let opts = json!({"point": {"x": x, "y": y}, "radius_css_px": c.radius, "step_css_px": c.step});
+    let mut opts = json!({"point": {"x": x, "y": y}, "radius_css_px": c.radius, "step_css_px": c.step});
+    if let Some(t) = c.timeout_ms {
+        opts["timeout_ms"] = json!(t);
+    }
     let snap = h.snapshot_with(opts).await?;
     require_valid_payload(&snap)?;
     let omissions = snap["omissions"].as_array().cloned().unwrap_or_default();
