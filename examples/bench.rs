@@ -5,6 +5,7 @@
 //! cargo run --release --example bench -- capture [N]        # capture.duration_ms per layout x engine
 //! cargo run --release --example bench -- churn [N]          # RSS of harness and Chromium over N opens
 //! cargo run --release --example bench -- vs-playwright [N]  # one process per scenario, alternately
+//! cargo run --release --example bench -- hung-child [N]     # a snapshot beside a child that never answers
 //! ```
 //!
 //! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
@@ -33,9 +34,10 @@ fn main() -> anyhow::Result<()> {
         "capture" => with_harness(|h| capture(h, n(200)?)),
         "churn" => with_harness(|h| churn(h, n(200)?)),
         "vs-playwright" => vs_playwright(n(10)?),
+        "hung-child" => with_harness(|h| hung_child(h, n(20)?)),
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
-        _ => bail!("usage: bench host-open|capture|churn|vs-playwright [N]"),
+        _ => bail!("usage: bench host-open|capture|churn|vs-playwright|hung-child [N]"),
     }
 }
 
@@ -110,6 +112,36 @@ fn capture(h: &Harness, n: usize) -> anyhow::Result<()> {
                 host.close().await;
                 row(&format!("{layout}/{engine}"), &mut ms);
             }
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// How long a snapshot takes when one child in its lattice grants a capability but never answers
+/// queries (`extras=hang,sibling`), per layout: the target is the 1,500 ms default query timeout
+/// plus a small bound (<= 1,550 ms).
+fn hung_child(h: &Harness, n: usize) -> anyhow::Result<()> {
+    h.block_on(async {
+        header("ms: capture.duration_ms / wall of snapshot()");
+        for layout in Layout::ALL {
+            let host = h.open_with(layout, Engine::Iframe, "extras=hang,sibling").await?;
+            let sibling = host.landmark_rect("sibling-frame").await?;
+            let point = serde_json::json!({"point": {"x": sibling.x, "y": sibling.y + sibling.height / 2.0}});
+            let (mut capture, mut wall) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            for _ in 0..n {
+                let t = Instant::now();
+                let snap = host.snapshot_with(point.clone()).await?;
+                wall.push(t.elapsed().as_secs_f64() * 1000.0);
+                ensure!(
+                    snap["omissions"].as_array().is_some_and(|o| o.iter().any(|o| o["reason"] == "child-timeout")),
+                    "no child-timeout omission beside the hung child: {}",
+                    snap["omissions"]
+                );
+                capture.push(snap["capture"]["duration_ms"].as_f64().context("a snapshot without capture.duration_ms")?);
+            }
+            host.close().await;
+            row(&format!("{layout} capture.duration_ms"), &mut capture);
+            row(&format!("{layout} wall"), &mut wall);
         }
         anyhow::Ok(())
     })

@@ -93,8 +93,36 @@ const ARTIFACTS = {
   'bridge': { app: 'bridge', width: 480, height: 150, label: 'Bridge', landmark: 'bridge-artifact' },
   'closed-shadow': { srcdoc: true, width: 208, height: 96, label: 'Closed shadow', landmark: 'closed-shadow-artifact' },
   // Optional extras, mounted only when named in ?extras=a,b (at the end of the tools page).
-  'no-runtime': { app: 'plain', query: 'attention=off', iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
+  'no-runtime': { app: 'plain', query: 'attention=off', noRuntime: true, iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
+  // Omission extras (pages/README.md "Omission extras"): 100x64 Child-origin iframes of apps/peer.html in
+  // both engines, mounted side by side in the order named, so a point on the shared edge of a failing
+  // extra and `sibling` samples both.
+  ...omissionExtras({
+    sibling: { query: '', label: 'Healthy sibling' },
+    dense: { query: '', label: 'Dense peer' },
+    bare: { query: 'attention=off', label: 'Peer without runtime', noRuntime: true },
+    hang: { query: 'attention=off&fake=hang', label: 'Hanging peer' },
+    vanish: { query: 'attention=off&fake=vanish', label: 'Vanishing peer', testHooks: true },
+    remount: { query: 'attention=off&fake=remount', label: 'Remounting peer', testHooks: true },
+    navigate: { query: 'attention=off&fake=navigate', label: 'Navigating peer' },
+    sandboxed: { query: '', label: 'Sandboxed peer', sandbox: 'allow-scripts' },
+    rotated: { query: '', label: 'Rotated peer', style: 'transform:rotate(6deg)' },
+    nested: { query: 'nest=9', label: 'Nine nested realms' },
+    grid: { query: 'grid=1', label: 'Grid of large candidates' },
+    fan: { query: 'fan=1', label: 'Fan of 100 tiny realms' },
+  }),
 };
+
+function omissionExtras(list) {
+  const out = {};
+  for (const [id, e] of Object.entries(list)) {
+    out[id] = {
+      app: 'peer', query: `name=${id}` + (e.query ? `&${e.query}` : ''), iframeOnly: true, extra: true, width: 100, height: 64,
+      label: e.label, landmark: `${id}-artifact`, noRuntime: !!e.noRuntime, sandbox: e.sandbox, style: e.style, testHooks: !!e.testHooks,
+    };
+  }
+  return out;
+}
 
 /** `?extras=no-runtime,...`: optional artifacts; unknown names are reported as `config` errors. */
 const EXTRAS = (params.get('extras') || '').split(',').filter(Boolean).filter((id) => {
@@ -153,7 +181,7 @@ function renderArtifact(artifactId) {
     'data-wippy-label': spec.label,
     'data-wippy-package-id': 'reference.apps',
     'data-landmark': spec.landmark,
-    style: `width:${spec.width}px;height:${spec.height}px`,
+    style: `width:${spec.width}px;height:${spec.height}px` + (spec.style ? `;${spec.style}` : ''),
   });
   el.append(createMount(artifactId));
   return el;
@@ -175,7 +203,10 @@ function createMount(artifactId) {
     loaded = new Promise((resolve) => state.pending.set(artifactId, resolve));
   } else {
     const src = `${state.childOrigin}/apps/${spec.app}.html` + (spec.query ? `?${spec.query}` : '');
-    el = h('iframe', { title: spec.label, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    // The Host knows which of its mounts it serves without the runtime (`?attention=off`) and says so
+    // (`data-wippy-runtime="absent"`), so nobody waits 50 discovery attempts for a grant that cannot come.
+    el = h('iframe', { title: spec.label, src, sandbox: spec.sandbox, 'data-wippy-runtime': spec.noRuntime ? 'absent' : null,
+      'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
   }
   const mount = { artifactId, mountId, engine: el.localName === 'iframe' ? 'iframe' : 'fragment', element: el, loaded };
@@ -190,6 +221,18 @@ document.addEventListener('wippy-app-ready', (e) => {
   const id = e.target && e.target.getAttribute && e.target.getAttribute('fragment-id');
   const resolve = id && state.pending.get(id);
   if (resolve) { state.pending.delete(id); resolve(); }
+});
+
+// Test-only hook for the misbehaving peers (apps/peer-fake.js): an extra declared with `testHooks` may
+// ask, from its own live window and the Child origin, to be removed ("remove": its iframe goes, nothing
+// replaces it) or remounted ("remount": a new iframe, a new mount generation). Nothing else is accepted.
+window.addEventListener('message', (e) => {
+  const what = e.data && typeof e.data === 'object' ? e.data.wippy_test : null;
+  if (what !== 'remove' && what !== 'remount') return;
+  const mount = state.mounts.find((m) => m.element.localName === 'iframe' && m.element.contentWindow === e.source);
+  if (!mount || !ARTIFACTS[mount.artifactId].testHooks || e.origin !== state.childOrigin) return;
+  if (what === 'remove') mount.element.remove();
+  else remount(mount.artifactId);
 });
 
 async function remount(artifactId) {

@@ -2,12 +2,15 @@
 // chain up to and including the iframe segment and maps rects through the iframe's content box;
 // a child can never name one of its parent's own targets; redaction of the iframe applies below it).
 import { REALM_ID } from './state.js';
+import { lookupTable } from './constants.js';
 import { rectOut, intersect, sameRect, shortId } from './util.js';
 import { viewportRect } from './dom.js';
 import { mapRect } from './segments.js';
 import { localPath, iframeGeometry } from './paths.js';
 import { privacyOf } from './privacy.js';
 import { sanitizeSegment, sanitizeSummary } from './sanitize.js';
+
+const RUNTIME_SOURCES = lookupTable({ document: 'iframe-realm', 'iframe-realm': 'iframe-realm', 'fragment-realm': 'fragment-realm' });
 
 export function chainFor(binding) {
   const lp = localPath(binding.iframe, true);
@@ -29,7 +32,7 @@ export function projectDescriptor(d, chain) {
     occluded: !!d.occluded,
     summary: sanitizeSummary(d.summary, chain.redacted),
     geometry_source: d.geometry_source === 'physical-host' ? 'physical-host' : 'document',
-    runtime_source: ({ document: 'iframe-realm', 'iframe-realm': 'iframe-realm', 'fragment-realm': 'fragment-realm' })[d.runtime_source] || 'iframe-realm',
+    runtime_source: (typeof d.runtime_source === 'string' && RUNTIME_SOURCES[d.runtime_source]) || 'iframe-realm',
   };
   if (!sameRect(clip, rect)) out.clip_rect = rectOut(clip);
   if (chain.redacted) { out.redacted = true; for (const s of out.path.slice(chain.path.length)) delete s.label; }

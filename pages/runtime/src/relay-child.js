@@ -19,6 +19,14 @@ export function replyUp(msg) {
   if (!UP.parentOrigin) return;
   try { nPostMessage.call(W.parent, msg, UP.parentOrigin); } catch (_) { /* ignore */ }
 }
+// The first point (in request order) that one of `dropped` candidates was sampled at: the first
+// affected point_id of a budget omission.
+function firstPointOf(dropped, points) {
+  const hit = new Set();
+  for (const c of dropped) for (const pid of c.sample_point_ids || []) hit.add(pid);
+  for (const p of points) if (hit.has(p.point_id)) return p.point_id;
+  return points.length ? points[0].point_id : undefined;
+}
 export function onCapabilityRequest(msg, ev) {
   const po = canonicalOrigin(msg.parent_origin), to = canonicalOrigin(msg.target_origin);
   if (!po || !to || ev.origin !== po || to !== canonicalOrigin(OWN_ORIGIN)) return;
@@ -91,8 +99,9 @@ export async function onQueryRequest(msg) {
   const omissions = res.omissions.slice(0, 128);
   if (cands.length > budgets.candidates) {
     cands.sort((a, b) => b.sample_point_ids.length - a.sample_point_ids.length);
+    const cut = cands.slice(budgets.candidates);
     cands = cands.slice(0, budgets.candidates);
-    omissions.push({ reason: 'candidate-budget', mount_id: UP.childMountId });
+    omissions.push({ reason: 'candidate-budget', mount_id: UP.childMountId, point_id: firstPointOf(cut, points) });
   }
   const keep = new Set(cands.map((c) => c.target_id));
   const hits = {};
@@ -101,10 +110,12 @@ export async function onQueryRequest(msg) {
     hits: hits, candidates: cands, omissions: omissions, queries_used: res.queriesUsed, points_used: res.pointsUsed };
   let size = utf8Len(nJSONStringify(reply));
   while (size > budgets.bytes && reply.candidates.length > 0) {
-    reply.candidates = reply.candidates.slice(0, Math.floor(reply.candidates.length / 2));
+    const half = Math.floor(reply.candidates.length / 2);
+    const dropped = reply.candidates.slice(half);
+    reply.candidates = reply.candidates.slice(0, half);
     const k2 = new Set(reply.candidates.map((c) => c.target_id));
     Object.keys(reply.hits).forEach((pid) => { reply.hits[pid] = reply.hits[pid].filter((x) => k2.has(x)); if (!reply.hits[pid].length) delete reply.hits[pid]; });
-    if (!reply.omissions.some((o) => o.reason === 'response-budget')) reply.omissions.push({ reason: 'response-budget', mount_id: UP.childMountId });
+    if (!reply.omissions.some((o) => o.reason === 'response-budget')) reply.omissions.push({ reason: 'response-budget', mount_id: UP.childMountId, point_id: firstPointOf(dropped, points) });
     size = utf8Len(nJSONStringify(reply));
   }
   if (size > budgets.bytes) { queryError(id, 'response-too-large'); return; }

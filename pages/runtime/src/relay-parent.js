@@ -106,7 +106,12 @@ export function detach(b) {
   b.state = 'detached';
   if (b.timer) nClearTimeout(b.timer);
   if (b.renewTimer) nClearTimeout(b.renewTimer);
-  failPending(b, 'detached');
+  // Queries in flight fail now, not at their deadline: `generation-mismatch` (stale-mount) when a live
+  // iframe carries the same mount id (the mount was replaced, a new generation), else `disconnected`
+  // (child-disconnected: the child went away mid-query).
+  let replaced = false;
+  bindings.forEach((x) => { if (x !== b && x.mountId === b.mountId && x.generation !== b.generation && isConnected(x.iframe)) replaced = true; });
+  failPending(b, replaced ? 'generation-mismatch' : 'disconnected');
   settle(b);
   bindings.delete(b.iframe);
 }
@@ -152,8 +157,14 @@ function attemptDiscoveryRenew(b) {
   tick();
 }
 export function usable(b) { return (b.state === 'granted' || b.state === 'granted-renewing') && nDateNow() < b.expiresAt; }
+// The Host's own statement that it mounted this iframe without the runtime (`data-wippy-runtime="absent"`
+// on the iframe element, which only the parent document can set). It never skips or shortens discovery
+// (100 ms x 50 attempts go on, and a grant that does arrive is used); it only means nobody waits for a
+// grant that will not come: ready() reports the child `unavailable` and a snapshot omits it at once.
+export function declaredWithoutRuntime(b) { return safe(() => attr(b.iframe, 'data-wippy-runtime'), null) === 'absent'; }
 export function waitUsable(b, deadlineAt) {
   if (usable(b) || b.state === 'unavailable' || b.state === 'unsupported' || b.state === 'detached') return Promise.resolve();
+  if (declaredWithoutRuntime(b) && b.state !== 'navigating') return Promise.resolve();
   return new Promise((resolve) => {
     let done = false;
     const fin = () => { if (!done) { done = true; resolve(); } };

@@ -13,7 +13,8 @@ export function onMessage(ev) {
   const msg = ev.data;
   if (!msg || typeof msg !== 'object' || typeof msg.schema !== 'string' || msg.schema.indexOf('wippy.attention.') !== 0) return;
   if (ROLE === 'fragment-realm') return;
-  DBG.inbound[msg.type] = (DBG.inbound[msg.type] || 0) + 1;
+  const kind = (typeof msg.type === 'string' && /^[a-z-]{1,32}$/.test(msg.type)) ? msg.type : 'other';
+  DBG.inbound[kind] = (DBG.inbound[kind] || 0) + 1;
   // From our parent?
   if (ROLE === 'child' && ev.source === W.parent) {
     if (msg.schema === CAP_SCHEMA && msg.type === 'capability-request') { onCapabilityRequest(msg, ev); return; }

@@ -14,7 +14,7 @@ import { hasUnsupportedTransform } from './paths.js';
 import { clampPath } from './segments.js';
 import { chainFor, projectDescriptor } from './project.js';
 import { sanitizeOmission } from './sanitize.js';
-import { getBinding, waitUsable, usable, sendQuery } from './relay-parent.js';
+import { getBinding, waitUsable, usable, sendQuery, declaredWithoutRuntime } from './relay-parent.js';
 import { newLedger, admitQuery, splitLeases, leaseFor } from './leases.js';
 
 export async function resolvePoints(points, budgets, deadlineAt, options) {
@@ -78,7 +78,7 @@ export async function resolvePoints(points, budgets, deadlineAt, options) {
       if (b.state === 'detached') plan.omitAll('stale-mount', 'detached', 'query-call');
       else if (b.state === 'navigating') plan.omitAll('navigation', 'navigation', 'query-call');
       else if (b.state === 'unsupported') plan.omitAll('unsupported-boundary');
-      else plan.omitAll('capability-unavailable', b.state === 'unavailable' ? (b.lastCode === 'unsupported-version' ? 'unsupported-version' : 'unavailable') : 'deadline-exceeded', 'query-call');
+      else plan.omitAll('capability-unavailable', b.state === 'unavailable' ? (b.lastCode === 'unsupported-version' ? 'unsupported-version' : 'unavailable') : (declaredWithoutRuntime(b) ? 'unavailable' : 'deadline-exceeded'), 'query-call');
       return;
     }
     let pts = plan.pts;

@@ -1,12 +1,12 @@
 // Child-supplied data is never trusted (spec: relay — everything a child sends is re-validated by
 // the parent: segment kinds and string bounds, origins, finite rects, summary fields, omission
 // reasons; `detail` re-built from the allowlist). DOM-free.
-import { TEXT_MAX, RELAY_CODES, OMISSION_REASONS } from './constants.js';
+import { TEXT_MAX, RELAY_CODES, OMISSION_REASONS, lookupTable } from './constants.js';
 import { r3, nonneg, isInt, utf8Len, cutBytes, cutScalars } from './util.js';
 import { validFrameOrigin } from './origins.js';
 
-const SEG_KINDS = { host: 1, panel: 1, artifact: 1, page: 1, iframe: 1, 'web-fragment': 1, 'web-component': 1, 'shadow-root': 1, element: 1 };
-const SEG_STR = { label: 256, panel_id: 128, surface_id: 128, artifact_id: 128, page_id: 128, package_id: 256, tag_name: 128, selector_hint: 512 };
+const SEG_KINDS = lookupTable({ host: 1, panel: 1, artifact: 1, page: 1, iframe: 1, 'web-fragment': 1, 'web-component': 1, 'shadow-root': 1, element: 1 });
+const SEG_STR = lookupTable({ label: 256, panel_id: 128, surface_id: 128, artifact_id: 128, page_id: 128, package_id: 256, tag_name: 128, selector_hint: 512 });
 export function cleanRect(r) {
   if (!r || typeof r !== 'object') return null;
   const v = [r.x, r.y, r.width, r.height].map(Number);
@@ -15,10 +15,10 @@ export function cleanRect(r) {
 }
 // Child-supplied data is never trusted: keep only known fields with bounded, well-typed values.
 export function sanitizeSegment(s) {
-  if (!s || typeof s !== 'object' || !SEG_KINDS[s.kind] || s.kind === 'host') return null;
+  if (!s || typeof s !== 'object' || typeof s.kind !== 'string' || !SEG_KINDS[s.kind] || s.kind === 'host') return null;
   if (typeof s.mount_id !== 'string' || !s.mount_id || utf8Len(s.mount_id) > 160) return null;
   const out = { kind: s.kind, mount_id: s.mount_id, generation: (isInt(s.generation) && s.generation >= 0) ? s.generation : 0 };
-  for (const k in SEG_STR) if (typeof s[k] === 'string') out[k] = cutBytes(s[k], SEG_STR[k]);
+  for (const k of Object.keys(SEG_STR)) if (Object.prototype.hasOwnProperty.call(s, k) && typeof s[k] === 'string') out[k] = cutBytes(s[k], SEG_STR[k]);
   if (typeof s.frame_origin === 'string' && validFrameOrigin(s.frame_origin)) out.frame_origin = s.frame_origin;
   const r = cleanRect(s.rect); if (r) out.rect = r;
   const c = cleanRect(s.clip_rect); if (c) out.clip_rect = c;

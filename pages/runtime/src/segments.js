@@ -2,11 +2,11 @@
 // page; a path longer than 32 segments keeps its first and last 16; an iframe's content box maps
 // the child viewport into its parent's space (translation and axis-aligned scale only; rotation,
 // skew and 3D give `unsupported-transform`)). DOM-free: paths.js reads the DOM and uses these.
-import { MAX_PATH_SEGMENTS } from './constants.js';
+import { MAX_PATH_SEGMENTS, lookupTable } from './constants.js';
 
-const BOUNDARY_KINDS = { panel: 1, artifact: 1, page: 1 };
+const BOUNDARY_KINDS = lookupTable({ panel: 1, artifact: 1, page: 1 });
 // The boundary kind named by a data-wippy-kind value, or null.
-export function boundaryKindOf(value) { return (value && BOUNDARY_KINDS[value]) ? value : null; }
+export function boundaryKindOf(value) { return (typeof value === 'string' && BOUNDARY_KINDS[value]) ? value : null; }
 
 export function clampPath(path) {
   if (path.length <= MAX_PATH_SEGMENTS) return path;

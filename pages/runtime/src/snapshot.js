@@ -4,7 +4,7 @@
 // the serialized envelope trimmed to <= 30 KiB with `response-budget`; paths over 32 segments
 // clamped with `depth-limit`; capture.complete = no omissions).
 import { W, nPerfNow, nDateNow } from './natives.js';
-import { SCHEMA, EVENT_WINDOW_MS, EVENT_ONLY_TARGETS, ROOT_BUDGET, ENVELOPE_TARGET_BYTES } from './constants.js';
+import { SCHEMA, EVENT_WINDOW_MS, EVENT_ONLY_TARGETS, ROOT_BUDGET, ENVELOPE_TARGET_BYTES, ASSEMBLY_MARGIN_MS } from './constants.js';
 import { iso, r3, nonneg, isInt } from './util.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe, randHex, viewportRect } from './dom.js';
@@ -50,7 +50,10 @@ export async function snapshot(options) {
   const omissions = [];
   if (points.length > ROOT_BUDGET.points) { omissions.push({ reason: 'point-budget' }); points = points.slice(0, ROOT_BUDGET.points); }
   safe(scanIframes);
-  const res = await resolvePoints(points, Object.assign({}, ROOT_BUDGET), nDateNow() + timeout, { privacy_text: textNone ? 'none' : 'safe' });
+  // Child queries end by the snapshot's start + the query timeout, less a margin for assembling the
+  // snapshot after a hung child's timer fired, so the whole snapshot returns within the timeout + a small bound.
+  const deadlineAt = nDateNow() - (nPerfNow() - t0) + timeout - ASSEMBLY_MARGIN_MS;
+  const res = await resolvePoints(points, Object.assign({}, ROOT_BUDGET), deadlineAt, { privacy_text: textNone ? 'none' : 'safe' });
   for (const o of res.omissions) omissions.push(o);
 
   const createdMs = nDateNow();

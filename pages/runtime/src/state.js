@@ -49,7 +49,7 @@ export const REALM = {
 };
 
 // Diagnostics (never tokens): sent/dropped observations, inbound message counts.
-export const DBG = { sent: 0, dropped: 0, inbound: {} };
+export const DBG = { sent: 0, dropped: 0, inbound: Object.create(null) };
 
 // Identity caches, keyed by object identity.
 export const closedRoots = new WeakMap();      // shadow host -> ShadowRoot (open and closed)

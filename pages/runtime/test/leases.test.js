@@ -76,3 +76,25 @@ test('child side: request budgets are non-negative integers bounded by the grant
   assert.equal(requestTimeout(1450), 1450);
   assert.equal(requestTimeout('5'), 1500);
 });
+
+test('1, 4, 16 and 64 sibling realms: leases are disjoint and never exceed what the root has left', () => {
+  for (const n of [1, 4, 16, 64]) {
+    const budgets = { depth: 8, queries: 128, points: 4096, candidates: 128, bytes: 131072 };
+    const ledger = newLedger(budgets);
+    const pts = (k) => Array.from({ length: 4 }, (_, i) => ({ point_id: 'p' + (k * 4 + i), x: 0, y: 0 }));
+    for (let k = 0; k < n; k++) assert.equal(admitQuery(ledger, pts(k)).reason, null, `child ${k} of ${n} admitted`);
+    assert.equal(ledger.queries, 128 - n, `${n} children cost ${n} queries`);
+    assert.equal(ledger.points, 4096 - 4 * n, `${n} children cost their points`);
+    const lease = splitLeases(budgets, ledger, n);
+    assert.ok(lease.queries * n <= ledger.queries && lease.points * n <= ledger.points, `${n}: the leases together fit what is left`);
+    assert.equal(lease.queries, Math.floor((128 - n) / n));
+    assert.equal(lease.depth, 7);
+    assert.ok(lease.candidates * n <= 128 || lease.candidates === 1, `${n}: candidate leases are disjoint`);
+  }
+});
+
+test('the 129th child query of one realm is refused with query-budget', () => {
+  const ledger = newLedger({ depth: 8, queries: 128, points: 4096, candidates: 128, bytes: 131072 });
+  for (let k = 0; k < 128; k++) assert.equal(admitQuery(ledger, [{ point_id: 'p' + k, x: 0, y: 0 }]).reason, null);
+  assert.equal(admitQuery(ledger, [{ point_id: 'p128', x: 0, y: 0 }]).reason, 'query-budget');
+});

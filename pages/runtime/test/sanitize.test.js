@@ -44,3 +44,16 @@ test('omissions: known reasons only, point ids only from the query, details rebu
     { reason: 'child-timeout', detail: 'transport:internal-error:stage:query-call' });
   assert.deepEqual(sanitizeOmission({ reason: 'child-timeout', detail: 'free text' }, sent), { reason: 'child-timeout' });
 });
+
+test('segments: Object.prototype names are not segment kinds or string fields (hostile child)', () => {
+  for (const kind of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) {
+    assert.equal(sanitizeSegment({ kind: kind, mount_id: 'm', generation: 1 }), null, kind);
+  }
+  assert.equal(sanitizeSegment({ kind: ['element'], mount_id: 'm', generation: 1 }), null, 'a non-string kind');
+  // Inherited string fields are not copied; only own ones are.
+  const proto = { label: 'inherited label', tag_name: 'inherited' };
+  const seg = Object.assign(Object.create(proto), { kind: 'element', mount_id: 'm', generation: 1 });
+  const out = sanitizeSegment(seg);
+  assert.deepEqual(Object.keys(out).sort(), ['generation', 'kind', 'mount_id']);
+  assert.equal(sanitizeSegment({ kind: 'element', mount_id: 'm', generation: 1, toString: 'x', constructor: 'y' }).toString, Object.prototype.toString);
+});

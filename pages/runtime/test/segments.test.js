@@ -55,3 +55,9 @@ test('translation and axis-aligned scale are supported; rotation, skew, 3D and u
   assert.equal(transformUnsupported('none', 'matrix3d(1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, -0.001, 0, 0, 0, 1)'), true);
   assert.equal(transformUnsupported('none', 'rotate(10deg)'), true);
 });
+
+test('boundary kinds: Object.prototype names are not boundary kinds (data-wippy-kind="toString")', () => {
+  for (const v of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf']) assert.equal(boundaryKindOf(v), null, v);
+  assert.equal(boundaryKindOf('panel'), 'panel');
+  assert.equal(boundaryKindOf(['panel']), null, 'a non-string value');
+});

@@ -1,0 +1,61 @@
+/*
+ * A hand-written misbehaving relay peer (test fixture, not the runtime): loaded by apps/peer.html,
+ * active only with ?fake=MODE in a document served without the runtime (?attention=off). It grants
+ * wippy.attention.capability.v1 exactly as a correct child would (same checks: the request comes from
+ * window.parent, its origin is parent_origin, target_origin is this origin), then misbehaves on the
+ * first `points` query (the `ready` query is answered correctly, with no children):
+ *   hang      never answers (child-timeout)
+ *   vanish    asks the Host's test hook to remove its iframe, never answers (child-disconnected)
+ *   remount   asks the Host's test hook to remount it, a new mount generation (stale-mount)
+ *   navigate  navigates to a healthy peer (with the runtime), never answers (navigation)
+ * The Host test hook accepts `{wippy_test: "remove" | "remount"}` only from extras that declare it.
+ */
+(function () {
+  'use strict';
+  var params = new URLSearchParams(location.search);
+  var mode = params.get('fake');
+  if (!mode || window.__wippyAttentionRuntime) return;
+  var CAP = 'wippy.attention.capability.v1';
+  var RELAY = 'wippy.attention.relay.v2';
+  function hex(n) {
+    var a = new Uint8Array(n);
+    crypto.getRandomValues(a);
+    return Array.prototype.map.call(a, function (b) { return (b < 16 ? '0' : '') + b.toString(16); }).join('');
+  }
+  var realmId = 'r' + Math.random().toString(36).slice(2, 8).replace(/[^a-z0-9]/g, '0');
+  var parentOrigin = null;
+  var acted = false;
+  window.__fakePeer = { mode: mode, queries: 0, grants: 0 };
+  window.addEventListener('message', function (ev) {
+    var m = ev.data;
+    if (ev.source !== window.parent || !m || typeof m !== 'object') return;
+    if (m.schema === CAP && m.type === 'capability-request') {
+      if (ev.origin !== m.parent_origin || m.target_origin !== location.origin) return;
+      parentOrigin = ev.origin;
+      window.__fakePeer.grants++;
+      window.parent.postMessage({
+        schema: CAP, type: 'capability-grant', request_id: m.request_id, host_instance_id: m.host_instance_id,
+        parent_mount_id: m.parent_mount_id, parent_generation: m.parent_generation, child_mount_id: m.child_mount_id,
+        child_generation: m.child_generation, parent_origin: m.parent_origin, target_origin: m.target_origin,
+        relay_version: RELAY, token: hex(24), expires_in_ms: 60000, limits: { points: 256, candidates: 128, bytes: 131072 },
+        realm_id: realmId, frame_kind: 'document',
+      }, ev.origin);
+      return;
+    }
+    if ((m.schema === RELAY) && m.type === 'query-request' && ev.origin === parentOrigin) {
+      window.__fakePeer.queries++;
+      // The Host's ready() asks granted children for their own children: answered correctly (none), so
+      // the misbehaviour is reserved for the first `points` query of a snapshot.
+      if (m.operation === 'ready') {
+        window.parent.postMessage({ schema: RELAY, type: 'query-result', request_id: m.request_id, operation: 'ready', children: [] }, parentOrigin);
+        return;
+      }
+      if (acted) return;
+      acted = true;
+      if (mode === 'vanish') window.parent.postMessage({ wippy_test: 'remove' }, parentOrigin);
+      else if (mode === 'remount') window.parent.postMessage({ wippy_test: 'remount' }, parentOrigin);
+      else if (mode === 'navigate') location.replace('/apps/peer.html?name=' + (params.get('name') || 'peer') + '-after');
+      // hang: nothing, ever.
+    }
+  });
+})();
