@@ -46,6 +46,9 @@ impl Key {
     }
 }
 
+/// CDP's modifier bit for Shift (`Input.dispatchKeyEvent` `modifiers`).
+pub const SHIFT: i64 = 8;
+
 /// Mouse buttons held, as CDP's `buttons` bit field.
 const LEFT_BUTTONS: i64 = 1;
 
@@ -130,7 +133,13 @@ impl Host {
 
     /// Presses and releases a key on whatever has focus.
     pub async fn press_key(&self, key: Key) -> Result<(), HostError> {
+        self.press_key_with(key, 0).await
+    }
+
+    /// Presses and releases a key with modifiers held (`SHIFT` ...), e.g. Shift+Tab.
+    pub async fn press_key_with(&self, key: Key, modifiers: i64) -> Result<(), HostError> {
         let mut down = json!({
+            "modifiers": modifiers,
             "type": if key.text.is_some() { "keyDown" } else { "rawKeyDown" },
             "key": key.key, "code": key.code,
             "windowsVirtualKeyCode": key.vk, "nativeVirtualKeyCode": key.vk,
@@ -143,7 +152,7 @@ impl Host {
         self.page
             .call(
                 "Input.dispatchKeyEvent",
-                json!({"type": "keyUp", "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.vk, "nativeVirtualKeyCode": key.vk}),
+                json!({"type": "keyUp", "modifiers": modifiers, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.vk, "nativeVirtualKeyCode": key.vk}),
             )
             .await?;
         Ok(())
