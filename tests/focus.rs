@@ -18,5 +18,29 @@ fn tab_and_shift_tab_through_every_realm_report_chromiums_focused_element(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| focus::tab_traversal_matches_chromium(h).await.map(|d| eprintln!("{layout}/{engine}: {d}")));
+    run_host(layout, engine, async |h| focus::tab_traversal_matches_chromium(h).await.map(drop));
+}
+
+#[rstest]
+fn composer_transfer_keeps_the_last_focus_and_its_timestamp_also_while_send_disables_the_composer(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| focus::composer_transfer_keeps_focus_while_send_disables_it(h).await.map(drop));
+}
+
+#[rstest]
+fn script_dispatched_focus_events_never_change_the_reported_focus(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| focus::script_dispatched_focus_is_ignored(h).await.map(drop));
+}
+
+#[rstest]
+fn remounted_or_detached_focused_element_invalidates_the_focus(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| focus::remounted_or_detached_focus_is_invalidated(h).await.map(drop));
 }

@@ -220,3 +220,89 @@ pub async fn tab_traversal_matches_chromium(host: &Host) -> anyhow::Result<Strin
     }
     Ok(format!("{stops} Tab / Shift+Tab stops agree with Chromium: {}", visited.join(" -> ")))
 }
+
+/// Clicks `landmark` and waits until Chromium and then the runtime report focus on it; returns the
+/// runtime's focus object.
+pub async fn focus_by_click(host: &Host, landmark: &str) -> anyhow::Result<Value> {
+    click_landmark(host, landmark).await?;
+    let truth = await_truth(host, landmark).await?;
+    ensure!(truth.expectation() == FocusRule::Reports, "{landmark} should be a meaningful focus: {truth:?}");
+    Ok(await_reported(host, &truth).await?["focus"].clone())
+}
+
+/// Focus moving into the composer keeps the last meaningful focus and its timestamp, also while
+/// Send disables the composer during a turn (the Host's own control, `__host.blockingTurns`) and
+/// after the turn ends and the composer takes focus again.
+pub async fn composer_transfer_keeps_focus_while_send_disables_it(host: &Host) -> anyhow::Result<String> {
+    let kept = focus_by_click(host, "oopif-leaf").await?;
+    let at = host.landmark_rect("oopif-leaf").await?.center();
+    click_landmark(host, "composer-input").await?;
+    await_truth(host, "composer-input").await?;
+    require_kept(host, &kept, at).await?;
+
+    host.eval("window.__host.blockingTurns = true").await?;
+    host.type_text(" hi").await?;
+    host.press_key(Key::ENTER).await?;
+    wait_for(host, "Send disabling the composer", POINTER_TIMEOUT, || async move {
+        let v = host.eval("[window.__host.turnRunning, document.querySelector('[data-landmark=composer-input]').disabled]").await?;
+        Ok(if v == json!([true, true]) { Poll::Ready(()) } else { Poll::Pending(v.to_string()) })
+    })
+    .await?;
+    // Chromium moves focus off a disabled element at its next focus fix-up, not synchronously.
+    wait_for(host, "Chromium moving focus off the disabled composer", POINTER_TIMEOUT, || async move {
+        let t = host.focused_truth().await?;
+        Ok(if t.as_ref().is_none_or(|f| f.landmark.as_deref() != Some("composer-input")) { Poll::Ready(()) } else { Poll::Pending(describe_truth(&t)) })
+    })
+    .await?;
+    require_kept(host, &kept, at).await.context("while Send disables the composer")?;
+
+    host.eval("window.__host.finishTurn()").await?;
+    await_truth(host, "composer-input").await?;
+    require_kept(host, &kept, at).await.context("after the turn, the composer focused again")?;
+    Ok(format!("{} kept through composer focus, Send disabling it, and its re-focus", kept["event_id"]))
+}
+
+/// Script-dispatched focus events (`dispatchEvent`, untrusted) reach the elements (the leaf's own
+/// log says so) but never change the runtime's focus; a trusted Tab afterwards does.
+pub async fn script_dispatched_focus_is_ignored(host: &Host) -> anyhow::Result<String> {
+    let kept = focus_by_click(host, "left-leaf").await?;
+    let leaf = super::Leaf::Right;
+    let from = super::leaf_log(host, leaf).await?.len();
+    let forge = r#"(() => {
+        const b = document.querySelector('[data-landmark="right-leaf"]');
+        for (const t of ['focus', 'focusin']) b.dispatchEvent(new FocusEvent(t, { bubbles: t === 'focusin', composed: true }));
+        return true;
+    })()"#;
+    host.eval_in_frame(&super::leaf_frame(host.engine, leaf), forge).await?;
+    host.eval(r#"(() => { const a = document.querySelector('[data-landmark="nav-tools"]');
+        for (const t of ['focusout', 'focus', 'focusin']) a.dispatchEvent(new FocusEvent(t, { bubbles: t !== 'focus', composed: true }));
+        window.dispatchEvent(new FocusEvent('blur')); return true; })()"#)
+        .await?;
+    let forged = super::leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| e["type"] == "focusin" && e["isTrusted"] == false).count();
+    ensure!(forged >= 1, "the forged focusin did not reach the right leaf (its log shows none), so this proves nothing");
+    let right = host.landmark_rect("right-leaf").await?.center();
+    require_kept(host, &kept, right).await.context("after script-dispatched focus events")?;
+
+    host.press_key(Key::TAB).await?;
+    let truth = await_truth(host, "right-leaf").await?;
+    let moved = await_reported(host, &truth).await?;
+    ensure!(moved["focus"]["event_id"] != kept["event_id"], "a trusted Tab did not produce a new focus event");
+    Ok(format!("{forged} forged focusin ignored; trusted Tab reported {}", moved["focus"]["event_id"]))
+}
+
+/// A focused element that is remounted (its realm replaced) or detached invalidates the focus.
+pub async fn remounted_or_detached_focus_is_invalidated(host: &Host) -> anyhow::Result<String> {
+    let kept = focus_by_click(host, "left-leaf").await?;
+    host.eval("window.__host.remount('leaf-left').then(() => true)").await?;
+    let truth = host.focused_truth().await?;
+    ensure!(
+        truth.as_ref().is_none_or(|f| f.landmark.as_deref() != Some("left-leaf")),
+        "Chromium still has focus on the remounted leaf: {truth:?}"
+    );
+    await_cleared(host, &format!("the focused left leaf {} was remounted", kept["event_id"])).await?;
+
+    let kept = focus_by_click(host, "nav-tools").await?;
+    host.eval("document.querySelector('[data-landmark=nav-tools]').remove(), true").await?;
+    await_cleared(host, &format!("the focused nav link {} was detached", kept["event_id"])).await?;
+    Ok("remounted leaf and detached link both cleared the focus".into())
+}
