@@ -79,6 +79,20 @@ impl Host {
         Ok(())
     }
 
+    /// Moves a pen (CDP `pointerType: "pen"`, no buttons) to (x, y) in one step.
+    pub async fn pen_move_to(&self, x: f64, y: f64) -> Result<(), HostError> {
+        self.page
+            .call("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y, "buttons": 0, "pointerType": "pen"}))
+            .await?;
+        *self.mouse.lock().unwrap_or_else(|e| e.into_inner()) = (x, y);
+        Ok(())
+    }
+
+    /// Moves to (x, y) with the left button held (a drag step), in `steps` moves.
+    pub async fn drag_to(&self, x: f64, y: f64, steps: u32) -> Result<(), HostError> {
+        self.glide(x, y, steps, LEFT_BUTTONS).await
+    }
+
     /// Presses the left button where the mouse is.
     pub async fn press(&self) -> Result<(), HostError> {
         self.button("mousePressed", LEFT_BUTTONS).await

@@ -5,6 +5,7 @@
 
 pub mod expect;
 pub mod focus;
+pub mod history;
 pub mod privacy;
 pub mod realms;
 pub mod sampling;
