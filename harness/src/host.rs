@@ -415,7 +415,7 @@ impl Drop for AbortOnDrop {
     }
 }
 
-fn flatten_frames(node: &Value, out: &mut Vec<Value>) {
+pub(crate) fn flatten_frames(node: &Value, out: &mut Vec<Value>) {
     out.push(node["frame"].clone());
     if let Some(children) = node["childFrames"].as_array() {
         for c in children {

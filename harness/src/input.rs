@@ -46,6 +46,9 @@ impl Key {
     }
 }
 
+/// CDP's modifier bit for Shift (`Input.dispatchKeyEvent` `modifiers`).
+pub const SHIFT: i64 = 8;
+
 /// Mouse buttons held, as CDP's `buttons` bit field.
 const LEFT_BUTTONS: i64 = 1;
 
@@ -74,6 +77,20 @@ impl Host {
             *self.mouse.lock().unwrap_or_else(|e| e.into_inner()) = (px, py);
         }
         Ok(())
+    }
+
+    /// Moves a pen (CDP `pointerType: "pen"`, no buttons) to (x, y) in one step.
+    pub async fn pen_move_to(&self, x: f64, y: f64) -> Result<(), HostError> {
+        self.page
+            .call("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y, "buttons": 0, "pointerType": "pen"}))
+            .await?;
+        *self.mouse.lock().unwrap_or_else(|e| e.into_inner()) = (x, y);
+        Ok(())
+    }
+
+    /// Moves to (x, y) with the left button held (a drag step), in `steps` moves.
+    pub async fn drag_to(&self, x: f64, y: f64, steps: u32) -> Result<(), HostError> {
+        self.glide(x, y, steps, LEFT_BUTTONS).await
     }
 
     /// Presses the left button where the mouse is.
@@ -130,7 +147,13 @@ impl Host {
 
     /// Presses and releases a key on whatever has focus.
     pub async fn press_key(&self, key: Key) -> Result<(), HostError> {
+        self.press_key_with(key, 0).await
+    }
+
+    /// Presses and releases a key with modifiers held (`SHIFT` ...), e.g. Shift+Tab.
+    pub async fn press_key_with(&self, key: Key, modifiers: i64) -> Result<(), HostError> {
         let mut down = json!({
+            "modifiers": modifiers,
             "type": if key.text.is_some() { "keyDown" } else { "rawKeyDown" },
             "key": key.key, "code": key.code,
             "windowsVirtualKeyCode": key.vk, "nativeVirtualKeyCode": key.vk,
@@ -143,7 +166,7 @@ impl Host {
         self.page
             .call(
                 "Input.dispatchKeyEvent",
-                json!({"type": "keyUp", "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.vk, "nativeVirtualKeyCode": key.vk}),
+                json!({"type": "keyUp", "modifiers": modifiers, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.vk, "nativeVirtualKeyCode": key.vk}),
             )
             .await?;
         Ok(())

@@ -5,6 +5,7 @@ pub mod attention;
 pub mod browser;
 pub mod cdp;
 pub mod checks;
+pub mod focus_truth;
 pub mod contract;
 pub mod golden;
 pub mod harness;

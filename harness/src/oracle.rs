@@ -109,6 +109,11 @@ impl Host {
     }
 }
 
+/// The bounding rectangle of a CDP box-model quad (`DOM.getBoxModel` `border`, `content` ...).
+pub(crate) fn rect_of_quad(v: &Value) -> BoxRect {
+    BoxRect::from_quad(&quad(v))
+}
+
 fn quad(v: &Value) -> Vec<f64> {
     let q: Vec<f64> = v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
     if q.len() == 8 {

@@ -39,6 +39,15 @@ window.__host = {
   validate: (decl) => validateDeclaration(decl),
   /** Texts submitted through the composer, oldest first. */
   composerSubmits: [],
+  /**
+   * When true, Send behaves like a Host whose non-steering Session runs a turn: the composer's
+   * textarea and Send are disabled (so the focused textarea loses focus) until `finishTurn()`.
+   */
+  blockingTurns: false,
+  /** Whether a blocking turn is running (the composer is disabled). */
+  turnRunning: false,
+  /** Ends the running turn: re-enables the composer and focuses its textarea again. */
+  finishTurn: () => {},
 };
 
 /**
@@ -343,6 +352,7 @@ function renderChat() {
       h('li', {}, 'CANARY-COMPOSER-UPLOAD.png')),
     input,
     h('button', { type: 'submit', 'data-landmark': 'composer-send' }, 'Send'));
+  const send = form.querySelector('button[type=submit]');
   input.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
   });
@@ -350,8 +360,20 @@ function renderChat() {
     e.preventDefault();
     window.__host.composerSubmits.push(input.value);
     input.value = '';
-    input.focus();
+    if (window.__host.blockingTurns) {
+      window.__host.turnRunning = true;
+      input.disabled = true;
+      send.disabled = true;
+    } else {
+      input.focus();
+    }
   });
+  window.__host.finishTurn = () => {
+    window.__host.turnRunning = false;
+    input.disabled = false;
+    send.disabled = false;
+    input.focus();
+  };
   return h('div', { class: 'chat-region', style: 'height:100%', 'data-landmark': 'chat' },
     h('h2', { class: 'panel-title' }, 'Chat'),
     h('ul', { class: 'chat-log', 'aria-label': 'Conversation' },

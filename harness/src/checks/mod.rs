@@ -4,6 +4,8 @@
 //! box model, the leaf's own event log, the Session's own rules.
 
 pub mod expect;
+pub mod focus;
+pub mod history;
 pub mod privacy;
 pub mod realms;
 pub mod sampling;
@@ -44,6 +46,11 @@ pub fn all() -> Vec<Check> {
         Check { name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
         Check { name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
         Check { name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
+        Check { name: "sensitive-focus-clears-a-kept-focus", run: |h| Box::pin(focus::sensitive_focus_clears_a_kept_focus(h)) },
+        Check { name: "tab-traversal-focus-matches-chromium", run: |h| Box::pin(focus::tab_traversal_matches_chromium(h)) },
+        Check { name: "composer-transfer-keeps-focus-while-send-disables-it", run: |h| Box::pin(focus::composer_transfer_keeps_focus_while_send_disables_it(h)) },
+        Check { name: "script-dispatched-focus-is-ignored", run: |h| Box::pin(focus::script_dispatched_focus_is_ignored(h)) },
+        Check { name: "remounted-or-detached-focus-is-invalidated", run: |h| Box::pin(focus::remounted_or_detached_focus_is_invalidated(h)) },
         Check { name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
     ]
 }

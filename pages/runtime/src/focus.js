@@ -1,6 +1,7 @@
 // Focus (spec: focus — each realm tracks its deep active element (document -> shadow roots incl.
 // closed -> fragments); focus entering the composer or other excluded controls keeps the last
-// meaningful focus (transfer rule), sensitive controls clear it; a focusout that does not land
+// meaningful focus (transfer rule), sensitive controls clear it (a `focus-invalidate` observation
+// with the occurrence time, so a focus kept from any other realm is cleared too); a focusout that does not land
 // elsewhere, or the window losing focus, clears it; the top re-validates Host-realm focus at read
 // time). The focus record itself lives in state.js (REALM.localFocus, TOP.focus).
 import { W, D, nDocActive, nRootActive, nSetTimeout, nDateNow, nTimeOrigin, eventTime, nJSONStringify } from './natives.js';
@@ -37,7 +38,12 @@ export function onFocusIn(ev) {
   if (p.excluded) {
     // Moving into excluded controls (the composer) keeps the last meaningful focus; sensitive
     // controls (passwords ...) invalidate it.
-    if (isSensitiveControl(p.excluded) || isSensitiveControl(el)) { clearLocalFocus(); }
+    // The invalidation also reaches the top when this realm holds no focus record of its own:
+    // the current focus may be a record kept from another realm across a composer transfer.
+    if (isSensitiveControl(p.excluded) || isSensitiveControl(el)) {
+      clearLocalFocus();
+      recordLocal({ kind: 'focus-invalidate', t_abs: eventTime(ev) });
+    }
     return;
   }
   const ids = newEventId();

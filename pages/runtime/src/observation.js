@@ -134,6 +134,9 @@ export function onChildObservation(b, msg) {
   } else if (o.kind === 'focus-clear' && typeof o.event_id === 'string') {
     const fwd = { kind: 'focus-clear', event_id: o.event_id };
     if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+  } else if (o.kind === 'focus-invalidate' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
+    const fwd = { kind: 'focus-invalidate', t_abs: Math.min(o.t_abs, nowAbs()) };
+    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
   }
 }
 

@@ -2,7 +2,8 @@
 // snapshot): events go into the history store (history.js) in occurrence order; the latest
 // occurrence is the pointer; a late report of an older focus never overwrites a newer one; a
 // focus-clear clears only the current record and keeps it when the Host's own focus moved into
-// the composer (transfer rule). Events and focus from a binding that is gone are stale.
+// the composer (transfer rule); a focus-invalidate (focus on a sensitive control in any realm)
+// clears any earlier focus. Events and focus from a binding that is gone are stale.
 import { nTimeOrigin, nowAbs } from './natives.js';
 import { nodeType, isConnected } from './dom.js';
 import { REALM_ID, REALM, TOP, bindings } from './state.js';
@@ -33,6 +34,14 @@ export function topRecord(obs, binding) {
         const p = privacyOf(a);
         if (isTransferTarget(a, p)) return;
       }
+      TOP.focusEpoch++;
+      TOP.focus = null;
+    }
+  } else if (obs.kind === 'focus-invalidate') {
+    // A later focus on a sensitive control, in any realm, invalidates the current focus, also
+    // one kept across a transfer into the composer (spec: "Sensitive content ... invalidate focus").
+    const t = (typeof obs.t_abs === 'number' && isFinite(obs.t_abs)) ? obs.t_abs : nowAbs();
+    if (TOP.focus && TOP.focus.t_abs <= t) {
       TOP.focusEpoch++;
       TOP.focus = null;
     }

@@ -1,0 +1,220 @@
+//! The observation history under trusted input (spec "What the Host observes": recent events,
+//! their limits and move compaction; schemas.md §3 observed event): moves over one target compact
+//! to the newest complete move; compaction stops at a target change, a focus change, a discrete
+//! event, a change of buttons or pointer type, and never joins moves with no resolved target;
+//! pending movement is recorded before the discrete event; pen and touch carry their
+//! `pointer_type`, a drag its `buttons`; at most 32 events, discrete ones preferred, the newest
+//! moves keeping the remaining slots. Targets are compared with Chromium's box model, what was
+//! received with the leaves' own logs.
+
+use anyhow::{ensure, Context};
+use serde_json::Value;
+
+use super::{candidates, leaf_log, rect_of, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
+use crate::host::Host;
+use crate::input::Key;
+use crate::oracle::BoxRect;
+
+fn events(snap: &Value) -> Vec<Value> {
+    snap["recent_events"].as_array().cloned().unwrap_or_default()
+}
+
+fn point(e: &Value) -> (f64, f64) {
+    (e["point"]["x"].as_f64().unwrap_or(f64::NAN), e["point"]["y"].as_f64().unwrap_or(f64::NAN))
+}
+
+fn at(e: &Value, p: (f64, f64)) -> bool {
+    let q = point(e);
+    (q.0 - p.0).abs() <= 0.5 && (q.1 - p.1).abs() <= 0.5
+}
+
+/// The rect of an event's first target, if it has one.
+fn target_rect(snap: &Value, e: &Value) -> Option<BoxRect> {
+    let id = e["candidate_ids"].as_array()?.first()?.as_str()?;
+    candidates(snap).iter().find(|c| c["target_id"] == id).and_then(|c| rect_of(&c["rect"]))
+}
+
+fn over(snap: &Value, e: &Value, truth: &BoxRect) -> bool {
+    target_rect(snap, e).is_some_and(|r| r.max_edge_delta(truth) <= RECT_TOLERANCE)
+}
+
+fn brief(snap: &Value) -> String {
+    events(snap)
+        .iter()
+        .map(|e| {
+            let (x, y) = point(e);
+            format!("{}@{x:.0},{y:.0}[{} b{} n{}]", e["type"].as_str().unwrap_or("?"), e["pointer_type"].as_str().unwrap_or("-"), e["buttons"], e["candidate_ids"].as_array().map_or(0, Vec::len))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Waits until the history holds an event satisfying `want` (child realms report asynchronously).
+async fn history_with(host: &Host, what: &str, want: impl Fn(&Value) -> bool) -> anyhow::Result<Value> {
+    let want = &want;
+    wait_for(host, what, POINTER_TIMEOUT, || async move {
+        let snap = host.snapshot().await?;
+        Ok(if events(&snap).iter().any(want) { Poll::Ready(snap) } else { Poll::Pending(brief(&snap)) })
+    })
+    .await
+}
+
+fn ordered(snap: &Value) -> anyhow::Result<()> {
+    let evs = events(snap);
+    for w in evs.windows(2) {
+        let (a, b) = (w[0]["sequence"].as_i64().unwrap_or(-1), w[1]["sequence"].as_i64().unwrap_or(-1));
+        ensure!(a < b, "recent_events are not in strictly increasing sequence: {a} then {b}: {}", brief(snap));
+    }
+    Ok(())
+}
+
+/// Every compaction rule of the spec, one trusted gesture each, read back from one history.
+pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result<String> {
+    let left = host.landmark_rect("left-leaf").await?;
+    let right = host.landmark_rect("right-leaf").await?;
+    let composer = host.landmark_rect("composer-input").await?;
+    let cy = left.y + left.height / 2.0;
+    let l = |dx: f64| (left.x + dx, cy);
+    let r = |dx: f64| (right.x + dx, right.y + right.height / 2.0);
+
+    // a. moves within the left leaf: one entry, the newest (L4).
+    host.move_to(l(10.0).0, cy).await?;
+    host.move_to_in_steps(l(40.0).0, cy, 3) /* L20, L30, L40 */.await?;
+    history_with(host, "the move at L4 reaching the history", |e| e["type"] == "pointermove" && at(e, l(40.0))).await?;
+    // b. a focus change (Tab, no pointer) between moves over the same target.
+    host.press_key(Key::TAB).await?;
+    let truth = host.focused_truth().await?.context("Tab focused nothing in Chromium")?;
+    super::focus::await_reported(host, &truth).await.context("the focus change between the moves")?;
+    // (An older focus report still in flight from a child realm could split the next moves.)
+    host.move_to_in_steps(l(60.0).0, cy, 2).await?;
+    // c. a discrete event (click) right at the end of a movement, then moves again.
+    host.press().await?;
+    host.release().await?;
+    host.move_to_in_steps(l(80.0).0, cy, 2).await?;
+    // d. a target change.
+    host.move_to(r(10.0).0, r(10.0).1).await?;
+    // e. buttons change: a drag within the right leaf.
+    host.move_to(r(20.0).0, r(20.0).1).await?;
+    host.press().await?;
+    host.drag_to(r(40.0).0, r(40.0).1, 2).await?;
+    host.release().await?;
+    // The click focused the right leaf; its child realm reports that focus asynchronously, and the
+    // runtime splits moves at the focus report's ARRIVAL (see the report), so wait for it first.
+    await_focus_on(host, "right-leaf").await?;
+    // f. pointer type change: a pen over the same target.
+    host.pen_move_to(r(50.0).0, r(50.0).1).await?;
+    host.pen_move_to(r(60.0).0, r(60.0).1).await?;
+    // g. moves with no resolved target (the composer is excluded): never compacted.
+    let c1 = (composer.x + 20.0, composer.y + 20.0);
+    let c2 = (composer.x + 40.0, composer.y + 20.0);
+    host.move_to(c1.0, c1.1).await?;
+    host.move_to(c2.0, c2.1).await?;
+    // h. touch.
+    host.tap(r(70.0).0, r(70.0).1).await?;
+    let snap = history_with(host, "the touch tap reaching the history", |e| e["type"] == "touchend").await?;
+    require_valid_payload(&snap)?;
+    ordered(&snap)?;
+    let evs = events(&snap);
+    let b = brief(&snap);
+    let idx = |f: &dyn Fn(&Value) -> bool| evs.iter().position(f);
+    let moves_over_left_before_down: Vec<&Value> = evs
+        .iter()
+        .take_while(|e| e["type"] != "pointerdown")
+        .filter(|e| e["type"] == "pointermove" && over(&snap, e, &left))
+        .collect();
+    // Compaction within one gesture is proven by R10 -> R20, the drag and the pen below; here: the
+    // moves before the focus change compact to L40, and the focus change stops that compaction.
+    // (In engine iframe the two moves after the Tab are sometimes not compacted with each other,
+    // see the report; that rule is not asserted here.)
+    ensure!(
+        moves_over_left_before_down.first().is_some_and(|e| at(e, l(40.0)))
+            && moves_over_left_before_down.last().is_some_and(|e| at(e, l(60.0)))
+            && !evs.iter().any(|e| [10.0, 20.0, 30.0].iter().any(|dx| at(e, l(*dx)))),
+        "moves over the left leaf must compact to the newest (L40), and the focus change must start a new entry (L60): {b}"
+    );
+    let down = idx(&|e| e["type"] == "pointerdown" && over(&snap, e, &left)).with_context(|| format!("no pointerdown on the left leaf: {b}"))?;
+    ensure!(down > 0 && evs[down - 1]["type"] == "pointermove" && at(&evs[down - 1], l(60.0)), "the pending move at L60 is not recorded right before the pointerdown: {b}");
+    ensure!(
+        evs.iter().skip(down).any(|e| e["type"] == "pointermove" && at(e, l(80.0)) && over(&snap, e, &left)),
+        "the move after the click (L80) must be its own entry, not compacted across the discrete event: {b}"
+    );
+    let r10 = idx(&|e| e["type"] == "pointermove" && at(e, r(10.0)) && over(&snap, e, &right));
+    let r20 = idx(&|e| e["type"] == "pointermove" && at(e, r(20.0)) && over(&snap, e, &right));
+    ensure!(r10.is_none() && r20.is_some(), "moves R10 -> R20 over the right leaf compact to R20 (target change from the left leaf starts a new entry): {b}");
+    let dragged = idx(&|e| e["type"] == "pointermove" && at(e, r(40.0)) && e["buttons"] == 1)
+        .with_context(|| format!("no drag move at R40 with buttons 1: {b}"))?;
+    ensure!(
+        !evs.iter().any(|e| e["type"] == "pointermove" && at(e, r(30.0))),
+        "the drag's moves R30 -> R40 (same buttons) must compact: {b}"
+    );
+    ensure!(dragged > r20.unwrap_or(0), "the buttons change must start a new entry: {b}");
+    let pen = idx(&|e| e["type"] == "pointermove" && at(e, r(60.0)) && e["pointer_type"] == "pen")
+        .with_context(|| format!("no pen move at R60 with pointer_type pen: {b}"))?;
+    ensure!(!evs.iter().any(|e| at(e, r(50.0))), "pen moves over one target compact to the newest: {b}");
+    ensure!(pen > dragged, "the pen move is out of order: {b}");
+    let unresolved: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove" && (at(e, c1) || at(e, c2))).collect();
+    ensure!(
+        unresolved.len() == 2 && unresolved.iter().all(|e| e["candidate_ids"].as_array().is_some_and(Vec::is_empty)),
+        "moves with no resolved target (the excluded composer) never compact and have no targets: {b}"
+    );
+    ensure!(
+        evs.iter().any(|e| e["type"] == "pointerdown" && e["pointer_type"] == "touch" && over(&snap, e, &right))
+            && evs.iter().any(|e| e["type"] == "touchstart" && over(&snap, e, &right)),
+        "the tap must give a touchstart and a touch pointerdown on the right leaf: {b}"
+    );
+    // The right leaf really received the pen and the touch (its own log).
+    let log = leaf_log(host, Leaf::Right).await?;
+    for ty in ["pen", "touch"] {
+        ensure!(log.iter().any(|e| e["pointerType"] == ty && e["isTrusted"] == true), "the right leaf's own log has no trusted {ty} event");
+    }
+    Ok(format!("{} events: {b}", evs.len()))
+}
+
+/// More than 32 events: clicks on the left leaf (discrete), then moves alternating between the
+/// leaves (not compactable). The history keeps exactly 32: every discrete event (they fit) and
+/// the newest moves in the remaining slots; the discrete ones are the leaf's own last ones.
+pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Result<String> {
+    let left = host.landmark_rect("left-leaf").await?;
+    let right = host.landmark_rect("right-leaf").await?;
+    const CLICKS: usize = 10; // 30 discrete events
+    for i in 0..CLICKS {
+        host.click_at(left.x + 10.0 + i as f64, left.y + 16.0).await?;
+    }
+    let mut sent = Vec::new();
+    for i in 0..12 {
+        let p = if i % 2 == 0 { (right.x + 10.0 + i as f64, right.y + 10.0) } else { (left.x + 10.0 + i as f64, left.y + 10.0) };
+        host.move_to(p.0, p.1).await?;
+        sent.push(p);
+    }
+    let last = *sent.last().expect("moves were sent");
+    let snap = history_with(host, "the last move reaching the history", |e| e["type"] == "pointermove" && at(e, last)).await?;
+    require_valid_payload(&snap)?;
+    ordered(&snap)?;
+    let evs = events(&snap);
+    let b = brief(&snap);
+    ensure!(evs.len() == 32, "the history must hold exactly 32 events when more happened, it holds {}: {b}", evs.len());
+    let discrete: Vec<&Value> = evs.iter().filter(|e| e["type"] != "pointermove").collect();
+    ensure!(discrete.len() == 3 * CLICKS, "all {} discrete events must be kept in a full history, {} are: {b}", 3 * CLICKS, discrete.len());
+    let truth: Vec<String> = leaf_log(host, Leaf::Left)
+        .await?
+        .into_iter()
+        .filter(|e| e["isTrusted"] == true && matches!(e["type"].as_str(), Some("pointerdown" | "pointerup" | "click")))
+        .map(|e| e["type"].as_str().unwrap_or_default().to_string())
+        .collect();
+    let reported: Vec<String> = discrete.iter().map(|e| e["type"].as_str().unwrap_or_default().to_string()).collect();
+    ensure!(truth.len() >= reported.len() && truth[truth.len() - reported.len()..] == reported[..], "discrete events {reported:?} are not the leaf's own last ones {truth:?}");
+    let moves: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove").collect();
+    let newest = &sent[sent.len() - moves.len()..];
+    ensure!(
+        moves.iter().zip(newest).all(|(e, p)| at(e, *p)),
+        "the remaining {} slots must hold the newest moves {newest:?}: {b}",
+        moves.len()
+    );
+    Ok(format!("32 kept of {} discrete + {} moves: {b}", 3 * CLICKS, sent.len()))
+}
+
+/// Waits until Chromium and the runtime both report focus on `landmark`.
+async fn await_focus_on(host: &Host, landmark: &str) -> anyhow::Result<Value> {
+    let truth = super::focus::await_truth(host, landmark).await?;
+    super::focus::await_reported(host, &truth).await
+}
