@@ -126,6 +126,8 @@ pub struct Host {
     pub(crate) tracked: Arc<Mutex<Tracked>>,
     pub(crate) mouse: Mutex<(f64, f64)>,
     pub(crate) last_snapshot: Mutex<Option<Value>>,
+    /// The reference Session behind this Host's composer (set by the harness that opened it).
+    pub session: Option<crate::server::session::SessionService>,
     watcher: JoinHandle<()>,
 }
 
@@ -210,6 +212,7 @@ impl Host {
             tracked,
             mouse: Mutex::new((0.0, 0.0)),
             last_snapshot: Mutex::new(None),
+            session: None,
             watcher: watcher.take(),
         };
         host.wait_ready().await?;
