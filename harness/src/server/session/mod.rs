@@ -346,7 +346,7 @@ pub(crate) fn new_uuid_v4() -> String {
 }
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` of Unix milliseconds.
-pub(crate) fn rfc3339_ms(ms: i64) -> String {
+pub fn rfc3339_ms(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let days = secs.div_euclid(86_400);
     let sod = secs.rem_euclid(86_400);
