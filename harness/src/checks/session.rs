@@ -140,6 +140,7 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
     let replies = session.replies_to(&sid, &stored.request_id);
     ensure!(replies.len() == 1 && replies[0].is_received(), "expected exactly one received, got {replies:?}");
     ensure!(replies[0].transport == Transport::Inline);
+    ensure!(replies[0].runtime_context, "an Attention Session must get the tab binding (runtime_context)");
     // History retrieval as the Host does it.
     let history = host
         .eval(&format!(

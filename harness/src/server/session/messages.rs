@@ -33,6 +33,8 @@ pub const MAX_REQUEST_ID: usize = 128;
 /// What admission answered: the frame to send and what to log.
 pub struct Outcome {
     pub request_id: Option<String>,
+    /// The command carried `data.runtime_context` (the tab binding; never stored).
+    pub runtime_context: bool,
     pub transport: Transport,
     pub frame: Value,
 }
@@ -101,8 +103,10 @@ fn parse_ref(v: &Value) -> Option<(String, String, i64)> {
 
 /// Admits or rejects one text frame of a socket joined to `session_id`.
 pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str) -> Outcome {
+    let has_rc = serde_json::from_str::<Value>(frame).ok().is_some_and(|c| c.pointer("/data/runtime_context").is_some());
     let err = |rid: Option<&str>, code: &str, detail: Option<String>, msg: String, transport: Transport| Outcome {
         request_id: rid.map(str::to_string),
+        runtime_context: has_rc,
         transport,
         frame: error(session_id, socket_id, rid, code, detail, msg),
     };
@@ -149,7 +153,7 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
                     return err(Some(rid), "invalid_context_receipt", None, "stored context no longer matches the reference".into(), transport);
                 }
             }
-            return Outcome { request_id: Some(rid.into()), transport, frame: received(session_id, socket_id, rid, &prior.message_id, true) };
+            return Outcome { request_id: Some(rid.into()), runtime_context: has_rc, transport, frame: received(session_id, socket_id, rid, &prior.message_id, true) };
         }
         Ok(None) => {}
         Err(_) => return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport),
@@ -216,5 +220,5 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
         let code = if stage_id.is_some() { "context_reference_unavailable" } else { "storage_unavailable" };
         return err(Some(rid), code, None, format!("message not stored: {e}"), transport);
     }
-    Outcome { request_id: Some(rid.into()), transport, frame: received(session_id, socket_id, rid, &message_id, false) }
+    Outcome { request_id: Some(rid.into()), runtime_context: has_rc, transport, frame: received(session_id, socket_id, rid, &message_id, false) }
 }

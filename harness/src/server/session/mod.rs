@@ -62,6 +62,8 @@ pub struct Reply {
     pub request_id: Option<String>,
     /// The byte length of the command frame this answers.
     pub command_bytes: usize,
+    /// The command carried `data.runtime_context` (stripped before anything is stored).
+    pub runtime_context: bool,
     /// Whether the command carried `context_attachments` inline, a `context_attachments_ref`, or
     /// neither.
     pub transport: Transport,
@@ -107,6 +109,10 @@ pub(crate) struct Inner {
     /// Test clock offset in milliseconds, added to the system time (stage expiry).
     pub clock_offset_ms: AtomicI64,
     pub sockets: AtomicU64,
+    /// Test hook: sessions whose commands get no answer at all (a stalled Session), and the frames
+    /// they received.
+    pub held_sessions: Mutex<std::collections::HashSet<String>>,
+    pub held_frames: Mutex<Vec<(String, String)>>,
     /// The database file was chosen by default (per process): removed when the Session ends.
     pub temporary_db: bool,
 }
@@ -149,6 +155,8 @@ impl SessionService {
                 storage_available: AtomicBool::new(true),
                 clock_offset_ms: AtomicI64::new(0),
                 sockets: AtomicU64::new(0),
+                held_sessions: Mutex::new(Default::default()),
+                held_frames: Mutex::new(Vec::new()),
                 temporary_db,
             }),
         })
@@ -233,6 +241,21 @@ impl SessionService {
     /// Test hook: make storage unavailable (503 codes) or available again.
     pub fn set_storage_available(&self, available: bool) {
         self.inner.storage_available.store(available, Ordering::SeqCst);
+    }
+    /// Test hook: the Session stops answering (and storing) commands of `session_id`, as a stalled
+    /// Session would; the frames it got are kept for [`SessionService::held_frames`].
+    pub fn hold_replies(&self, session_id: &str, hold: bool) {
+        if let Ok(mut h) = self.inner.held_sessions.lock() {
+            if hold {
+                h.insert(session_id.to_string());
+            } else {
+                h.remove(session_id);
+            }
+        }
+    }
+    /// The command frames a held session received, as text.
+    pub fn held_frames(&self, session_id: &str) -> Vec<String> {
+        self.inner.held_frames.lock().map(|f| f.iter().filter(|(s, _)| s == session_id).map(|(_, t)| t.clone()).collect()).unwrap_or_default()
     }
     /// Test hook: move the Session's clock forward (stage expiry) without waiting.
     pub fn advance_clock_ms(&self, ms: i64) {

@@ -79,6 +79,12 @@ async fn run(s: SessionService, session_id: String, mut socket: WebSocket) {
             close_too_big(&s, &session_id, &mut socket, bytes).await;
             return;
         }
+        if s.inner.held_sessions.lock().is_ok_and(|h| h.contains(&session_id)) {
+            if let Ok(mut f) = s.inner.held_frames.lock() {
+                f.push((session_id.clone(), text.to_string()));
+            }
+            continue;
+        }
         let s2 = s.clone();
         let (sid, sock) = (session_id.clone(), socket_id.clone());
         let text = text.to_string();
@@ -89,6 +95,7 @@ async fn run(s: SessionService, session_id: String, mut socket: WebSocket) {
             session_id: session_id.clone(),
             request_id: outcome.request_id.clone(),
             command_bytes: bytes,
+            runtime_context: outcome.runtime_context,
             transport: outcome.transport,
             frame: outcome.frame.clone(),
         });
