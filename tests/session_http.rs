@@ -140,7 +140,7 @@ async fn stage(server: &attention_harness::server::Server, sid: &str, rid: &str,
 }
 
 /// Asserts a staging rejection (status, code, validation code) that stored nothing.
-async fn stage_rejected(server: &attention_harness::server::Server, method: &str, path: &str, token: Option<&str>, headers: &[(&str, &str)], body: &[u8], status: u16, code: &str) -> Resp {
+async fn stage_rejected(server: &attention_harness::server::Server, method: &str, path: &str, token: Option<&str>, headers: &[(&str, &str)], body: &[u8], (status, code): (u16, &str)) -> Resp {
     let before = counts(server);
     let r = http(server, method, path, token, headers, body).await;
     assert_eq!((r.status, r.code()), (status, code.to_string()), "{method} {path}: {}", String::from_utf8_lossy(&r.body));
@@ -184,9 +184,9 @@ async fn staging_get_reports_the_transport_and_checks_the_capabilities_version()
     assert_eq!(r.json(), json!({"context_attachments_transport": {"version": 1, "staging": true, "max_context_bytes": 32768}}));
     let r = http(&server, "GET", "/api/v1/sessions/context?capabilities_version=1", token, &[], b"").await;
     assert_eq!(r.json()["context_attachments_capabilities"]["handlers"][0]["versions"], json!([1, 2, 3, 4]));
-    stage_rejected(&server, "GET", "/api/v1/sessions/context?capabilities_version=2", token, &[], b"", 400, "INVALID_CAPABILITIES_VERSION").await;
-    stage_rejected(&server, "GET", "/api/v1/sessions/context", None, &[], b"", 401, "UNAUTHENTICATED").await;
-    stage_rejected(&server, "PUT", "/api/v1/sessions/context", token, &[], b"", 405, "METHOD_NOT_ALLOWED").await;
+    stage_rejected(&server, "GET", "/api/v1/sessions/context?capabilities_version=2", token, &[], b"", (400, "INVALID_CAPABILITIES_VERSION")).await;
+    stage_rejected(&server, "GET", "/api/v1/sessions/context", None, &[], b"", (401, "UNAUTHENTICATED")).await;
+    stage_rejected(&server, "PUT", "/api/v1/sessions/context", token, &[], b"", (405, "METHOD_NOT_ALLOWED")).await;
 }
 
 #[tokio::test]
@@ -199,23 +199,23 @@ async fn staging_post_answers_every_code_and_stores_nothing_on_rejection() {
     let good = canonical_array(&[envelope("a1")]);
     let gb = good.as_bytes();
     let p = stage_path(&sid, "r1");
-    stage_rejected(&server, "POST", &p, None, &[JSON], gb, 401, "UNAUTHENTICATED").await;
-    stage_rejected(&server, "POST", &p, Some(s.reader_token()), &[JSON], gb, 403, "SESSION_FORBIDDEN").await;
-    stage_rejected(&server, "POST", &stage_path("nope", "r1"), token, &[JSON], gb, 404, "CONTEXT_SESSION_UNAVAILABLE").await;
-    stage_rejected(&server, "POST", &stage_path(&other_sid, "r1"), token, &[JSON], gb, 404, "CONTEXT_SESSION_UNAVAILABLE").await;
-    stage_rejected(&server, "POST", "/api/v1/sessions/context?request_id=r1", token, &[JSON], gb, 404, "CONTEXT_SESSION_UNAVAILABLE").await;
+    stage_rejected(&server, "POST", &p, None, &[JSON], gb, (401, "UNAUTHENTICATED")).await;
+    stage_rejected(&server, "POST", &p, Some(s.reader_token()), &[JSON], gb, (403, "SESSION_FORBIDDEN")).await;
+    stage_rejected(&server, "POST", &stage_path("nope", "r1"), token, &[JSON], gb, (404, "CONTEXT_SESSION_UNAVAILABLE")).await;
+    stage_rejected(&server, "POST", &stage_path(&other_sid, "r1"), token, &[JSON], gb, (404, "CONTEXT_SESSION_UNAVAILABLE")).await;
+    stage_rejected(&server, "POST", "/api/v1/sessions/context?request_id=r1", token, &[JSON], gb, (404, "CONTEXT_SESSION_UNAVAILABLE")).await;
     for bad in [format!("/api/v1/sessions/context?session_id={sid}"), stage_path(&sid, &"r".repeat(161)), stage_path(&sid, "a%01b")] {
-        stage_rejected(&server, "POST", &bad, token, &[JSON], gb, 400, "INVALID_REQUEST_ID").await;
+        stage_rejected(&server, "POST", &bad, token, &[JSON], gb, (400, "INVALID_REQUEST_ID")).await;
     }
-    stage_rejected(&server, "POST", &p, token, &[JSON, ("Content-Encoding", "gzip")], gb, 415, "UNSUPPORTED_ENCODING").await;
-    stage_rejected(&server, "POST", &p, token, &[("Content-Type", "text/plain")], gb, 415, "UNSUPPORTED_CONTENT_TYPE").await;
-    stage_rejected(&server, "POST", &p, token, &[], gb, 415, "UNSUPPORTED_CONTENT_TYPE").await;
-    stage_rejected(&server, "POST", &p, token, &[JSON], note_array_of_exactly(32_769).as_bytes(), 413, "CONTEXT_BODY_TOO_LARGE").await;
-    stage_rejected(&server, "POST", &p, token, &[JSON], b"[\xff]", 400, "CONTEXT_BODY_REJECTED").await;
-    stage_rejected(&server, "POST", &p, token, &[JSON], b"[{", 400, "INVALID_JSON").await;
+    stage_rejected(&server, "POST", &p, token, &[JSON, ("Content-Encoding", "gzip")], gb, (415, "UNSUPPORTED_ENCODING")).await;
+    stage_rejected(&server, "POST", &p, token, &[("Content-Type", "text/plain")], gb, (415, "UNSUPPORTED_CONTENT_TYPE")).await;
+    stage_rejected(&server, "POST", &p, token, &[], gb, (415, "UNSUPPORTED_CONTENT_TYPE")).await;
+    stage_rejected(&server, "POST", &p, token, &[JSON], note_array_of_exactly(32_769).as_bytes(), (413, "CONTEXT_BODY_TOO_LARGE")).await;
+    stage_rejected(&server, "POST", &p, token, &[JSON], b"[\xff]", (400, "CONTEXT_BODY_REJECTED")).await;
+    stage_rejected(&server, "POST", &p, token, &[JSON], b"[{", (400, "INVALID_JSON")).await;
     let pretty = serde_json::to_string_pretty(&serde_json::from_str::<Value>(&good).unwrap()).unwrap();
-    stage_rejected(&server, "POST", &p, token, &[JSON], pretty.as_bytes(), 422, "NONCANONICAL_CONTEXT").await;
-    stage_rejected(&server, "POST", &p, token, &[JSON], b"[]", 422, "INVALID_CONTEXT_STAGE").await;
+    stage_rejected(&server, "POST", &p, token, &[JSON], pretty.as_bytes(), (422, "NONCANONICAL_CONTEXT")).await;
+    stage_rejected(&server, "POST", &p, token, &[JSON], b"[]", (422, "INVALID_CONTEXT_STAGE")).await;
     // The validator's own codes.
     let mut bad_hash = envelope("a1");
     bad_hash["content_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
@@ -234,14 +234,12 @@ async fn staging_post_answers_every_code_and_stores_nothing_on_rejection() {
         (canonical_array(&nine), "too-many-attachments"),
     ];
     for (body, validation) in cases {
-        let r = stage_rejected(&server, "POST", &p, token, &[JSON], body.as_bytes(), if validation == "too-many-attachments" && body.len() > 32_768 { 413 } else { 422 },
-            if validation == "too-many-attachments" && body.len() > 32_768 { "CONTEXT_BODY_TOO_LARGE" } else { "INVALID_CONTEXT_ATTACHMENTS" }).await;
-        if r.status == 422 {
-            assert_eq!(r.json()["error"]["validation_code"], validation);
-        }
+        assert!(body.len() <= 32_768, "{validation}: the case must fit the body limit");
+        let r = stage_rejected(&server, "POST", &p, token, &[JSON], body.as_bytes(), (422, "INVALID_CONTEXT_ATTACHMENTS")).await;
+        assert_eq!(r.json()["error"]["validation_code"], validation);
     }
     s.set_storage_available(false);
-    stage_rejected(&server, "POST", &p, token, &[JSON], gb, 503, "CONTEXT_STAGING_UNAVAILABLE").await;
+    stage_rejected(&server, "POST", &p, token, &[JSON], gb, (503, "CONTEXT_STAGING_UNAVAILABLE")).await;
     s.set_storage_available(true);
     assert!(s.stages(&sid).unwrap().is_empty());
 }
@@ -278,19 +276,19 @@ async fn stage_retries_conflicts_and_quotas() {
     assert_eq!(first.status, 201);
     let again = stage(&server, &sid, "same", &a).await;
     assert_eq!((again.status, again.json()["context_attachments_ref"].clone()), (201, first.json()["context_attachments_ref"].clone()), "an identical retry answers the same stage");
-    stage_rejected(&server, "POST", &stage_path(&sid, "same"), token, &[JSON], canonical_array(&[envelope("b1")]).as_bytes(), 409, "CONTEXT_STAGE_CONFLICT").await;
+    stage_rejected(&server, "POST", &stage_path(&sid, "same"), token, &[JSON], canonical_array(&[envelope("b1")]).as_bytes(), (409, "CONTEXT_STAGE_CONFLICT")).await;
     // 8 pending per session: the 9th is refused.
     for i in 1..8 {
         assert_eq!(stage(&server, &sid, &format!("q{i}"), &a).await.status, 201);
     }
-    stage_rejected(&server, "POST", &stage_path(&sid, "q8"), token, &[JSON], a.as_bytes(), 429, "CONTEXT_STAGE_QUOTA").await;
+    stage_rejected(&server, "POST", &stage_path(&sid, "q8"), token, &[JSON], a.as_bytes(), (429, "CONTEXT_STAGE_QUOTA")).await;
     // 32 pending per actor across sessions.
     let mut made = 8;
     'outer: for _ in 0..4 {
         let other = s.create_session().unwrap();
         for i in 0..8 {
             if made == 32 {
-                stage_rejected(&server, "POST", &stage_path(&other, &format!("p{i}")), token, &[JSON], a.as_bytes(), 429, "CONTEXT_STAGE_QUOTA").await;
+                stage_rejected(&server, "POST", &stage_path(&other, &format!("p{i}")), token, &[JSON], a.as_bytes(), (429, "CONTEXT_STAGE_QUOTA")).await;
                 break 'outer;
             }
             assert_eq!(stage(&server, &other, &format!("p{i}"), &a).await.status, 201);
@@ -311,9 +309,9 @@ async fn delete_needs_a_valid_reference() {
     let s = server.session();
     let sid = s.create_session().unwrap();
     let token = Some(s.token());
-    stage_rejected(&server, "DELETE", &format!("{}&id=bad%20id", stage_path(&sid, "r")), token, &[], b"", 400, "INVALID_CONTEXT_REFERENCE").await;
-    stage_rejected(&server, "DELETE", &stage_path(&sid, "r"), token, &[], b"", 400, "INVALID_CONTEXT_REFERENCE").await;
-    stage_rejected(&server, "DELETE", &format!("{}&id=unknown", stage_path(&sid, "r")), token, &[], b"", 404, "CONTEXT_REFERENCE_UNAVAILABLE").await;
+    stage_rejected(&server, "DELETE", &format!("{}&id=bad%20id", stage_path(&sid, "r")), token, &[], b"", (400, "INVALID_CONTEXT_REFERENCE")).await;
+    stage_rejected(&server, "DELETE", &stage_path(&sid, "r"), token, &[], b"", (400, "INVALID_CONTEXT_REFERENCE")).await;
+    stage_rejected(&server, "DELETE", &format!("{}&id=unknown", stage_path(&sid, "r")), token, &[], b"", (404, "CONTEXT_REFERENCE_UNAVAILABLE")).await;
 }
 
 // ---- §12 references in session_message -----------------------------------------------------

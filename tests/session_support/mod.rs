@@ -73,8 +73,7 @@ pub async fn http(server: &Server, method: &str, path: &str, token: Option<&str>
 
 fn dechunk(mut b: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
-    loop {
-        let Some(eol) = b.windows(2).position(|w| w == b"\r\n") else { break };
+    while let Some(eol) = b.windows(2).position(|w| w == b"\r\n") {
         let n = usize::from_str_radix(String::from_utf8_lossy(&b[..eol]).trim(), 16).unwrap_or(0);
         if n == 0 {
             break;

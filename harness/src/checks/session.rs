@@ -134,7 +134,7 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
     ensure!(stored.text == "what is this?", "stored text {:?}", stored.text);
     ensure!(Some(stored.message_id.as_str()) == row["message_id"].as_str(), "the receipt's message_id is not the stored one");
     require_same_attachments(&stored, &row["attachments"])?;
-    let payload: Value = serde_json::from_str(&serde_json::from_str::<Value>(&stored.attachments[0].envelope)?["content"].as_str().unwrap_or(""))?;
+    let payload: Value = serde_json::from_str(serde_json::from_str::<Value>(&stored.attachments[0].envelope)?["content"].as_str().unwrap_or(""))?;
     require_valid_payload(&payload)?;
     require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let replies = session.replies_to(&sid, &stored.request_id);
