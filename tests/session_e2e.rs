@@ -136,3 +136,27 @@ fn a_session_without_attention_gets_plain_messages_only() {
         result.unwrap();
     });
 }
+
+/// A context too large to go inline is staged; when staging refuses it, the row is Undelivered with
+/// the staging code and no message is sent.
+#[test]
+fn a_refused_stage_leaves_the_row_undelivered_and_sends_nothing() {
+    run_host(Layout::Compat, Engine::Iframe, async |h| {
+        let session = session_of(h)?;
+        let sid = session_id(&composer_ready(h).await?)?;
+        set_automatic_context(h, &sid, true).await?;
+        let snap = h.snapshot().await?;
+        let mut env = h.envelope(&snap).await?;
+        env["content_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
+        h.eval(&format!("(window.__host.session.pinContext([{env}]), true)")).await?;
+        let base = h.eval("window.__host.session.inlineCommandBytes('')").await?.as_u64().context("bytes")? as usize;
+        compose(h, &"y".repeat(32_769 - base)).await?;
+        let row = enter_and_settle(h).await?;
+        h.eval("(window.__host.session.pinContext(null), true)").await?;
+        ensure!(row["delivery"] == "undelivered" && row["transport"] == "staged", "{row}");
+        ensure!(row["code"] == "INVALID_CONTEXT_ATTACHMENTS" && row["detail_code"] == "content-hash-mismatch", "{row}");
+        ensure!(session.stages(&sid)?.is_empty() && session.messages(&sid)?.is_empty(), "something was stored");
+        ensure!(session.replies_to(&sid, row["request_id"].as_str().unwrap_or("")).is_empty(), "a message was sent after the stage failed");
+        Ok(())
+    });
+}

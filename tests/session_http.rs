@@ -495,3 +495,23 @@ async fn a_visual_attachment_is_admitted_only_for_an_upload_of_its_session_with_
     let reply = send(&mut ws, &message("v-good", "see image", json!({"context_attachments": [good]}))).await;
     assert_eq!(reply["type"], "received", "{reply}");
 }
+
+
+#[tokio::test]
+async fn a_retry_whose_stored_context_no_longer_matches_its_reference_is_an_invalid_receipt() {
+    let server = server().await;
+    let s = server.session();
+    let (mut ws, welcome) = join(&server, None).await;
+    let sid = welcome["session_id"].as_str().unwrap().to_string();
+    let reference = stage(&server, &sid, "rc", &canonical_array(&[envelope("a1")])).await.json()["context_attachments_ref"].clone();
+    let cmd = message("rc", "t", json!({"context_attachments_ref": reference}));
+    assert_eq!(send(&mut ws, &cmd).await["type"], "received");
+    // The stored array changes behind the Session's back (a damaged database).
+    let db = rusqlite::Connection::open(s.db_path()).unwrap();
+    db.execute("UPDATE attachments SET envelope = replace(envelope, 'attachment-1', 'attachment-x')", []).unwrap();
+    db.execute("UPDATE attachments SET envelope = replace(envelope, '\"a1\"', '\"zz\"')", []).unwrap();
+    let before = counts(&server);
+    let retry = send(&mut ws, &cmd).await;
+    assert_eq!(retry["code"], "invalid_context_receipt", "{retry}");
+    assert_eq!(counts(&server), before);
+}

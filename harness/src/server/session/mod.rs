@@ -137,7 +137,25 @@ static DB_COUNTER: AtomicU64 = AtomicU64::new(0);
 /// processes never share a file.
 pub fn default_db_path() -> PathBuf {
     let n = DB_COUNTER.fetch_add(1, Ordering::Relaxed);
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("target/attention-session").join(format!("{}-{n}.sqlite", std::process::id()))
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/attention-session");
+    if n == 0 {
+        remove_files_of_ended_processes(&dir);
+    }
+    dir.join(format!("{}-{n}.sqlite", std::process::id()))
+}
+
+/// A process-wide server is never dropped, so its default file outlives the process: the first
+/// Session of a process removes `<pid>-<n>.sqlite*` files whose process has ended.
+fn remove_files_of_ended_processes(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().to_string();
+        let Some((pid, rest)) = name.split_once('-') else { continue };
+        let Ok(pid) = pid.parse::<u32>() else { continue };
+        if rest.contains(".sqlite") && pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
 }
 
 impl SessionService {
