@@ -176,3 +176,41 @@ async fn a_frame_of_32769_bytes_closes_the_socket_with_1009_and_stores_nothing()
     assert!(server.session().replies_to(&sid, "req-32769").is_empty());
     assert_eq!(server.session().closes().iter().map(|c| (c.code, c.frame_bytes)).collect::<Vec<_>>(), vec![(1009, 32_769)]);
 }
+
+#[tokio::test]
+async fn malformed_commands_get_their_codes_and_store_nothing() {
+    let server = server().await;
+    let (mut ws, _) = join(&server, None).await;
+    let before = counts(&server);
+    let r = send_raw(&mut ws, "not json").await;
+    assert_eq!((r["code"].clone(), r["success"].clone()), (json!("invalid_request"), json!(false)));
+    let r = send(&mut ws, &json!({"type": "session_message", "data": {"text": "no id"}})).await;
+    assert_eq!(r["code"], "invalid_request");
+    let r = send(&mut ws, &json!({"type": "session_message", "request_id": "r".repeat(129), "data": {"text": "long id"}})).await;
+    assert_eq!(r["code"], "invalid_request");
+    let r = send(&mut ws, &json!({"type": "session_message", "request_id": "r1", "data": {"text": 5}})).await;
+    assert_eq!((r["code"].clone(), r["request_id"].clone()), (json!("invalid_request"), json!("r1")));
+    let r = send(&mut ws, &json!({"type": "steer", "request_id": "r2"})).await;
+    assert_eq!(r["code"], "unknown_command");
+    assert_eq!(counts(&server), before);
+}
+
+#[tokio::test]
+async fn a_socket_rejoins_its_own_session_but_never_another_users() {
+    let server = server().await;
+    let (mut ws, welcome) = join(&server, None).await;
+    let sid = welcome["session_id"].as_str().unwrap().to_string();
+    assert_eq!(send(&mut ws, &message("r1", "first", json!({}))).await["type"], "received");
+    drop(ws);
+    let (mut again, welcome) = join(&server, Some(&sid)).await;
+    assert_eq!(welcome["session_id"], sid.as_str());
+    // The retry on the new socket is the same message.
+    assert_eq!(send(&mut again, &message("r1", "first", json!({}))).await["duplicate"], true);
+    let foreign = server.session().create_session_for(attention_harness::server::session::Actor::Other).unwrap();
+    let url = format!("{}/api/v1/ws/join?token={}&session_id={foreign}", server.host_origin().replace("http://", "ws://"), server.session().token());
+    match tokio_tungstenite::connect_async(&url).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 404),
+        other => panic!("expected 404, got {:?}", other.map(|_| "an open socket")),
+    }
+    assert_eq!(server.session().messages(&sid).unwrap().len(), 1);
+}

@@ -23,6 +23,10 @@ fn storage_unavailable() -> Response {
 }
 
 pub async fn patch_attention(State(s): State<SessionService>, Path(session_id): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+    super::blocking(move || patch_blocking(s, session_id, headers, body)).await
+}
+
+fn patch_blocking(s: SessionService, session_id: String, headers: HeaderMap, body: Bytes) -> Response {
     let Some(actor) = s.inner.users.authenticate(&headers, None) else { return unauthenticated() };
     if session_id.is_empty() || session_id.len() > MAX_SESSION_ID {
         return error_response(StatusCode::BAD_REQUEST, "INVALID_SESSION_ID", "Invalid session id");

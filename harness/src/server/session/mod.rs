@@ -312,6 +312,10 @@ impl SessionService {
 
 /// `POST /api/v1/sessions`: a new session for the caller, `{success, session_id}`.
 async fn create_session(axum::extract::State(s): axum::extract::State<SessionService>, headers: axum::http::HeaderMap) -> Response {
+    blocking(move || create_session_blocking(s, headers)).await
+}
+
+fn create_session_blocking(s: SessionService, headers: axum::http::HeaderMap) -> Response {
     let Some(actor) = s.inner.users.authenticate(&headers, None) else { return unauthenticated() };
     match s.create_session_for(actor) {
         Ok(id) => json_response(StatusCode::CREATED, serde_json::json!({"success": true, "session_id": id})),
@@ -325,6 +329,10 @@ async fn get_messages(
     axum::extract::Path(session_id): axum::extract::Path<String>,
     headers: axum::http::HeaderMap,
 ) -> Response {
+    blocking(move || get_messages_blocking(s, session_id, headers)).await
+}
+
+fn get_messages_blocking(s: SessionService, session_id: String, headers: axum::http::HeaderMap) -> Response {
     let Some(actor) = s.inner.users.authenticate(&headers, None) else { return unauthenticated() };
     match s.store().session(&session_id) {
         Ok(Some(row)) if row.owner == actor.name() => {}
@@ -335,6 +343,14 @@ async fn get_messages(
         Ok(list) => json_response(StatusCode::OK, serde_json::json!({"success": true, "messages": list})),
         Err(_) => error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"),
     }
+}
+
+/// Runs a handler's SQLite and hashing work off the async workers (the harness shares its runtime
+/// with the CDP client).
+pub(crate) async fn blocking(f: impl FnOnce() -> Response + Send + 'static) -> Response {
+    tokio::task::spawn_blocking(f)
+        .await
+        .unwrap_or_else(|_| error_response(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "The Session handler failed"))
 }
 
 /// A JSON response with `Cache-Control: no-store`.

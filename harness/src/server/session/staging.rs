@@ -88,6 +88,10 @@ fn created(stage: &StoredStage) -> Response {
 }
 
 pub async fn handle(State(s): State<SessionService>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+    super::blocking(move || handle_blocking(s, method, uri, headers, body)).await
+}
+
+fn handle_blocking(s: SessionService, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
     let Some(actor) = s.inner.users.authenticate(&headers, None) else {
         return reject(StatusCode::UNAUTHORIZED, "UNAUTHENTICATED", None);
     };

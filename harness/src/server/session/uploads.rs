@@ -41,6 +41,10 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
 }
 
 pub async fn post_upload(State(s): State<SessionService>, Query(q): Query<UploadQuery>, headers: HeaderMap, body: Bytes) -> Response {
+    super::blocking(move || upload_blocking(s, q, headers, body)).await
+}
+
+fn upload_blocking(s: SessionService, q: UploadQuery, headers: HeaderMap, body: Bytes) -> Response {
     let Some(actor) = s.inner.users.authenticate(&headers, None) else { return unauthenticated() };
     if !s.options().uploads_enabled {
         return error_response(StatusCode::FORBIDDEN, "UPLOADS_DISABLED", "Uploads are disabled");

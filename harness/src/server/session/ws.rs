@@ -35,16 +35,24 @@ pub async fn join(State(s): State<SessionService>, Query(q): Query<JoinQuery>, h
     let Some(actor) = q.token.as_deref().and_then(|t| s.inner.users.authenticate(&headers, Some(t))) else {
         return unauthenticated();
     };
-    let session_id = match q.session_id {
-        Some(id) => match s.store().session(&id) {
-            Ok(Some(row)) if row.owner == actor.name() => id,
-            Ok(_) => return error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found"),
-            Err(_) => return error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"),
-        },
-        None => match s.create_session_for(actor) {
-            Ok(id) => id,
-            Err(_) => return error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"),
-        },
+    let s2 = s.clone();
+    let chosen = tokio::task::spawn_blocking(move || -> Result<String, Response> {
+        match q.session_id {
+            Some(id) => match s2.store().session(&id) {
+                Ok(Some(row)) if row.owner == actor.name() => Ok(id),
+                Ok(_) => Err(error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found")),
+                Err(_) => Err(error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable")),
+            },
+            None => s2
+                .create_session_for(actor)
+                .map_err(|_| error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable")),
+        }
+    })
+    .await;
+    let session_id = match chosen {
+        Ok(Ok(id)) => id,
+        Ok(Err(refusal)) => return refusal,
+        Err(_) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "The Session handler failed"),
     };
     upgrade
         .max_message_size(TRANSPORT_LIMIT)
