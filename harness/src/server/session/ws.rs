@@ -36,22 +36,22 @@ pub async fn join(State(s): State<SessionService>, Query(q): Query<JoinQuery>, h
         return unauthenticated();
     };
     let s2 = s.clone();
-    let chosen = tokio::task::spawn_blocking(move || -> Result<String, Response> {
+    let chosen = tokio::task::spawn_blocking(move || -> Result<String, Box<Response>> {
         match q.session_id {
             Some(id) => match s2.store().session(&id) {
                 Ok(Some(row)) if row.owner == actor.name() => Ok(id),
-                Ok(_) => Err(error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found")),
-                Err(_) => Err(error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable")),
+                Ok(_) => Err(Box::new(error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found"))),
+                Err(_) => Err(Box::new(error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"))),
             },
             None => s2
                 .create_session_for(actor)
-                .map_err(|_| error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable")),
+                .map_err(|_| Box::new(error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"))),
         }
     })
     .await;
     let session_id = match chosen {
         Ok(Ok(id)) => id,
-        Ok(Err(refusal)) => return refusal,
+        Ok(Err(refusal)) => return *refusal,
         Err(_) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "The Session handler failed"),
     };
     upgrade
