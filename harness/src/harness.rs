@@ -145,7 +145,9 @@ impl Harness {
             url.push_str(query);
         }
         let cdp = self.cdp().await?;
-        Ok(Host::open_url(&cdp, &url, self.server.child_origin(), layout, engine).await?)
+        let mut host = Host::open_url(&cdp, &url, self.server.child_origin(), layout, engine).await?;
+        host.session = Some(self.server.session().clone());
+        Ok(host)
     }
 }
 

@@ -144,6 +144,8 @@ pub struct Host {
     pub(crate) last_snapshot: Mutex<Option<Value>>,
     /// Where the time of opening this Host went.
     pub timings: OpenTimings,
+    /// The reference Session behind this Host's composer (set by the harness that opened it).
+    pub session: Option<crate::server::session::SessionService>,
     watcher: JoinHandle<()>,
 }
 
@@ -235,6 +237,7 @@ impl Host {
             mouse: Mutex::new((0.0, 0.0)),
             last_snapshot: Mutex::new(None),
             timings,
+            session: None,
             watcher: watcher.take(),
         };
         let ready = host.wait_ready().await?;

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 
 use attention_harness::checks::{self, snapshot_at};
 use attention_harness::contract::cli::{run as run_contract, ContractCommand};
+use attention_harness::server::session::SessionOptions;
 use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::{Engine, Harness, Host, Layout};
 
@@ -68,8 +69,18 @@ enum Command {
     },
     /// Re-record the golden boundary snapshots under fixtures/golden/ (a deliberate change only).
     Record,
-    /// Serve the reference Host and print its URLs, for a person to open in a browser.
-    Serve,
+    /// Serve the reference Host and its Session; print the URLs and the Session's bearer token.
+    Serve {
+        /// The Session's SQLite file (kept). Default: target/attention-session/serve.sqlite.
+        #[arg(long)]
+        db: Option<PathBuf>,
+        /// Play a Session release without Attention: the capabilities endpoint answers 404.
+        #[arg(long)]
+        without_attention: bool,
+        /// Refuse every upload (POST /api/v1/uploads answers 403 UPLOADS_DISABLED).
+        #[arg(long)]
+        refuse_uploads: bool,
+    },
     /// The Session's attachment contract: validate, encode, expand, project.
     #[command(subcommand)]
     Contract(ContractCommand),
@@ -84,7 +95,11 @@ fn main() -> ExitCode {
     let pages = cli.pages.unwrap_or_else(default_pages_dir);
     match cli.command {
         Command::Contract(cmd) => ExitCode::from(run_contract(&cmd).clamp(0, 255) as u8),
-        Command::Serve => serve(pages),
+        Command::Serve { db, without_attention, refuse_uploads } => {
+            let db = db.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/attention-session/serve.sqlite"));
+            let options = SessionOptions { db: Some(db), capabilities_endpoint: !without_attention, uploads_enabled: !refuse_uploads, ..SessionOptions::default() };
+            serve(pages, options)
+        }
         Command::Verify { layout, engine, json } => with_harness(pages, |h| verify(h, layouts(layout), engines(engine), json)),
         Command::Snapshot { layout, engine, point, envelope, picture } => {
             with_harness(pages, |h| snapshot(h, layout, engine, &point, envelope, picture))
@@ -243,7 +258,7 @@ fn record(h: &Harness) -> Result<ExitCode, String> {
     })
 }
 
-fn serve(pages: PathBuf) -> ExitCode {
+fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
     let rt = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -252,7 +267,7 @@ fn serve(pages: PathBuf) -> ExitCode {
         }
     };
     rt.block_on(async {
-        let server = match Server::start(pages).await {
+        let server = match Server::start_with(pages, options).await {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -261,12 +276,16 @@ fn serve(pages: PathBuf) -> ExitCode {
         };
         println!("Host site:  {}", server.host_origin());
         println!("Child site: {}", server.child_origin());
+        println!("Session database: {}", server.session().db_path().display());
+        println!("Session token: {}", server.session().token());
         for layout in Layout::ALL {
             for engine in Engine::ALL {
                 println!("  {:8} {:9} {}", layout.name(), engine.name(), server.host_url(&format!("/host/{layout}.html?engine={engine}")));
             }
         }
         println!("Press Ctrl-C to stop.");
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
         let _ = tokio::signal::ctrl_c().await;
         ExitCode::SUCCESS
     })

@@ -6,6 +6,8 @@
 // boundary carries data-wippy-kind and a deterministic data-wippy-mount-id, every point tests or the CLI
 // name carries data-landmark. Sizes are fixed pixels so geometry is the same on every run (1280x720).
 
+import { attachSession } from './composer.js';
+
 const params = new URLSearchParams(location.search);
 
 /** Which engine mounts pages: `iframe` (default) or `fragment`. */
@@ -347,18 +349,27 @@ function renderNav() {
 function renderChat() {
   const input = h('textarea', { name: 'message', rows: '3', 'aria-label': 'Message', placeholder: 'Message', 'data-landmark': 'composer-input' });
   input.value = 'CANARY-COMPOSER-DRAFT';
+  // Inside the composer, over the empty left part of the Send row: nothing sampled moves.
+  const toggle = h('button', { type: 'button', class: 'composer-context', 'aria-pressed': 'false', disabled: true, 'data-landmark': 'composer-context-toggle' }, 'Context: off');
   const form = h('form', { class: 'composer', 'data-wippy-composer': true, 'data-landmark': 'composer', 'aria-label': 'Message composer' },
     h('ul', { class: 'composer-uploads', 'aria-label': 'Attached files', 'data-landmark': 'composer-uploads' },
       h('li', {}, 'CANARY-COMPOSER-UPLOAD.png')),
     input,
+    toggle,
     h('button', { type: 'submit', 'data-landmark': 'composer-send' }, 'Send'));
   const send = form.querySelector('button[type=submit]');
+  const log = h('ul', { class: 'chat-log', 'aria-label': 'Conversation' },
+    h('li', {}, 'Assistant: point at something and ask about it.'));
+  const session = attachSession({ form, input, toggle, log });
+  window.__host.session = session;
   input.addEventListener('keydown', (e) => {
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
+    // Only a trusted Enter sends (an untrusted one is ignored, as the runtime ignores untrusted input).
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.isTrusted) { e.preventDefault(); form.requestSubmit(); }
   });
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    window.__host.composerSubmits.push(input.value);
+    const text = input.value;
+    window.__host.composerSubmits.push(text);
     input.value = '';
     if (window.__host.blockingTurns) {
       window.__host.turnRunning = true;
@@ -367,6 +378,7 @@ function renderChat() {
     } else {
       input.focus();
     }
+    session.send(text);
   });
   window.__host.finishTurn = () => {
     window.__host.turnRunning = false;
@@ -376,8 +388,7 @@ function renderChat() {
   };
   return h('div', { class: 'chat-region', style: 'height:100%', 'data-landmark': 'chat' },
     h('h2', { class: 'panel-title' }, 'Chat'),
-    h('ul', { class: 'chat-log', 'aria-label': 'Conversation' },
-      h('li', {}, 'Assistant: point at something and ask about it.')),
+    log,
     form);
 }
 

@@ -9,6 +9,7 @@ pub mod history;
 pub mod privacy;
 pub mod realms;
 pub mod sampling;
+pub mod session;
 pub mod trusted;
 
 use std::time::Duration;
@@ -37,11 +38,15 @@ pub struct Check {
 pub fn all() -> Vec<Check> {
     vec![
         Check { name: "runtime-runs-before-page-scripts", run: |h| Box::pin(realms::runtime_before_page_scripts(h)) },
-        Check { name: "pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
-        Check { name: "pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
-        Check { name: "pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
-        Check { name: "pointer-path-closed-shadow-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)) },
-        Check { name: "boundary-sample-finds-both-leaves", run: |h| Box::pin(sampling::boundary_sample(h)) },
+        // The spec's operational checklist ("Operational verification"), items 1-4 and 7.
+        Check { name: "checklist-1-automatic-context-off-sends-no-attachment", run: |h| Box::pin(session::checklist_1(h)) },
+        Check { name: "checklist-2-pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
+        Check { name: "checklist-2-pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
+        Check { name: "checklist-2-pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
+        Check { name: "checklist-2-pointer-path-closed-shadow-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)) },
+        Check { name: "checklist-3-boundary-sample-finds-both-leaves", run: |h| Box::pin(sampling::boundary_sample(h)) },
+        Check { name: "checklist-4-message-and-attachment-persist", run: |h| Box::pin(session::checklist_4(h)) },
+        Check { name: "checklist-7-capabilities-and-plain-message-received", run: |h| Box::pin(session::checklist_7(h)) },
         Check { name: "envelope-accepted-by-session-rules", run: |h| Box::pin(sampling::envelope_accepted(h)) },
         Check { name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
         Check { name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },

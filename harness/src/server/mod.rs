@@ -9,6 +9,7 @@
 mod gateway;
 mod html;
 pub mod runtime_bundle;
+pub mod session;
 
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
@@ -51,18 +52,23 @@ pub enum ServerError {
     Bind(#[source] std::io::Error),
     #[error(transparent)]
     RuntimeBundle(#[from] runtime_bundle::BundleError),
+    #[error(transparent)]
+    Session(#[from] session::StoreError),
 }
 
 struct Shared {
     pages: PathBuf,
     host_origin: String,
     child_origin: String,
+    /// The reference user's bearer token, filled into served HTML as `__SESSION_TOKEN__`.
+    session_token: String,
     log: Mutex<Vec<RequestRecord>>,
 }
 
 /// A running reference server. Dropping it stops both sites.
 pub struct Server {
     shared: Arc<Shared>,
+    session: session::SessionService,
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -76,6 +82,11 @@ pub fn default_pages_dir() -> PathBuf {
 impl Server {
     /// Binds both sites on OS-chosen loopback ports and starts serving `pages`.
     pub async fn start(pages: PathBuf) -> Result<Server, ServerError> {
+        Server::start_with(pages, session::SessionOptions::default()).await
+    }
+
+    /// [`Server::start`] with the reference Session configured (database file, options).
+    pub async fn start_with(pages: PathBuf, options: session::SessionOptions) -> Result<Server, ServerError> {
         if !pages.join("runtime").is_dir() {
             return Err(ServerError::PagesMissing(pages));
         }
@@ -89,7 +100,9 @@ impl Server {
         let child = TcpListener::bind("127.0.0.1:0").await.map_err(ServerError::Bind)?;
         let host_port = host.local_addr().map_err(ServerError::Bind)?.port();
         let child_port = child.local_addr().map_err(ServerError::Bind)?.port();
+        let session = session::SessionService::start(options)?;
         let shared = Arc::new(Shared {
+            session_token: session.token().to_string(),
             pages,
             host_origin: format!("http://127.0.0.1:{host_port}"),
             child_origin: format!("http://localhost:{child_port}"),
@@ -97,16 +110,23 @@ impl Server {
         });
         let mut tasks = Vec::new();
         for (listener, site) in [(host, Site::Host), (child, Site::Child)] {
-            let app = Router::new()
+            let files = Router::new()
                 .fallback(move |state: State<Arc<Shared>>, req: Request| serve(state, site, req))
                 .with_state(shared.clone());
+            // The Session lives on the Host site only.
+            let app = if site == Site::Host { session.router().merge(files) } else { files };
             tasks.push(tokio::spawn(async move {
                 if let Err(e) = axum::serve(listener, app).await {
                     tracing::error!("reference server stopped: {e}");
                 }
             }));
         }
-        Ok(Server { shared, tasks })
+        Ok(Server { shared, session, tasks })
+    }
+
+    /// The reference Session: its token, and the typed read API over what it stored and answered.
+    pub fn session(&self) -> &session::SessionService {
+        &self.session
     }
 
     /// `http://127.0.0.1:<a>`
@@ -224,6 +244,7 @@ async fn serve_file(shared: &Shared, file: &Path, inject: html::Inject) -> Respo
     if mime.starts_with("text/html") {
         let text = String::from_utf8_lossy(&bytes);
         let text = html::fill_origins(&text, &shared.host_origin, &shared.child_origin);
+        let text = text.replace("__SESSION_TOKEN__", &shared.session_token);
         let text = html::inject_runtime(&text, inject);
         return ok(mime, text.into_bytes());
     }

@@ -1,0 +1,123 @@
+//! The Session WebSocket, `GET /api/v1/ws/join?token=<bearer>[&session_id=<id>]` (spec "Message
+//! delivery"). Authentication is the `token` query parameter (a browser cannot set headers on a
+//! WebSocket); without a valid token the upgrade is answered 401. Without `session_id` the socket
+//! gets a fresh session of the user; with one, it rejoins that session (404 if it is not the
+//! user's). The first frame the server sends is `{type:"welcome", topic:"session:<id>", session_id,
+//! socket_id, attention_context}`.
+//!
+//! Frames: every text frame is one command, answered by [`super::messages::admit`]. A frame over
+//! 32,768 bytes closes the socket with code 1009 (message too big) and is never parsed, so
+//! nothing is stored; exactly 32,768 bytes is admitted. Frames over 1 MiB are refused by the
+//! WebSocket layer itself before they are buffered.
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use serde::Deserialize;
+use serde_json::json;
+
+use super::{error_response, unauthenticated, Closed, Reply, SessionService};
+use crate::contract::delivery::MAX_INLINE_COMMAND_BYTES;
+
+/// WebSocket close code "message too big" (RFC 6455 §7.4.1).
+pub const CLOSE_MESSAGE_TOO_BIG: u16 = 1009;
+/// What the WebSocket layer buffers at most; beyond this it drops the connection itself.
+const TRANSPORT_LIMIT: usize = 1 << 20;
+
+#[derive(Deserialize)]
+pub struct JoinQuery {
+    token: Option<String>,
+    session_id: Option<String>,
+}
+
+pub async fn join(State(s): State<SessionService>, Query(q): Query<JoinQuery>, headers: HeaderMap, upgrade: WebSocketUpgrade) -> Response {
+    let Some(actor) = q.token.as_deref().and_then(|t| s.inner.users.authenticate(&headers, Some(t))) else {
+        return unauthenticated();
+    };
+    let s2 = s.clone();
+    let chosen = tokio::task::spawn_blocking(move || -> Result<String, Box<Response>> {
+        match q.session_id {
+            Some(id) => match s2.store().session(&id) {
+                Ok(Some(row)) if row.owner == actor.name() => Ok(id),
+                Ok(_) => Err(Box::new(error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found"))),
+                Err(_) => Err(Box::new(error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"))),
+            },
+            None => s2
+                .create_session_for(actor)
+                .map_err(|_| Box::new(error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"))),
+        }
+    })
+    .await;
+    let session_id = match chosen {
+        Ok(Ok(id)) => id,
+        Ok(Err(refusal)) => return *refusal,
+        Err(_) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "The Session handler failed"),
+    };
+    upgrade
+        .max_message_size(TRANSPORT_LIMIT)
+        .max_frame_size(TRANSPORT_LIMIT)
+        .on_upgrade(move |socket| run(s, session_id, socket))
+}
+
+async fn run(s: SessionService, session_id: String, mut socket: WebSocket) {
+    let socket_id = format!("socket-{}", s.inner.sockets.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
+    let attention = s.attention_state(&session_id).ok().flatten().map(|a| a.to_value());
+    let welcome = json!({"type": "welcome", "topic": format!("session:{session_id}"), "session_id": session_id,
+                         "socket_id": socket_id, "attention_context": attention});
+    if socket.send(Message::Text(welcome.to_string().into())).await.is_err() {
+        return;
+    }
+    while let Some(Ok(msg)) = socket.recv().await {
+        let text = match msg {
+            Message::Text(t) => t,
+            Message::Binary(b) if b.len() > MAX_INLINE_COMMAND_BYTES => {
+                close_too_big(&s, &session_id, &mut socket, b.len()).await;
+                return;
+            }
+            Message::Binary(_) => {
+                let _ = socket.send(Message::Close(Some(CloseFrame { code: 1003, reason: "text frames only".into() }))).await;
+                return;
+            }
+            Message::Close(_) => return,
+            _ => continue,
+        };
+        let bytes = text.len();
+        if bytes > MAX_INLINE_COMMAND_BYTES {
+            close_too_big(&s, &session_id, &mut socket, bytes).await;
+            return;
+        }
+        if s.inner.held_sessions.lock().is_ok_and(|h| h.contains(&session_id)) {
+            if let Ok(mut f) = s.inner.held_frames.lock() {
+                f.push((session_id.clone(), text.to_string()));
+            }
+            continue;
+        }
+        let s2 = s.clone();
+        let (sid, sock) = (session_id.clone(), socket_id.clone());
+        let text = text.to_string();
+        // SQLite and SHA-256 work off the async workers.
+        let outcome = tokio::task::spawn_blocking(move || super::messages::admit(&s2, &sid, &sock, &text)).await;
+        let Ok(outcome) = outcome else { return };
+        s.record_reply(Reply {
+            session_id: session_id.clone(),
+            request_id: outcome.request_id.clone(),
+            command_bytes: bytes,
+            runtime_context: outcome.runtime_context,
+            transport: outcome.transport,
+            frame: outcome.frame.clone(),
+        });
+        if socket.send(Message::Text(outcome.frame.to_string().into())).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn close_too_big(s: &SessionService, session_id: &str, socket: &mut WebSocket, frame_bytes: usize) {
+    if let Ok(mut c) = s.inner.closes.lock() {
+        c.push(Closed { session_id: session_id.to_string(), code: CLOSE_MESSAGE_TOO_BIG, frame_bytes });
+    }
+    let _ = socket
+        .send(Message::Close(Some(CloseFrame { code: CLOSE_MESSAGE_TOO_BIG, reason: "message too big".into() })))
+        .await;
+}

@@ -1,0 +1,256 @@
+// The reference Host's composer talking to the reference Session (spec "Message delivery", "Session
+// capability descriptor", "Message attachment contract"; schemas.md §10-§12).
+//
+// - Reads the bearer token from <meta name="wippy-session-token"> (filled in by the server), reads
+//   GET /api/v1/sessions/capabilities (404 = a Session without Attention), joins the Session socket
+//   /api/v1/ws/join?token=... and gets its session id and Attention setting in the welcome frame.
+// - The automatic pointing-context toggle PATCHes /api/v1/sessions/{id}/attention-context with the
+//   current expected_revision; it is disabled when the Session has no Attention support.
+// - A send builds `session_message` with the text, runtime_context (only for an Attention Session)
+//   and, when automatic context is on, context_attachments = [the runtime's envelope of a fresh
+//   snapshot]. Delivery is chosen from the complete encoded UTF-8 command, exactly as
+//   harness/src/contract/delivery.rs `choose_delivery`: <= 32,768 bytes inline, otherwise POST the
+//   canonical array to /api/v1/sessions/context and send context_attachments_ref.
+// - Each submitted row shows its state: sending, sent, received, "Undelivered" (rejected) or
+//   "Delivery not confirmed" (no receipt within the timeout). Nothing is ever resent by itself; a
+//   rejected text is put back in the composer only if the composer is still empty (a later draft is
+//   never overwritten).
+//
+// Test surface: window.__host.session (see pages/README.md).
+
+/** Largest command sent inline: harness/src/contract/delivery.rs MAX_INLINE_COMMAND_BYTES. */
+export const MAX_INLINE_COMMAND_BYTES = 32768;
+
+/** The same decision as delivery.rs `choose_delivery`. */
+export function chooseDelivery(encodedCommandBytes) {
+  return encodedCommandBytes <= MAX_INLINE_COMMAND_BYTES ? 'inline' : 'staged';
+}
+
+const utf8Length = (s) => new TextEncoder().encode(s).length;
+
+function randomId() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+const params = new URLSearchParams(location.search);
+const RECEIPT_TIMEOUT_MS = Number(params.get('receipt_timeout_ms')) || 10000;
+
+/**
+ * Wires the composer (form, textarea, toggle button, conversation list) to the Session.
+ * Returns the test surface.
+ */
+export function attachSession({ form, input, toggle, log }) {
+  const meta = document.querySelector('meta[name="wippy-session-token"]');
+  const token = meta && /^[0-9a-f]{16,}$/.test(meta.content) ? meta.content : null;
+  const state = {
+    status: 'connecting',
+    sessionId: null,
+    socketId: null,
+    capabilities: null,
+    capabilitiesStatus: null,
+    support: { supported: false, attention_version: null, staging: false },
+    attention: null,
+    automatic: false,
+    rows: [],
+    pinned: null,
+    error: null,
+  };
+  let socket = null;
+  const pending = new Map();
+  let resolveReady;
+  const ready = new Promise((r) => { resolveReady = r; });
+
+  const auth = { Authorization: `Bearer ${token}` };
+
+  function decide(status, body) {
+    // delivery.rs decide_from_response: 404 (or anything but 200) means no Attention.
+    const none = { supported: false, attention_version: null, staging: false };
+    if (status !== 200 || !body || !body.capabilities) return none;
+    const c = body.capabilities;
+    const a = c.attention || {};
+    const supported = c.schema === 'wippy.session.capabilities.v1' && a.context >= 1 && a.browser_operations >= 1;
+    const ca = a.context_attachments || {};
+    const versions = (ca.handlers || []).filter((h) => h.kind === 'wippy.attention').flatMap((h) => h.versions || []);
+    const best = versions.filter((v) => v >= 1 && v <= 4).sort((x, y) => y - x)[0] ?? null;
+    return { supported, attention_version: supported ? best : null, staging: supported && ca.staging === true };
+  }
+
+  function showToggle() {
+    const on = state.automatic;
+    toggle.setAttribute('aria-pressed', String(on));
+    toggle.disabled = !state.support.supported || !state.sessionId;
+    toggle.textContent = on ? 'Context: on' : 'Context: off';
+    toggle.setAttribute('aria-label', on ? 'Automatically attach pointing context (pointing context selected)' : 'Automatically attach pointing context');
+  }
+
+  async function connect() {
+    if (!token) { state.status = 'no-token'; state.error = 'meta wippy-session-token missing'; resolveReady(snapshotState()); return; }
+    try {
+      const r = await fetch('/api/v1/sessions/capabilities', { headers: auth, cache: 'no-store' });
+      state.capabilitiesStatus = r.status;
+      const body = r.status === 200 ? await r.json() : null;
+      state.capabilities = body && body.capabilities;
+      state.support = decide(r.status, body);
+    } catch (e) {
+      state.support = decide(0, null);
+      state.error = String(e);
+    }
+    const url = `${location.origin.replace(/^http/, 'ws')}/api/v1/ws/join?token=${encodeURIComponent(token)}`;
+    socket = new WebSocket(url);
+    socket.addEventListener('message', (ev) => onFrame(ev.data));
+    socket.addEventListener('close', (ev) => {
+      state.status = 'closed';
+      state.closeCode = ev.code;
+      showToggle();
+    });
+    socket.addEventListener('error', () => { state.error = 'socket error'; resolveReady(snapshotState()); });
+  }
+
+  function onFrame(text) {
+    let frame;
+    try { frame = JSON.parse(text); } catch { return; }
+    if (frame.type === 'welcome') {
+      state.sessionId = frame.session_id;
+      state.socketId = frame.socket_id;
+      state.attention = frame.attention_context;
+      state.automatic = !!(state.support.supported && state.attention && state.attention.enabled);
+      state.status = 'open';
+      showToggle();
+      resolveReady(snapshotState());
+      return;
+    }
+    const row = frame.request_id && pending.get(frame.request_id);
+    if (!row) return;
+    pending.delete(frame.request_id);
+    clearTimeout(row.timer);
+    if (frame.type === 'received') {
+      row.message_id = frame.message_id;
+      setRow(row, 'received');
+    } else {
+      row.code = frame.code;
+      row.detail_code = frame.detail_code ?? null;
+      undelivered(row);
+    }
+  }
+
+  async function setAutomatic(enabled) {
+    const body = { enabled };
+    if (state.attention) body.expected_revision = state.attention.revision;
+    const r = await fetch(`/api/v1/sessions/${encodeURIComponent(state.sessionId)}/attention-context`, {
+      method: 'PATCH', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+    });
+    const answer = await r.json();
+    if (answer.attention_context) state.attention = answer.attention_context;
+    state.automatic = !!(state.attention && state.attention.enabled);
+    showToggle();
+    return { status: r.status, body: answer };
+  }
+
+  toggle.addEventListener('click', () => {
+    if (toggle.disabled) return;
+    setAutomatic(!state.automatic);
+  });
+
+  function setRow(row, delivery) {
+    row.delivery = delivery;
+    const labels = { sending: 'Sending', sent: 'Sent', received: 'Received', undelivered: 'Undelivered', unconfirmed: 'Delivery not confirmed' };
+    row.li.dataset.delivery = delivery;
+    row.status.textContent = labels[delivery];
+  }
+
+  function undelivered(row) {
+    setRow(row, 'undelivered');
+    // Keep the draft: back into the composer only when the user has not started another one.
+    if (input.value === '') input.value = row.text;
+  }
+
+  /** The inline command exactly as it is sent. */
+  function buildCommand(requestId, text, attachments, ref) {
+    const data = { text };
+    if (attachments) data.context_attachments = attachments;
+    if (ref) data.context_attachments_ref = ref;
+    if (state.support.supported) {
+      data.runtime_context = { attention: { agent_actions_enabled: false, host_instance_id: window.wippyAttention && window.wippyAttention.host_instance_id } };
+    }
+    return { type: 'session_message', request_id: requestId, data };
+  }
+
+  async function contextFor() {
+    if (!state.automatic || !state.support.supported || !state.support.attention_version) return null;
+    if (state.pinned) return state.pinned;
+    const snap = await window.wippyAttention.snapshot();
+    return [await window.wippyAttention.envelope(snap)];
+  }
+
+  async function send(text) {
+    const requestId = `req-${randomId()}`;
+    const li = document.createElement('li');
+    const status = document.createElement('span');
+    status.className = 'delivery';
+    li.dataset.requestId = requestId;
+    li.append(document.createTextNode(`You: ${text.length > 200 ? `${text.slice(0, 200)}…` : text} `), status);
+    log.append(li);
+    const row = { request_id: requestId, text, li, status, delivery: null, transport: null, inline_bytes: null, command_bytes: null, attachments: null, ref: null, message_id: null, code: null, detail_code: null, timer: null };
+    state.rows.push(row);
+    setRow(row, 'sending');
+    try {
+      await ready;
+      if (!socket || socket.readyState !== WebSocket.OPEN) throw Object.assign(new Error('not connected'), { code: 'not_connected' });
+      const attachments = await contextFor();
+      row.attachments = attachments;
+      let frame = JSON.stringify(buildCommand(requestId, text, attachments, null));
+      row.inline_bytes = utf8Length(frame);
+      row.transport = attachments ? chooseDelivery(row.inline_bytes) : 'none';
+      if (row.transport === 'staged') {
+        const body = window.wippyAttention.canonicalJson(attachments);
+        const q = `session_id=${encodeURIComponent(state.sessionId)}&request_id=${encodeURIComponent(requestId)}`;
+        const r = await fetch(`/api/v1/sessions/context?${q}`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body });
+        const answer = await r.json();
+        if (r.status !== 201) throw Object.assign(new Error('staging rejected'), { code: answer.error && answer.error.code, detail: answer.error && answer.error.validation_code });
+        row.ref = answer.context_attachments_ref;
+        frame = JSON.stringify(buildCommand(requestId, text, null, row.ref));
+      }
+      row.command_bytes = utf8Length(frame);
+      pending.set(requestId, row);
+      socket.send(frame);
+      setRow(row, 'sent');
+      // No receipt in time: acceptance is unknown. Never resend.
+      row.timer = setTimeout(() => {
+        if (pending.get(requestId) === row) { pending.delete(requestId); setRow(row, 'unconfirmed'); }
+      }, RECEIPT_TIMEOUT_MS);
+    } catch (e) {
+      row.code = e.code || 'send_failed';
+      row.detail_code = e.detail || null;
+      undelivered(row);
+    }
+  }
+
+  function snapshotState() {
+    return { status: state.status, session_id: state.sessionId, socket_id: state.socketId, capabilities_status: state.capabilitiesStatus, support: state.support, attention: state.attention, automatic: state.automatic, error: state.error };
+  }
+
+  showToggle();
+  connect();
+
+  return {
+    ready,
+    get state() { return snapshotState(); },
+    /** Submitted rows, oldest first, without DOM nodes. */
+    get rows() { return state.rows.map(({ li, status, timer, ...r }) => r); },
+    send,
+    setAutomatic,
+    /** Tests: use this context array for the next sends instead of a fresh snapshot (null: fresh again). */
+    pinContext(attachments) { state.pinned = attachments; },
+    /** Byte length of the inline command a send of `text` builds now (the request id has a fixed length). */
+    async inlineCommandBytes(text) {
+      return utf8Length(JSON.stringify(buildCommand(`req-${randomId()}`, text, await contextFor(), null)));
+    },
+    chooseDelivery,
+    /** Tests: close the socket (the next sends are Undelivered, never retried). */
+    disconnect() { if (socket) socket.close(); },
+  };
+}
