@@ -94,7 +94,54 @@ const ARTIFACTS = {
   'closed-shadow': { srcdoc: true, width: 208, height: 96, label: 'Closed shadow', landmark: 'closed-shadow-artifact' },
   // Optional extras, mounted only when named in ?extras=a,b (at the end of the tools page).
   'no-runtime': { app: 'plain', query: 'attention=off', iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
+  // An app with an iframe of its own: a grandchild realm (inside an OOPIF, or inside a fragment).
+  'nest': { app: 'nest', extra: true, width: 208, height: 96, label: 'Nest', landmark: 'nest-artifact' },
 };
+
+/**
+ * `?geometry=a,b`: geometry variants for the oracle tests, as one extra style sheet (and a scroll
+ * after mounting). Without the parameter nothing changes, so the default layout stays pixel-identical.
+ */
+const LEFT_FRAME = '[data-wippy-artifact-id="leaf-left"] > iframe, [data-wippy-artifact-id="leaf-left"] > web-fragment';
+const HOME_PANEL = '[data-wippy-mount-id="panel-main"], #page-area';
+const GEOMETRY = {
+  /** CSS zoom on the row holding the left and right leaves: an ancestor of their iframes (or fragment leaves). */
+  'zoom-frame': { css: '.row:has(> [data-wippy-artifact-id="leaf-left"]) { zoom: 1.25; }' },
+  /** CSS zoom on the Host privacy probes: an ancestor of Host-document leaves. */
+  'zoom-leaf': { css: '[data-landmark="host-privacy-probes"] { zoom: 1.5; }' },
+  /** transform: scale() on the left leaf's iframe / web-fragment. */
+  'scale-frame': { css: `${LEFT_FRAME} { transform: scale(0.8); transform-origin: 0 0; }` },
+  /** scale with translate on the left leaf's iframe / web-fragment. */
+  'scale-translate-frame': { css: `${LEFT_FRAME} { transform: translate(12px, 6px) scale(0.8); transform-origin: 0 0; }` },
+  /** scale on the panel holding the home page (managed `main`, compat `page-area`). */
+  'scale-panel': { css: `${HOME_PANEL} { transform: scale(0.9); transform-origin: 0 0; }` },
+  /** the page scrolled by 40px (the body made taller than the viewport). */
+  'scroll-page': { css: 'body { height: 1200px !important; }', scroll: () => window.scrollTo(0, 40) },
+  /** the home panel scrolled by 40px (extra space at the end of its page body). */
+  'scroll-panel': {
+    css: `:is(${HOME_PANEL}) .page-body::after { content: ''; display: block; height: 400px; }`,
+    scroll: () => { for (const el of document.querySelectorAll(HOME_PANEL)) el.scrollTop = 40; },
+  },
+  /** border and padding on the left leaf's iframe (its content box shrinks inside the same artifact). */
+  'border-frame': { css: '[data-wippy-artifact-id="leaf-left"] > iframe { border: 7px solid #345; padding: 5px 9px; box-sizing: border-box; }' },
+  /** rotation / skew on the left leaf's iframe: unsupported for point mapping. */
+  'rotate-frame': { css: `${LEFT_FRAME} { transform: rotate(4deg); }` },
+  'skew-frame': { css: `${LEFT_FRAME} { transform: skewX(8deg); }` },
+};
+const VARIANTS = (params.get('geometry') || '').split(',').filter(Boolean).filter((id) => {
+  if (GEOMETRY[id]) return true;
+  reportError({ kind: 'config', message: `unknown geometry variant \`${id}\` (known: ${Object.keys(GEOMETRY).join(', ')})` });
+  return false;
+});
+
+function applyGeometry() {
+  if (VARIANTS.length === 0) return;
+  const style = document.createElement('style');
+  style.setAttribute('data-host-geometry', VARIANTS.join(','));
+  style.textContent = VARIANTS.map((id) => GEOMETRY[id].css).join('\n');
+  document.head.append(style);
+  for (const id of VARIANTS) if (GEOMETRY[id].scroll) GEOMETRY[id].scroll();
+}
 
 /** `?extras=no-runtime,...`: optional artifacts; unknown names are reported as `config` errors. */
 const EXTRAS = (params.get('extras') || '').split(',').filter(Boolean).filter((id) => {
@@ -472,6 +519,7 @@ function summary() {
 }
 
 async function finish() {
+  applyGeometry();
   await Promise.all(state.mounts.map((m) => m.loaded));
   document.documentElement.setAttribute('data-host-state', 'ready');
   resolveReady(summary());
