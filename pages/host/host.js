@@ -99,6 +99,30 @@ const ARTIFACTS = {
 };
 
 /**
+ * `?corpus=shoelace&mount=same-origin|cross-origin|fragment`: the home page holds only the component
+ * corpus `apps/corpus-<name>.html` (480x400): a same-origin iframe (Host site), a cross-origin iframe
+ * (Child site) or a Web Fragment (needs engine=fragment). Without `corpus` nothing changes.
+ */
+const CORPORA = ['shoelace'];
+const MOUNTS = ['same-origin', 'cross-origin', 'fragment'];
+const CORPUS = (() => {
+  const name = params.get('corpus');
+  if (!name) return null;
+  const mount = params.get('mount') || 'cross-origin';
+  if (!CORPORA.includes(name) || !MOUNTS.includes(mount)) {
+    reportError({ kind: 'config', message: `corpus \`${name}\` / mount \`${mount}\` unknown (corpora: ${CORPORA.join(', ')}; mounts: ${MOUNTS.join(', ')})` });
+    return null;
+  }
+  const id = `corpus-${name}`;
+  ARTIFACTS[id] = { app: id, width: 480, height: 400, label: `Corpus ${name}`, landmark: 'corpus-artifact',
+    sameOrigin: mount === 'same-origin', iframeOnly: mount !== 'fragment' };
+  if (mount === 'fragment' && params.get('engine') !== 'fragment') {
+    reportError({ kind: 'config', message: 'corpus mount `fragment` needs engine=fragment' });
+  }
+  return { id, mount };
+})();
+
+/**
  * `?geometry=a,b`: geometry variants for the oracle tests, as one extra style sheet (and a scroll
  * after mounting). Without the parameter nothing changes, so the default layout stays pixel-identical.
  */
@@ -154,7 +178,7 @@ const EXTRAS = (params.get('extras') || '').split(',').filter(Boolean).filter((i
 const PAGES = {
   home: {
     title: 'Home',
-    sections: [
+    sections: CORPUS ? [{ label: 'Component corpus', artifacts: [CORPUS.id] }] : [
       { label: 'Edge-to-edge children', artifacts: ['leaf-left', 'leaf-right'] },
       { label: 'Nested bridge', artifacts: ['bridge'] },
     ],
@@ -221,7 +245,8 @@ function createMount(artifactId) {
     el = h('web-fragment', { 'fragment-id': artifactId, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => state.pending.set(artifactId, resolve));
   } else {
-    const src = `${state.childOrigin}/apps/${spec.app}.html` + (spec.query ? `?${spec.query}` : '');
+    const origin = spec.sameOrigin ? location.origin : state.childOrigin;
+    const src = `${origin}/apps/${spec.app}.html` + (spec.query ? `?${spec.query}` : '');
     el = h('iframe', { title: spec.label, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
   }

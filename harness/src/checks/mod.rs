@@ -4,6 +4,7 @@
 //! box model, the leaf's own event log, the Session's own rules.
 
 pub mod expect;
+pub mod fidelity;
 pub mod geometry;
 pub mod privacy;
 pub mod realms;
@@ -29,23 +30,38 @@ pub const POINTER_TIMEOUT: Duration = Duration::from_secs(5);
 /// A named check; `run` returns a one-line detail on success.
 pub struct Check {
     pub name: &'static str,
+    /// Extra Host query parameters the check needs for an engine ("" = the default Host).
+    pub query: fn(crate::host::Engine) -> &'static str,
     pub run: for<'a> fn(&'a Host) -> BoxFuture<'a, anyhow::Result<String>>,
+}
+
+fn default_host(_: crate::host::Engine) -> &'static str {
+    ""
+}
+
+/// The Shoelace corpus, cross-origin in engine iframe, a Web Fragment in engine fragment.
+fn shoelace_corpus(engine: crate::host::Engine) -> &'static str {
+    match engine {
+        crate::host::Engine::Iframe => "corpus=shoelace&mount=cross-origin",
+        crate::host::Engine::Fragment => "corpus=shoelace&mount=fragment",
+    }
 }
 
 /// Every check `verify` runs, in order.
 pub fn all() -> Vec<Check> {
     vec![
-        Check { name: "runtime-runs-before-page-scripts", run: |h| Box::pin(realms::runtime_before_page_scripts(h)) },
-        Check { name: "pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
-        Check { name: "pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
-        Check { name: "pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
-        Check { name: "pointer-path-closed-shadow-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)) },
-        Check { name: "boundary-sample-finds-both-leaves", run: |h| Box::pin(sampling::boundary_sample(h)) },
-        Check { name: "envelope-accepted-by-session-rules", run: |h| Box::pin(sampling::envelope_accepted(h)) },
-        Check { name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
-        Check { name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
-        Check { name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
-        Check { name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
+        Check { query: default_host, name: "runtime-runs-before-page-scripts", run: |h| Box::pin(realms::runtime_before_page_scripts(h)) },
+        Check { query: default_host, name: "pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
+        Check { query: default_host, name: "pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
+        Check { query: default_host, name: "pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
+        Check { query: default_host, name: "pointer-path-closed-shadow-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)) },
+        Check { query: default_host, name: "boundary-sample-finds-both-leaves", run: |h| Box::pin(sampling::boundary_sample(h)) },
+        Check { query: default_host, name: "envelope-accepted-by-session-rules", run: |h| Box::pin(sampling::envelope_accepted(h)) },
+        Check { query: default_host, name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
+        Check { query: default_host, name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
+        Check { query: default_host, name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
+        Check { query: default_host, name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
+        Check { query: shoelace_corpus, name: "shoelace-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
     ]
 }
 
