@@ -9,7 +9,7 @@
  * focus and message listeners, the iframe scan, and the internal and public API. A realm that
  * already has a runtime is left alone. Module map and design notes: ../README.md.
  */
-import { W, D, nAddEL } from './natives.js';
+import { W, doc, nAddEL } from './natives.js';
 import { POINTER_TYPES } from './constants.js';
 import { safe, wrap } from './dom.js';
 import { ROLE } from './state.js';
@@ -30,7 +30,7 @@ function install() {
     nAddEL.call(W, 'focusout', focusOutListener, capt);
     nAddEL.call(W, 'blur', wrap(onWindowBlur), capt);
     nAddEL.call(W, 'message', wrap(onMessage), true);
-    observeRoot(D);
+    observeRoot(doc());
     whenDomReady().then(() => safe(scanIframes));
     nAddEL.call(W, 'load', wrap(() => scanIframes()), { once: true });
   }

@@ -46,6 +46,7 @@ export const REALM = {
   domReady: null,            // Promise: DOMContentLoaded
   loaded: null,              // Promise: window load
   forwardRoot: null,         // fragment realm: the main realm's registerRoot
+  forwardInternals: null,    // fragment realm: the main realm's registerInternals
 };
 
 // Diagnostics (never tokens): sent/dropped observations, inbound message counts.
@@ -53,6 +54,7 @@ export const DBG = { sent: 0, dropped: 0, inbound: {} };
 
 // Identity caches, keyed by object identity.
 export const closedRoots = new WeakMap();      // shadow host -> ShadowRoot (open and closed)
+export const internalsOf = new WeakMap();      // custom element -> its ElementInternals (role, ARIA defaults, own shadow root)
 export const observedRoots = new WeakSet();    // roots under the MutationObserver / focus listeners
 export const nodeIds = new WeakMap();          // element -> <realm>-n<k>
 export const explicitGen = new WeakMap();      // element -> generation of its explicit mount id
