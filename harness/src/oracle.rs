@@ -389,6 +389,11 @@ pub struct DomIndex {
     /// backendNodeId -> flat-tree parent: the assigned slot for slotted nodes, the host for a
     /// shadow root, the parent otherwise.
     flat_parent: HashMap<i64, i64>,
+    /// backendNodeId -> the slot it is assigned to, from each slot's `distributedNodes` (CDP gives
+    /// `assignedSlot` to elements only; slotted text nodes are known from their slot).
+    slot_of: HashMap<i64, i64>,
+    /// backendNodeId -> its light-DOM children.
+    children: HashMap<i64, Vec<i64>>,
 }
 
 impl DomIndex {
@@ -398,7 +403,7 @@ impl DomIndex {
     }
 
     pub fn from_tree(root: &Value) -> DomIndex {
-        let mut ix = DomIndex { nodes: HashMap::new(), flat_parent: HashMap::new() };
+        let mut ix = DomIndex { nodes: HashMap::new(), flat_parent: HashMap::new(), slot_of: HashMap::new(), children: HashMap::new() };
         ix.add(root, None);
         ix
     }
@@ -416,8 +421,18 @@ impl DomIndex {
         if let Some(p) = slot.or(parent) {
             self.flat_parent.insert(id, p);
         }
+        for d in node["distributedNodes"].as_array().into_iter().flatten() {
+            if let Some(n) = d["backendNodeId"].as_i64() {
+                self.slot_of.insert(n, id);
+            }
+        }
         for key in ["shadowRoots", "children"] {
             for k in node[key].as_array().into_iter().flatten() {
+                if key == "children" {
+                    if let Some(c) = k["backendNodeId"].as_i64() {
+                        self.children.entry(id).or_default().push(c);
+                    }
+                }
                 self.add(k, Some(id));
             }
         }
@@ -432,7 +447,13 @@ impl DomIndex {
     }
 
     pub fn flat_parent(&self, id: i64) -> Option<i64> {
-        self.flat_parent.get(&id).copied()
+        self.slot_of.get(&id).or_else(|| self.flat_parent.get(&id)).copied()
+    }
+
+    /// The slotted text children of `id` (text nodes some slot distributes).
+    pub fn slotted_text_children(&self, id: i64) -> Vec<i64> {
+        let kids = self.children.get(&id).map(Vec::as_slice).unwrap_or_default();
+        kids.iter().copied().filter(|c| self.nodes.get(c).is_some_and(|n| n["nodeType"] == 3) && self.slot_of.contains_key(c)).collect()
     }
 
     pub fn local_name(&self, id: i64) -> String {
@@ -506,6 +527,23 @@ mod tests {
         let mut frames = Vec::new();
         assert_eq!(find_node(&tree, "data-landmark", "x", &mut frames), Some(4));
         assert_eq!(frames, vec![2]);
+    }
+
+    #[test]
+    fn flat_parent_of_slotted_text_is_its_slot_and_of_a_shadow_root_its_host() {
+        // <x-b>(shadow: <button><slot/></button>)Save<span slot=s>x</span></x-b>
+        let tree = json!({"backendNodeId": 1, "nodeType": 1, "shadowRoots": [
+            {"backendNodeId": 2, "nodeType": 11, "children": [
+                {"backendNodeId": 3, "nodeType": 1, "localName": "button", "children": [
+                    {"backendNodeId": 4, "nodeType": 1, "localName": "slot", "distributedNodes": [{"backendNodeId": 5}, {"backendNodeId": 6}]}]}]}],
+            "children": [{"backendNodeId": 5, "nodeType": 3}, {"backendNodeId": 6, "nodeType": 1, "assignedSlot": {"backendNodeId": 4}},
+                         {"backendNodeId": 7, "nodeType": 3}]});
+        let ix = DomIndex::from_tree(&tree);
+        assert_eq!(ix.flat_parent(5), Some(4), "slotted text -> its slot");
+        assert_eq!(ix.flat_parent(6), Some(4), "slotted element -> its slot");
+        assert_eq!(ix.flat_parent(4), Some(3));
+        assert_eq!(ix.flat_parent(2), Some(1), "shadow root -> host");
+        assert_eq!(ix.flat_parent(7), Some(1), "unassigned text keeps its parent");
     }
 
     #[test]

@@ -5,11 +5,15 @@
 //! the promotion rule applied, its box model (rect within 0.5 px) and its accessibility tree (role
 //! and name, where the AX node is not ignored).
 //!
-//! The promotion rule (pages/runtime/README.md "Candidate promotion"): from the hit element, walk
-//! the flat tree outward (a slotted node's parent is its assigned slot, a shadow root's is its host),
-//! within the frame's document, and take the first element whose Chromium AX role is an interactive
-//! widget role; when there is none, the hit element itself. A hit on the document's `html` / `body`
-//! is no candidate.
+//! The promotion rule (pages/runtime/README.md "Candidate promotion"): from the hit node, walk the
+//! flat tree outward (a slotted node's parent is its assigned slot, a shadow root's is its host),
+//! within the frame's document, elements only. The hit element is the first element that has a box
+//! (a slot, display: contents, has none); the candidate is the first element with a box whose
+//! Chromium AX role is an interactive widget role (INTERACTIVE_ROLES) and whose AX node is not
+//! ignored, else the hit element. A candidate that is the document's `html` / `body` is no candidate.
+//! `DOM.getNodeForLocation` reports a text hit as the text's DOM parent; when that is a shadow host
+//! and one of its slotted text children has layout quads containing the point, the walk starts at
+//! that text node (as the runtime's does).
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -127,11 +131,31 @@ impl Oracle<'_> {
     async fn truth_at(&mut self, x: f64, y: f64) -> anyhow::Result<Option<Truth>> {
         let Some(hit) = self.host.hit_at(x, y).await? else { return Ok(None) };
         let s = hit.session.clone();
-        // Walk the flat tree from the hit (a text hit stands for its element).
+        let chain_to_host = self.host.session_chain(&s.id).await?;
+        // DOM.getNodeForLocation answers a text hit with the text's DOM parent; for a shadow host
+        // whose own slotted text is under the point, start from that text node (its layout quads
+        // contain the point), whose flat-tree parent is its slot.
+        let mut start = hit.backend_node_id;
+        let texts = self.index(&s).await?.slotted_text_children(start);
+        for t in texts {
+            let Ok(q) = s.call("DOM.getContentQuads", json!({"backendNodeId": t})).await else { continue };
+            let hit_text = q["quads"].as_array().into_iter().flatten().any(|quad| {
+                let q: Vec<f64> = quad.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+                q.len() == 8 && {
+                    let r = BoxRect::from_quad(&chain_to_host.to_host.map_quad(&q));
+                    x >= r.x && x < r.right() && y >= r.y && y < r.bottom()
+                }
+            });
+            if hit_text {
+                start = t;
+                break;
+            }
+        }
+        // Walk the flat tree from there.
         let chain: Vec<i64> = {
             let ix = self.index(&s).await?;
             let mut v = Vec::new();
-            let mut n = Some(hit.backend_node_id);
+            let mut n = Some(start);
             while let Some(id) = n {
                 if ix.node(id).is_none() || v.len() > 256 {
                     break;
@@ -143,29 +167,61 @@ impl Oracle<'_> {
             }
             v
         };
-        let Some(&raw) = chain.first() else { return Ok(None) };
-        let mut chosen = raw;
+        // The hit element is the first element with a box (a slot, display: contents, has none);
+        // the candidate the first element with a box whose AX role is interactive and not ignored.
+        let mut raw: Option<(i64, BoxRect)> = None;
+        let mut chosen: Option<(i64, BoxRect)> = None;
         for &id in &chain {
+            let Some(rect) = border_box(&s, id, &chain_to_host).await else { continue };
+            if raw.is_none() {
+                raw = Some((id, rect));
+            }
             let f = self.ax(&s, id).await?;
             if !f.ignored && INTERACTIVE_ROLES.contains(&f.role.as_str()) {
-                chosen = id;
+                chosen = Some((id, rect));
                 break;
             }
         }
+        let Some((chosen, rect)) = chosen.or(raw) else { return Ok(None) };
         let tag = self.dom[&s.id].local_name(chosen);
         if matches!(tag.as_str(), "html" | "body" | "wf-html" | "wf-body" | "wf-document") {
             return Ok(None);
         }
-        let chain = self.host.session_chain(&s.id).await?;
-        let model = s.call("DOM.getBoxModel", json!({"backendNodeId": chosen})).await;
-        let Ok(model) = model else { return Ok(None) };
-        let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
-        if q.len() != 8 {
-            return Ok(None);
-        }
-        let rect = BoxRect::from_quad(&chain.to_host.map_quad(&q));
         let ax = self.ax(&s, chosen).await?;
         Ok(Some(Truth { tag, rect, ax }))
+    }
+}
+
+/// Chromium's AX role in the ARIA vocabulary the runtime reports: CDP gives ARIA roles in lower
+/// case and Chromium's internal roles that have no ARIA counterpart in CamelCase (`LabelText` for a
+/// `<label>`, `DisclosureTriangle` for a `<summary>` ...); an element without an ARIA role is
+/// `generic` in the runtime's summary (pages/runtime/README.md "Snapshot decisions").
+pub fn aria_role(chromium: &str) -> &str {
+    if chromium.starts_with(|c: char| c.is_ascii_uppercase()) {
+        "generic"
+    } else {
+        chromium
+    }
+}
+
+/// An element's border box in Host-viewport CSS px, None when it has no box (display: contents).
+async fn border_box(s: &Session, id: i64, chain: &crate::oracle::FrameChain) -> Option<BoxRect> {
+    let model = s.call("DOM.getBoxModel", json!({"backendNodeId": id})).await.ok()?;
+    let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+    (q.len() == 8).then(|| BoxRect::from_quad(&chain.to_host.map_quad(&q)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::aria_role;
+
+    #[test]
+    fn chromium_internal_roles_without_an_aria_role_compare_as_generic() {
+        assert_eq!(aria_role("LabelText"), "generic");
+        assert_eq!(aria_role("DisclosureTriangle"), "generic");
+        assert_eq!(aria_role("button"), "button");
+        assert_eq!(aria_role("generic"), "generic");
+        assert_eq!(aria_role("tab"), "tab");
     }
 }
 
@@ -257,7 +313,7 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
                 if !t.ax.ignored {
                     f.ax_comparable += 1;
                     let (role, name) = (c["summary"]["role"].as_str().unwrap_or(""), c["summary"]["name"].as_str().unwrap_or(""));
-                    if role == t.ax.role {
+                    if role == aria_role(&t.ax.role) {
                         f.role_agree += 1;
                     } else {
                         f.note(format!("({x},{y}): {tag} role {role:?}, Chromium {:?}", t.ax.role));
