@@ -96,6 +96,9 @@ const ARTIFACTS = {
   'no-runtime': { app: 'plain', query: 'attention=off', iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
   // An app with an iframe of its own: a grandchild realm (inside an OOPIF, or inside a fragment).
   'nest': { app: 'nest', extra: true, width: 208, height: 96, label: 'Nest', landmark: 'nest-artifact' },
+  // An iframe created blank: the Host runs the runtime in its initial about:blank document, then
+  // navigates it same-origin to apps/plain.html (the browser keeps the Window; issue 7).
+  'blank-nav': { app: 'plain', blankNav: true, iframeOnly: true, extra: true, width: 208, height: 64, label: 'Blank then navigated', landmark: 'blank-nav-artifact' },
 };
 
 /**
@@ -236,7 +239,10 @@ function createMount(artifactId) {
   const mountId = `mount-${artifactId}`;
   let el;
   let loaded;
-  if (spec.srcdoc) {
+  if (spec.blankNav) {
+    el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    loaded = blankThenNavigate(el, `${location.origin}/apps/${spec.app}.html`);
+  } else if (spec.srcdoc) {
     el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
     el.srcdoc = closedShadowSrcdoc();
@@ -254,6 +260,46 @@ function createMount(artifactId) {
   state.mounts = state.mounts.filter((m) => m.artifactId !== artifactId);
   state.mounts.push(mount);
   return el;
+}
+
+/**
+ * `blank-nav`: the iframe is created with its same-origin `src`; while that navigation is under way
+ * the frame shows its initial about:blank document, and the runtime source runs there (an inline
+ * script, as an embedder's init script would) right after the iframe is inserted (a microtask). The
+ * navigation then replaces the document and the browser keeps the Window. Resolves on the load of
+ * `url`; `data-window-kept` / `data-blank-document-replaced` on the iframe say what happened.
+ */
+let runtimeSource = null;
+function blankThenNavigate(el, url) {
+  if (runtimeSource === null) {
+    // Synchronous on purpose: the script must run before the navigation commits.
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', '/runtime/attention.js', false);
+    xhr.send();
+    runtimeSource = xhr.responseText;
+  }
+  el.setAttribute('src', url);
+  return new Promise((resolve) => {
+    queueMicrotask(() => {
+      const blank = el.isConnected && el.contentDocument;
+      if (!blank || el.contentWindow.location.href !== 'about:blank') {
+        reportError({ kind: 'mount', message: 'blank-nav: the iframe showed no initial about:blank document' }); resolve(); return;
+      }
+      const script = blank.createElement('script');
+      script.textContent = runtimeSource;
+      (blank.head || blank.documentElement || blank).appendChild(script);
+      if (!el.contentWindow.__wippyAttentionRuntime) reportError({ kind: 'mount', message: 'blank-nav: the runtime did not start in about:blank' });
+      // A mark on the about:blank global: still there after the navigation only if the Window was kept.
+      el.contentWindow.__wippyBlankWindowMark = true;
+      el.addEventListener('load', function onLoad() {
+        if (el.contentWindow.location.href !== url) return;
+        el.removeEventListener('load', onLoad);
+        el.setAttribute('data-window-kept', String(el.contentWindow.__wippyBlankWindowMark === true));
+        el.setAttribute('data-blank-document-replaced', String(el.contentDocument !== blank));
+        resolve();
+      });
+    });
+  });
 }
 
 // Fragment apps announce themselves with a composed `wippy-app-ready` event; at the document it is
