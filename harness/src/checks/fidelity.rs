@@ -37,6 +37,8 @@ pub const NAME_MIN: f64 = 98.0;
 pub const INTERACTIVE_ROLES: &[&str] = &[
     "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch",
     "slider", "textbox", "searchbox", "spinbutton", "combobox", "treeitem", "gridcell",
+    // Chromium's role for `<summary>`, which the runtime reports as `button`.
+    "DisclosureTriangle",
 ];
 
 /// The measured agreement.

@@ -45,13 +45,11 @@ export const NAME_FROM_CONTENT = { button: 1, link: 1, heading: 1, tab: 1, menui
 export const INTERACTIVE_ROLES = ['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
   'option', 'switch', 'slider', 'textbox', 'searchbox', 'spinbutton', 'combobox', 'treeitem', 'gridcell'];
 const INTERACTIVE_ROLE_SET = {}; INTERACTIVE_ROLES.forEach((r) => { INTERACTIVE_ROLE_SET[r] = 1; });
-// `summary` keeps being a promotion target although its computed role here is `button` (Chromium
-// calls it a disclosure triangle).
-const INTERACTIVE = { summary: 1 };
-// An element the user acts on (a hit on its decoration is promoted to it): ln and its computed role
-// (roleFor: attribute, ElementInternals, implicit).
+// An element the user acts on (a hit on its decoration is promoted to it): its computed role (roleFor:
+// attribute, ElementInternals, implicit; a `summary` is a `button` here, Chromium's
+// `DisclosureTriangle`). ln is kept for callers' clarity.
 export function isInteractiveElement(ln, role) {
-  return INTERACTIVE[ln] === 1 || !!(role && INTERACTIVE_ROLE_SET[role]);
+  return !!(role && INTERACTIVE_ROLE_SET[role]);
 }
 
 // ARIA attributes and the ElementInternals properties that carry the same state as a default (an
