@@ -83,8 +83,8 @@ async fn a_runtime_source_edited_while_the_server_runs_is_in_the_next_served_scr
     let src = std::fs::read_to_string(&main).unwrap();
     let marker = format!("edit-marker-{}", std::process::id());
     let edited = src.replace(
-        "if (!W.__wippyAttentionRuntime) install();",
-        &format!("W.__wippyEditMarker = '{marker}';\nif (!W.__wippyAttentionRuntime) install();"),
+        "if (!existing) install();",
+        &format!("W.__wippyEditMarker = '{marker}';\nif (!existing) install();"),
     );
     assert_ne!(edited, src, "main.js still ends with the install call");
     std::fs::write(&main, edited).unwrap();

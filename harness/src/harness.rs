@@ -13,7 +13,7 @@ use tokio::sync::Mutex;
 
 use crate::browser::{BrowserError, Chromium};
 use crate::cdp::{Cdp, CdpError};
-use crate::host::{Engine, Host, HostError, Layout};
+use crate::host::{Engine, Host, HostError, Layout, OpenOptions};
 use crate::report;
 use crate::server::{default_pages_dir, Server, ServerError};
 
@@ -139,13 +139,18 @@ impl Harness {
 
     /// Opens the reference Host with extra query parameters (`extras=no-runtime`, `layout=...`).
     pub async fn open_with(&self, layout: Layout, engine: Engine, query: &str) -> Result<Host, HarnessError> {
+        self.open_emulated(layout, engine, query, OpenOptions::default()).await
+    }
+
+    /// Opens the reference Host with extra query parameters and emulation options (DPR).
+    pub async fn open_emulated(&self, layout: Layout, engine: Engine, query: &str, options: OpenOptions) -> Result<Host, HarnessError> {
         let mut url = self.host_url(layout, engine);
         if !query.is_empty() {
             url.push('&');
             url.push_str(query);
         }
         let cdp = self.cdp().await?;
-        let mut host = Host::open_url(&cdp, &url, self.server.child_origin(), layout, engine).await?;
+        let mut host = Host::open_url_with(&cdp, &url, self.server.child_origin(), layout, engine, options).await?;
         host.session = Some(self.server.session().clone());
         Ok(host)
     }
@@ -166,10 +171,18 @@ pub fn run_host_with<F>(layout: Layout, engine: Engine, query: &str, body: F)
 where
     F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
 {
+    run_host_emulated(layout, engine, query, OpenOptions::default(), body)
+}
+
+/// [`run_host_with`] with emulation options (device scale factor).
+pub fn run_host_emulated<F>(layout: Layout, engine: Engine, query: &str, options: OpenOptions, body: F)
+where
+    F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
+{
     let harness = Harness::global();
     let test = report::current_test_name();
     harness.block_on(async {
-        let host = match harness.open_with(layout, engine, query).await {
+        let host = match harness.open_emulated(layout, engine, query, options).await {
             Ok(h) => h,
             Err(e) => panic!("[{test}] cannot open the {layout} / {engine} Host: {e}"),
         };

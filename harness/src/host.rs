@@ -62,8 +62,22 @@ impl std::fmt::Display for Engine {
     }
 }
 
-/// The viewport every Host is opened with (CSS px, DPR 1), so geometry and goldens are stable.
+/// The viewport every Host is opened with (CSS px, DPR 1 unless [`OpenOptions::device_scale_factor`]
+/// says otherwise), so geometry and goldens are stable.
 pub const VIEWPORT: (u32, u32) = (1280, 720);
+
+/// How a Host page is emulated when it is opened.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OpenOptions {
+    /// `Emulation.setDeviceMetricsOverride`'s `deviceScaleFactor` (device pixels per CSS px).
+    pub device_scale_factor: f64,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions { device_scale_factor: 1.0 }
+    }
+}
 /// How long navigation may take until the load event.
 pub const LOAD_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the runtime may take to negotiate with every child realm.
@@ -103,6 +117,8 @@ pub struct ChildTarget {
     pub session_id: String,
     pub target_id: String,
     pub url: String,
+    /// The session it was attached through: the frame that owns its `<iframe>` element.
+    pub parent_session_id: String,
 }
 
 #[derive(Default)]
@@ -110,6 +126,8 @@ pub(crate) struct Tracked {
     pub children: Vec<ChildTarget>,
     /// frameId -> main-world execution context id, for frames in the page's process.
     pub contexts: HashMap<String, i64>,
+    /// frameId -> (session id, main-world execution context id), for frames of every session.
+    pub frame_contexts: HashMap<String, (String, i64)>,
     pub console: Vec<String>,
 }
 
@@ -133,6 +151,7 @@ pub struct OpenTimings {
 pub struct Host {
     pub layout: Layout,
     pub engine: Engine,
+    pub options: OpenOptions,
     pub url: String,
     /// The child site's origin (`http://localhost:<b>`), what cross-origin frame_origin must say.
     pub child_origin: String,
@@ -152,10 +171,22 @@ pub struct Host {
 impl Host {
     /// Opens `url` in a fresh browser context on `cdp`'s browser.
     pub async fn open_url(cdp: &Cdp, url: &str, child_origin: &str, layout: Layout, engine: Engine) -> Result<Host, HostError> {
+        Self::open_url_with(cdp, url, child_origin, layout, engine, OpenOptions::default()).await
+    }
+
+    /// [`Host::open_url`] with emulation options (device scale factor).
+    pub async fn open_url_with(
+        cdp: &Cdp,
+        url: &str,
+        child_origin: &str,
+        layout: Layout,
+        engine: Engine,
+        options: OpenOptions,
+    ) -> Result<Host, HostError> {
         let started = std::time::Instant::now();
         let ctx = cdp.call("Target.createBrowserContext", None, json!({"disposeOnDetach": true})).await?;
         let context_id = str_field(&ctx, "browserContextId")?;
-        match Self::open_in_context(cdp, &context_id, url, child_origin, layout, engine, started).await {
+        match Self::open_in_context(cdp, &context_id, url, child_origin, layout, engine, options, started).await {
             Ok(host) => Ok(host),
             Err(e) => {
                 // Nothing of a Host that failed to open is left behind in the shared browser.
@@ -174,6 +205,7 @@ impl Host {
         child_origin: &str,
         layout: Layout,
         engine: Engine,
+        options: OpenOptions,
         started: std::time::Instant,
     ) -> Result<Host, HostError> {
         let since = || started.elapsed().as_secs_f64() * 1000.0;
@@ -201,7 +233,7 @@ impl Host {
         let (w, h) = VIEWPORT;
         page.call(
             "Emulation.setDeviceMetricsOverride",
-            json!({"width": w, "height": h, "deviceScaleFactor": 1, "mobile": false}),
+            json!({"width": w, "height": h, "deviceScaleFactor": options.device_scale_factor, "mobile": false}),
         )
         .await?;
         timings.page_ms = since();
@@ -228,6 +260,7 @@ impl Host {
         let mut host = Host {
             layout,
             engine,
+            options,
             url: url.to_string(),
             child_origin: child_origin.to_string(),
             page,
@@ -477,6 +510,7 @@ async fn watch(
                         session_id: child_sid.clone(),
                         target_id: info["targetId"].as_str().unwrap_or_default().to_string(),
                         url: info["url"].as_str().unwrap_or_default().to_string(),
+                        parent_session_id: sid.clone(),
                     });
                 }
                 let cdp = cdp.clone();
@@ -502,13 +536,16 @@ async fn watch(
                     }
                 }
             }
-            "Runtime.executionContextCreated" if sid == page_session => {
+            "Runtime.executionContextCreated" => {
                 let ctx = &ev.params["context"];
                 if ctx.pointer("/auxData/isDefault").and_then(Value::as_bool) == Some(true) {
                     if let (Some(frame), Some(id), Ok(mut t)) =
                         (ctx.pointer("/auxData/frameId").and_then(Value::as_str), ctx["id"].as_i64(), tracked.lock())
                     {
-                        t.contexts.insert(frame.to_string(), id);
+                        if sid == page_session {
+                            t.contexts.insert(frame.to_string(), id);
+                        }
+                        t.frame_contexts.insert(frame.to_string(), (sid.clone(), id));
                     }
                 }
             }

@@ -15,5 +15,5 @@ pub mod oracle;
 pub mod report;
 pub mod server;
 
-pub use harness::{run_host, run_host_with, Harness, HarnessError};
-pub use host::{Engine, Frame, Host, HostError, Layout};
+pub use harness::{run_host, run_host_emulated, run_host_with, Harness, HarnessError};
+pub use host::{Engine, Frame, Host, HostError, Layout, OpenOptions};

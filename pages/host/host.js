@@ -105,6 +105,11 @@ const ARTIFACTS = {
   'closed-shadow': { srcdoc: true, width: 208, height: 96, label: 'Closed shadow', landmark: 'closed-shadow-artifact' },
   // Optional extras, mounted only when named in ?extras=a,b (at the end of the tools page).
   'no-runtime': { app: 'plain', query: 'attention=off', noRuntime: true, iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
+  // An app with an iframe of its own: a grandchild realm (inside an OOPIF, or inside a fragment).
+  'nest': { app: 'nest', extra: true, width: 208, height: 96, label: 'Nest', landmark: 'nest-artifact' },
+  // An iframe created blank: the Host runs the runtime in its initial about:blank document, then
+  // navigates it same-origin to apps/plain.html (the browser keeps the Window; issue 7).
+  'blank-nav': { app: 'plain', blankNav: true, iframeOnly: true, extra: true, width: 208, height: 64, label: 'Blank then navigated', landmark: 'blank-nav-artifact' },
   // Omission extras (pages/README.md "Omission extras"): 100x64 Child-origin iframes of apps/peer.html in
   // both engines, mounted side by side in the order named, so a point on the shared edge of a failing
   // extra and `sibling` samples both.
@@ -135,6 +140,75 @@ function omissionExtras(list) {
   return out;
 }
 
+/**
+ * `?corpus=shoelace&mount=same-origin|cross-origin|fragment`: the home page holds only the component
+ * corpus `apps/corpus-<name>.html` (480x400): a same-origin iframe (Host site), a cross-origin iframe
+ * (Child site) or a Web Fragment (needs engine=fragment). Without `corpus` nothing changes.
+ */
+const CORPORA = ['shoelace'];
+const MOUNTS = ['same-origin', 'cross-origin', 'fragment'];
+const CORPUS = (() => {
+  const name = params.get('corpus');
+  if (!name) return null;
+  const mount = params.get('mount') || 'cross-origin';
+  if (!CORPORA.includes(name) || !MOUNTS.includes(mount)) {
+    reportError({ kind: 'config', message: `corpus \`${name}\` / mount \`${mount}\` unknown (corpora: ${CORPORA.join(', ')}; mounts: ${MOUNTS.join(', ')})` });
+    return null;
+  }
+  const id = `corpus-${name}`;
+  ARTIFACTS[id] = { app: id, width: 480, height: 400, label: `Corpus ${name}`, landmark: 'corpus-artifact',
+    sameOrigin: mount === 'same-origin', iframeOnly: mount !== 'fragment' };
+  if (mount === 'fragment' && params.get('engine') !== 'fragment') {
+    reportError({ kind: 'config', message: 'corpus mount `fragment` needs engine=fragment' });
+  }
+  return { id, mount };
+})();
+
+/**
+ * `?geometry=a,b`: geometry variants for the oracle tests, as one extra style sheet (and a scroll
+ * after mounting). Without the parameter nothing changes, so the default layout stays pixel-identical.
+ */
+const LEFT_FRAME = '[data-wippy-artifact-id="leaf-left"] > iframe, [data-wippy-artifact-id="leaf-left"] > web-fragment';
+const HOME_PANEL = '[data-wippy-mount-id="panel-main"], #page-area';
+const GEOMETRY = {
+  /** CSS zoom on the row holding the left and right leaves: an ancestor of their iframes (or fragment leaves). */
+  'zoom-frame': { css: '.row:has(> [data-wippy-artifact-id="leaf-left"]) { zoom: 1.25; }' },
+  /** CSS zoom on the Host privacy probes: an ancestor of Host-document leaves. */
+  'zoom-leaf': { css: '[data-landmark="host-privacy-probes"] { zoom: 1.5; }' },
+  /** transform: scale() on the left leaf's iframe / web-fragment. */
+  'scale-frame': { css: `${LEFT_FRAME} { transform: scale(0.8); transform-origin: 0 0; }` },
+  /** scale with translate on the left leaf's iframe / web-fragment. */
+  'scale-translate-frame': { css: `${LEFT_FRAME} { transform: translate(12px, 6px) scale(0.8); transform-origin: 0 0; }` },
+  /** scale on the panel holding the home page (managed `main`, compat `page-area`). */
+  'scale-panel': { css: `${HOME_PANEL} { transform: scale(0.9); transform-origin: 0 0; }` },
+  /** the page scrolled by 40px (the body made taller than the viewport). */
+  'scroll-page': { css: 'body { height: 1200px !important; }', scroll: () => window.scrollTo(0, 40) },
+  /** the home panel scrolled by 40px (extra space at the end of its page body). */
+  'scroll-panel': {
+    css: `:is(${HOME_PANEL}) .page-body::after { content: ''; display: block; height: 400px; }`,
+    scroll: () => { for (const el of document.querySelectorAll(HOME_PANEL)) el.scrollTop = 40; },
+  },
+  /** border and padding on the left leaf's iframe (its content box shrinks inside the same artifact). */
+  'border-frame': { css: '[data-wippy-artifact-id="leaf-left"] > iframe { border: 7px solid #345; padding: 5px 9px; box-sizing: border-box; }' },
+  /** rotation / skew on the left leaf's iframe: unsupported for point mapping. */
+  'rotate-frame': { css: `${LEFT_FRAME} { transform: rotate(4deg); }` },
+  'skew-frame': { css: `${LEFT_FRAME} { transform: skewX(8deg); }` },
+};
+const VARIANTS = (params.get('geometry') || '').split(',').filter(Boolean).filter((id) => {
+  if (GEOMETRY[id]) return true;
+  reportError({ kind: 'config', message: `unknown geometry variant \`${id}\` (known: ${Object.keys(GEOMETRY).join(', ')})` });
+  return false;
+});
+
+function applyGeometry() {
+  if (VARIANTS.length === 0) return;
+  const style = document.createElement('style');
+  style.setAttribute('data-host-geometry', VARIANTS.join(','));
+  style.textContent = VARIANTS.map((id) => GEOMETRY[id].css).join('\n');
+  document.head.append(style);
+  for (const id of VARIANTS) if (GEOMETRY[id].scroll) GEOMETRY[id].scroll();
+}
+
 /** `?extras=no-runtime,...`: optional artifacts; unknown names are reported as `config` errors. */
 const EXTRAS = (params.get('extras') || '').split(',').filter(Boolean).filter((id) => {
   if (ARTIFACTS[id] && ARTIFACTS[id].extra) return true;
@@ -146,7 +220,7 @@ const EXTRAS = (params.get('extras') || '').split(',').filter(Boolean).filter((i
 const PAGES = {
   home: {
     title: 'Home',
-    sections: [
+    sections: CORPUS ? [{ label: 'Component corpus', artifacts: [CORPUS.id] }] : [
       { label: 'Edge-to-edge children', artifacts: ['leaf-left', 'leaf-right'] },
       { label: 'Nested bridge', artifacts: ['bridge'] },
     ],
@@ -204,7 +278,10 @@ function createMount(artifactId) {
   const mountId = `mount-${artifactId}`;
   let el;
   let loaded;
-  if (spec.srcdoc) {
+  if (spec.blankNav) {
+    el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    loaded = blankThenNavigate(el, `${location.origin}/apps/${spec.app}.html`);
+  } else if (spec.srcdoc) {
     el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
     el.srcdoc = closedShadowSrcdoc();
@@ -213,7 +290,8 @@ function createMount(artifactId) {
     el = h('web-fragment', { 'fragment-id': artifactId, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => state.pending.set(artifactId, resolve));
   } else {
-    const src = `${state.childOrigin}/apps/${spec.app}.html` + (spec.query ? `?${spec.query}` : '');
+    const origin = spec.sameOrigin ? location.origin : state.childOrigin;
+    const src = `${origin}/apps/${spec.app}.html` + (spec.query ? `?${spec.query}` : '');
     // The Host knows which of its mounts it serves without the runtime (`?attention=off`) and says so
     // (`data-wippy-runtime="absent"`), so nobody waits 50 discovery attempts for a grant that cannot come.
     el = h('iframe', { title: spec.label, src, sandbox: spec.sandbox, 'data-wippy-runtime': spec.noRuntime ? 'absent' : null,
@@ -224,6 +302,46 @@ function createMount(artifactId) {
   state.mounts = state.mounts.filter((m) => m.artifactId !== artifactId);
   state.mounts.push(mount);
   return el;
+}
+
+/**
+ * `blank-nav`: the iframe is created with its same-origin `src`; while that navigation is under way
+ * the frame shows its initial about:blank document, and the runtime source runs there (an inline
+ * script, as an embedder's init script would) right after the iframe is inserted (a microtask). The
+ * navigation then replaces the document and the browser keeps the Window. Resolves on the load of
+ * `url`; `data-window-kept` / `data-blank-document-replaced` on the iframe say what happened.
+ */
+let runtimeSource = null;
+function blankThenNavigate(el, url) {
+  if (runtimeSource === null) {
+    // Synchronous on purpose: the script must run before the navigation commits.
+    const xhr = new XMLHttpRequest();
+    xhr.open('GET', '/runtime/attention.js', false);
+    xhr.send();
+    runtimeSource = xhr.responseText;
+  }
+  el.setAttribute('src', url);
+  return new Promise((resolve) => {
+    queueMicrotask(() => {
+      const blank = el.isConnected && el.contentDocument;
+      if (!blank || el.contentWindow.location.href !== 'about:blank') {
+        reportError({ kind: 'mount', message: 'blank-nav: the iframe showed no initial about:blank document' }); resolve(); return;
+      }
+      const script = blank.createElement('script');
+      script.textContent = runtimeSource;
+      (blank.head || blank.documentElement || blank).appendChild(script);
+      if (!el.contentWindow.__wippyAttentionRuntime) reportError({ kind: 'mount', message: 'blank-nav: the runtime did not start in about:blank' });
+      // A mark on the about:blank global: still there after the navigation only if the Window was kept.
+      el.contentWindow.__wippyBlankWindowMark = true;
+      el.addEventListener('load', function onLoad() {
+        if (el.contentWindow.location.href !== url) return;
+        el.removeEventListener('load', onLoad);
+        el.setAttribute('data-window-kept', String(el.contentWindow.__wippyBlankWindowMark === true));
+        el.setAttribute('data-blank-document-replaced', String(el.contentDocument !== blank));
+        resolve();
+      });
+    });
+  });
 }
 
 // Fragment apps announce themselves with a composed `wippy-app-ready` event; at the document it is
@@ -548,6 +666,7 @@ function summary() {
 }
 
 async function finish() {
+  applyGeometry();
   await Promise.all(state.mounts.map((m) => m.loaded));
   document.documentElement.setAttribute('data-host-state', 'ready');
   resolveReady(summary());

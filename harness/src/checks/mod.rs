@@ -4,7 +4,9 @@
 //! box model, the leaf's own event log, the Session's own rules.
 
 pub mod expect;
+pub mod fidelity;
 pub mod focus;
+pub mod geometry;
 pub mod history;
 pub mod privacy;
 pub mod realms;
@@ -31,32 +33,47 @@ pub const POINTER_TIMEOUT: Duration = Duration::from_secs(5);
 /// A named check; `run` returns a one-line detail on success.
 pub struct Check {
     pub name: &'static str,
+    /// Extra Host query parameters the check needs for an engine ("" = the default Host).
+    pub query: fn(crate::host::Engine) -> &'static str,
     pub run: for<'a> fn(&'a Host) -> BoxFuture<'a, anyhow::Result<String>>,
+}
+
+fn default_host(_: crate::host::Engine) -> &'static str {
+    ""
+}
+
+/// The Shoelace corpus, cross-origin in engine iframe, a Web Fragment in engine fragment.
+fn shoelace_corpus(engine: crate::host::Engine) -> &'static str {
+    match engine {
+        crate::host::Engine::Iframe => "corpus=shoelace&mount=cross-origin",
+        crate::host::Engine::Fragment => "corpus=shoelace&mount=fragment",
+    }
 }
 
 /// Every check `verify` runs, in order.
 pub fn all() -> Vec<Check> {
     vec![
-        Check { name: "runtime-runs-before-page-scripts", run: |h| Box::pin(realms::runtime_before_page_scripts(h)) },
+        Check { query: default_host, name: "runtime-runs-before-page-scripts", run: |h| Box::pin(realms::runtime_before_page_scripts(h)) },
         // The spec's operational checklist ("Operational verification"), items 1-4 and 7.
-        Check { name: "checklist-1-automatic-context-off-sends-no-attachment", run: |h| Box::pin(session::checklist_1(h)) },
-        Check { name: "checklist-2-pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
-        Check { name: "checklist-2-pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
-        Check { name: "checklist-2-pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
-        Check { name: "checklist-2-pointer-path-closed-shadow-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)) },
-        Check { name: "checklist-3-boundary-sample-finds-both-leaves", run: |h| Box::pin(sampling::boundary_sample(h)) },
-        Check { name: "checklist-4-message-and-attachment-persist", run: |h| Box::pin(session::checklist_4(h)) },
-        Check { name: "checklist-7-capabilities-and-plain-message-received", run: |h| Box::pin(session::checklist_7(h)) },
-        Check { name: "envelope-accepted-by-session-rules", run: |h| Box::pin(sampling::envelope_accepted(h)) },
-        Check { name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
-        Check { name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
-        Check { name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
-        Check { name: "sensitive-focus-clears-a-kept-focus", run: |h| Box::pin(focus::sensitive_focus_clears_a_kept_focus(h)) },
-        Check { name: "tab-traversal-focus-matches-chromium", run: |h| Box::pin(focus::tab_traversal_matches_chromium(h)) },
-        Check { name: "composer-transfer-keeps-focus-while-send-disables-it", run: |h| Box::pin(focus::composer_transfer_keeps_focus_while_send_disables_it(h)) },
-        Check { name: "script-dispatched-focus-is-ignored", run: |h| Box::pin(focus::script_dispatched_focus_is_ignored(h)) },
-        Check { name: "remounted-or-detached-focus-is-invalidated", run: |h| Box::pin(focus::remounted_or_detached_focus_is_invalidated(h)) },
-        Check { name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
+        Check { query: default_host, name: "checklist-1-automatic-context-off-sends-no-attachment", run: |h| Box::pin(session::checklist_1(h)) },
+        Check { query: default_host, name: "checklist-2-pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
+        Check { query: default_host, name: "checklist-2-pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
+        Check { query: default_host, name: "checklist-2-pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
+        Check { query: default_host, name: "checklist-2-pointer-path-closed-shadow-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)) },
+        Check { query: default_host, name: "checklist-3-boundary-sample-finds-both-leaves", run: |h| Box::pin(sampling::boundary_sample(h)) },
+        Check { query: default_host, name: "checklist-4-message-and-attachment-persist", run: |h| Box::pin(session::checklist_4(h)) },
+        Check { query: default_host, name: "checklist-7-capabilities-and-plain-message-received", run: |h| Box::pin(session::checklist_7(h)) },
+        Check { query: default_host, name: "envelope-accepted-by-session-rules", run: |h| Box::pin(sampling::envelope_accepted(h)) },
+        Check { query: default_host, name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
+        Check { query: default_host, name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
+        Check { query: default_host, name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
+        Check { query: default_host, name: "sensitive-focus-clears-a-kept-focus", run: |h| Box::pin(focus::sensitive_focus_clears_a_kept_focus(h)) },
+        Check { query: default_host, name: "tab-traversal-focus-matches-chromium", run: |h| Box::pin(focus::tab_traversal_matches_chromium(h)) },
+        Check { query: default_host, name: "composer-transfer-keeps-focus-while-send-disables-it", run: |h| Box::pin(focus::composer_transfer_keeps_focus_while_send_disables_it(h)) },
+        Check { query: default_host, name: "script-dispatched-focus-is-ignored", run: |h| Box::pin(focus::script_dispatched_focus_is_ignored(h)) },
+        Check { query: default_host, name: "remounted-or-detached-focus-is-invalidated", run: |h| Box::pin(focus::remounted_or_detached_focus_is_invalidated(h)) },
+        Check { query: default_host, name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
+        Check { query: shoelace_corpus, name: "shoelace-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
     ]
 }
 

@@ -19,3 +19,49 @@ pub async fn runtime_before_page_scripts(host: &Host) -> anyhow::Result<String> 
     }
     Ok(format!("{} realms", realms.len()))
 }
+
+/// Issue 7: an iframe created blank, the runtime run in its initial about:blank document by the Host,
+/// then navigated same-origin (the browser keeps the Window): over `loads` consecutive loads (the
+/// first Host load, then remounts), a snapshot at the centre of the navigated document's button must
+/// have that button as candidate (Chromium's box model for its rect), and a load where the child
+/// cannot answer must say so with an omission for its mount, never `complete: true` with a hole.
+pub async fn blank_then_navigated_realm_is_never_missing(host: &Host, loads: usize) -> anyhow::Result<String> {
+    const MOUNT: &str = "mount-blank-nav";
+    let (mut found, mut omitted) = (0usize, 0usize);
+    for load in 0..loads {
+        if load > 0 {
+            host.eval("window.__host.remount('blank-nav').then(() => true)").await?;
+            host.wait_ready().await?;
+        }
+        let kept = host
+            .eval("(() => { const f = document.querySelector('[data-wippy-mount-id=\"mount-blank-nav\"]'); return f && [f.getAttribute('data-window-kept'), f.getAttribute('data-blank-document-replaced')]; })()")
+            .await?;
+        // The case under test only: the browser kept the Window and replaced the document.
+        ensure!(kept == serde_json::json!(["true", "true"]), "load {load}: the Host variant did not reproduce the case (window kept, document replaced: {kept})");
+        let at = host.locate_landmark("plain-leaf").await?;
+        let truth = host.node_rect(&at).await?;
+        let (x, y) = truth.center();
+        let snap = host.snapshot_with(serde_json::json!({"point": {"x": x.round(), "y": y.round()}, "radius_css_px": 0})).await?;
+        super::require_valid_payload(&snap)?;
+        let hit = super::candidates(&snap).iter().find(|c| {
+            let tag = c["path"].as_array().and_then(|p| p.last()).and_then(|s| s["tag_name"].as_str());
+            let in_mount = c["path"].as_array().is_some_and(|p| p.iter().any(|s| s["mount_id"] == MOUNT));
+            tag == Some("button") && in_mount && super::rect_of(&c["rect"]).is_some_and(|r| r.max_edge_delta(&truth) <= super::RECT_TOLERANCE)
+        });
+        let omission = snap["omissions"].as_array().into_iter().flatten().any(|o| o["mount_id"] == MOUNT);
+        match (hit, omission) {
+            (Some(_), _) => found += 1,
+            (None, true) => {
+                ensure!(snap["capture"]["complete"] == false, "load {load}: an omission for {MOUNT} but capture.complete is not false");
+                omitted += 1;
+            }
+            (None, false) => anyhow::bail!(
+                "load {load}: the blank-then-navigated realm is silently missing (complete {}, no candidate, no omission for {MOUNT}): {}",
+                snap["capture"]["complete"],
+                snap
+            ),
+        }
+    }
+    ensure!(found == loads, "the child answered in {found} of {loads} loads ({omitted} with an omission)");
+    Ok(format!("{loads} loads: candidate in {found}, omission in {omitted}, silently missing in 0"))
+}

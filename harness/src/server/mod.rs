@@ -202,6 +202,9 @@ async fn respond(shared: &Shared, path: &str, query: Option<&str>, headers: &Hea
     }
     let file = if let Some(rest) = path.strip_prefix("/vendor/web-fragments/") {
         safe_join(&shared.pages.join("node_modules/web-fragments/dist"), rest)
+    } else if let Some(rest) = path.strip_prefix("/vendor/shoelace/") {
+        // Shoelace's self-contained ES module build (components, theme CSS, icon SVGs).
+        safe_join(&shared.pages.join("node_modules/@shoelace-style/shoelace/cdn"), rest)
     } else if path == "/" {
         Some(shared.pages.join("host/index.html"))
     } else {

@@ -1,21 +1,23 @@
 // The runtime's surface per realm role (spec: the Host-facing API — in the top realm
 // window.wippyAttention {role, host_instance_id, ready, snapshot, envelope, canonicalJson, focus};
 // in child realms {role, realm_id, canonicalJson, ready}; in every realm the frozen internal
-// window.__wippyAttentionRuntime {registerRoot, role, realmId, debug} — binding states and
+// window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, debug} — binding states and
 // counters, never tokens). Both are non-writable, non-configurable, non-enumerable.
 import { W, nDateNow } from './natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from './constants.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe } from './dom.js';
 import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, bindings, upBuffer } from './state.js';
-import { registerRoot } from './shadow-roots.js';
+import { registerRoot, registerInternals } from './shadow-roots.js';
 import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
 import { focusApi } from './focus.js';
 import { ready, readyChildren } from './readiness.js';
+import { currentDocument } from './realm-document.js';
 
 export function defineInternal() {
-  const internal = { registerRoot: registerRoot, role: ROLE, realmId: REALM_ID,
+  const internal = { registerRoot: registerRoot, registerInternals: registerInternals, role: ROLE, get realmId() { return REALM_ID; },
+    adoptDocument: () => { safe(currentDocument); },
     // Diagnostics for harness debugging: binding states only, never tokens.
     debug: () => ({ role: ROLE, realm_id: REALM_ID, granted: UP.granted, seq: REALM.localSeq, sent: DBG.sent, dropped: DBG.dropped, inbound: DBG.inbound, events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
       children: Array.from(bindings.values()).map((b) => ({ mount_id: b.mountId, generation: b.generation, state: b.state, attempts: b.attempts,
@@ -29,14 +31,14 @@ export function definePublicApi() {
     api = {
       role: 'top', host_instance_id: HOST.hostInstanceId,
       ready: () => ready(),
-      snapshot: (o) => snapshot(o),
+      snapshot: (o) => { safe(currentDocument); return snapshot(o); },
       envelope: (s, o) => envelope(s, o),
       canonicalJson: (v) => canonicalJson(v),
       focus: () => safe(focusApi, null),
     };
   } else {
-    api = { role: ROLE, realm_id: REALM_ID, canonicalJson: (v) => canonicalJson(v),
-      ready: () => readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS).then((children) => ({ granted: UP.granted, children: children })) };
+    api = { role: ROLE, get realm_id() { return REALM_ID; }, canonicalJson: (v) => canonicalJson(v),
+      ready: () => { safe(currentDocument); return readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS).then((children) => ({ granted: UP.granted, children: children })); } };
   }
   try { Object.defineProperty(W, 'wippyAttention', { value: Object.freeze(api), configurable: false, enumerable: false, writable: false }); } catch (_) { /* ignore */ }
 }

@@ -2,7 +2,7 @@
 // shadow root, gets a binding; bounded work): the iframe scan, re-run on DOM mutations, and the
 // registration of roots (MutationObserver, and focus listeners on shadow roots, since focus moving
 // inside one shadow tree is not dispatched beyond it).
-import { D, nDocQSA, nFragQSA, nAddEL, nSetTimeout, nDateNow, nMutationObserver } from './natives.js';
+import { doc, nDocQSA, nFragQSA, nAddEL, nSetTimeout, nDateNow, nMutationObserver } from './natives.js';
 import { safe, nodeType, isConnected } from './dom.js';
 import { ROLE, REALM, bindings, observedRoots } from './state.js';
 import { shadowOf } from './shadow-roots.js';
@@ -14,7 +14,7 @@ import { focusInListener, focusOutListener } from './focus.js';
 export function scanIframes() {
   if (ROLE === 'fragment-realm') return;
   const found = new Set();
-  const roots = [D];
+  const roots = [doc()];
   let budget = 20000;
   for (let i = 0; i < roots.length && budget > 0; i++) {
     const root = roots[i];

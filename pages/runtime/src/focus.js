@@ -4,7 +4,7 @@
 // with the occurrence time, so a focus kept from any other realm is cleared too); a focusout that does not land
 // elsewhere, or the window losing focus, clears it; the top re-validates Host-realm focus at read
 // time). The focus record itself lives in state.js (REALM.localFocus, TOP.focus).
-import { W, D, nDocActive, nRootActive, nSetTimeout, nDateNow, nTimeOrigin, eventTime, nJSONStringify } from './natives.js';
+import { W, doc, nDocActive, nRootActive, nSetTimeout, nDateNow, nTimeOrigin, eventTime, nJSONStringify } from './natives.js';
 import { iso, nonneg } from './util.js';
 import { safe, wrap, nodeType, isConnected } from './dom.js';
 import { ROLE, REALM, TOP, seenFocusEvents } from './state.js';
@@ -18,7 +18,7 @@ import { bindingAlive } from './store.js';
 
 // Deep active element of this realm: document -> open/closed shadow roots -> fragments.
 export function deepActive() {
-  let el = null; try { el = nDocActive.call(D); } catch (_) { el = null; }
+  let el = null; try { el = nDocActive.call(doc()); } catch (_) { el = null; }
   for (let g = 0; el && g < 64; g++) {
     const r = shadowOf(el);
     if (!r) break;
@@ -87,7 +87,7 @@ export function clearLocalFocus() {
 export function onWindowBlur(ev) {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || ev.target !== W) return;
   nSetTimeout(() => safe(() => {
-    if (D.hasFocus()) return;
+    if (doc().hasFocus()) return;
     if (ROLE === 'top') { clearLocalFocus(); TOP.focus = null; }
     else clearLocalFocus();
   }), 0);

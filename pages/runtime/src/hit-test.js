@@ -2,11 +2,13 @@
 // document -> open/closed shadow roots -> web-fragment -> fragment DOM, promoted to its nearest
 // interactive ancestor; iframes hand the point, mapped into the child viewport, to the relay;
 // excluded content yields no candidate).
-import { D, nDocEFP, nRootEFP, nQSA } from './natives.js';
-import { attr, hasAttr, localName, nodeType, parentOf, treeRoot } from './dom.js';
-import { shadowOf } from './shadow-roots.js';
+import { doc, nDocEFP, nRootEFP, nQSA } from './natives.js';
+import { attr, hasAttr, localName, nodeType, treeRoot } from './dom.js';
+import { shadowOf, internalsProp } from './shadow-roots.js';
 import { privacyOf } from './privacy.js';
-import { isInteractiveElement } from './roles.js';
+import { isInteractiveElement, ariaValue } from './roles.js';
+import { flatParent, hasBox, slottedTextAt } from './flat-tree.js';
+import { roleOf } from './summary.js';
 import { iframeGeometry } from './paths.js';
 
 const DOCUMENT_ROOTS = { html: 1, body: 1, 'wf-document': 1, 'wf-html': 1, 'wf-body': 1 };
@@ -17,7 +19,7 @@ export function isIframe(el) {
 }
 export function deepHit(x, y) {
   let el = null;
-  try { el = nDocEFP.call(D, x, y); } catch (_) { el = null; }
+  try { el = nDocEFP.call(doc(), x, y); } catch (_) { el = null; }
   for (let guard = 0; el && guard < 64; guard++) {
     const root = shadowOf(el);
     if (!root || !nRootEFP) break;
@@ -28,17 +30,40 @@ export function deepHit(x, y) {
   }
   return el;
 }
-// Promote a hit on a non-interactive descendant to its nearest interactive ancestor in the same tree
-// (button text spans, link icons): the candidate is what the user points at, not its decoration.
-export function isInteractive(n) {
-  return isInteractiveElement(localName(n), attr(n, 'role'), (name) => hasAttr(n, name));
+// The node the pointer is on: the deepest element, or, when that is a shadow host whose own
+// (slotted) text is under the point, that text node (elementFromPoint stops at the host for it).
+export function deepHitNode(x, y, hit) {
+  const el = hit === undefined ? deepHit(x, y) : hit;
+  if (!el || !shadowOf(el)) return el;
+  return slottedTextAt(el, x, y) || el;
 }
-export function promote(el) {
-  if (isInteractive(el)) return el;
-  for (let n = parentOf(el), depth = 0; n && nodeType(n) === 1 && depth < 16; n = parentOf(n), depth++) {
-    if (isInteractive(n)) return n;
+export function isInteractive(n) {
+  return isInteractiveElement(localName(n), roleOf(n));
+}
+function ariaHidden(n) {
+  if (hasAttr(n, 'inert')) return true;
+  const v = ariaValue('aria-hidden', (name) => attr(n, name), (prop) => internalsProp(n, prop));
+  return v !== null && v.trim().toLowerCase() === 'true';
+}
+// Candidate promotion (README "Candidate promotion"): walk the flat tree outward from the hit (a
+// slotted node's parent is its slot, a shadow root's is its host), elements only. The hit element is
+// the first element that has a box (a slot, display: contents, has none); the candidate is the first
+// element with a box whose computed role is an interactive widget role and that is not hidden from
+// the accessibility tree (aria-hidden="true" or inert on it or a flat-tree ancestor), else the hit
+// element. Null when no element on the way has a box.
+export function promote(start) {
+  const chain = [];
+  for (let n = start; n && chain.length < 256; n = flatParent(n)) if (nodeType(n) === 1) chain.push(n);
+  let hiddenUpTo = -1;
+  for (let i = chain.length - 1; i >= 0; i--) if (ariaHidden(chain[i])) { hiddenUpTo = i; break; }
+  let raw = null;
+  for (let i = 0; i < chain.length; i++) {
+    const n = chain[i];
+    if (!hasBox(n)) continue;
+    if (!raw) raw = n;
+    if (i > hiddenUpTo && isInteractive(n)) return n;
   }
-  return el;
+  return raw;
 }
 // -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted} | {kind:'iframe', el, x, y}
 export function hitTest(x, y) {
@@ -54,7 +79,8 @@ export function hitTest(x, y) {
     }
     return { kind: 'element', el: raw, redacted: !!p.redacted };
   }
-  const el = promote(raw);
+  const el = promote(deepHitNode(x, y, raw));
+  if (!el) return { kind: 'none' };
   if (DOCUMENT_ROOTS[localName(el)]) return { kind: 'none' }; // empty page area: no target
   const p = privacyOf(el);
   if (p.excluded) return { kind: 'excluded', el: p.excluded };

@@ -7,35 +7,23 @@
  * synchronously before page scripts: every module's natives are captured while the bundle is
  * evaluated, then this installs, in order, the attachShadow patch (closed roots), the trusted-input,
  * focus and message listeners, the iframe scan, and the internal and public API. A realm that
- * already has a runtime is left alone. Module map and design notes: ../README.md.
+ * already has a runtime is left alone, except that a runtime bound to the window's previous
+ * document (an iframe's initial about:blank) is told to bind to the current one. Module map and design notes: ../README.md.
  */
-import { W, D, nAddEL } from './natives.js';
-import { POINTER_TYPES } from './constants.js';
-import { safe, wrap } from './dom.js';
-import { ROLE } from './state.js';
+import { W } from './natives.js';
 import { installShadowPatch } from './shadow-roots.js';
-import { scanIframes, observeRoot } from './discovery.js';
-import { onPointerEvent } from './observation.js';
-import { focusInListener, focusOutListener, onWindowBlur } from './focus.js';
-import { onMessage } from './router.js';
-import { whenDomReady } from './readiness.js';
+import { installDocumentListeners } from './realm-document.js';
 import { defineInternal, definePublicApi } from './api.js';
 
 function install() {
   installShadowPatch();
-  const capt = { capture: true, passive: true };
-  if (ROLE !== 'fragment-realm') {
-    POINTER_TYPES.forEach((t) => nAddEL.call(W, t, wrap(onPointerEvent), capt));
-    nAddEL.call(W, 'focusin', focusInListener, capt);
-    nAddEL.call(W, 'focusout', focusOutListener, capt);
-    nAddEL.call(W, 'blur', wrap(onWindowBlur), capt);
-    nAddEL.call(W, 'message', wrap(onMessage), true);
-    observeRoot(D);
-    whenDomReady().then(() => safe(scanIframes));
-    nAddEL.call(W, 'load', wrap(() => scanIframes()), { once: true });
-  }
+  installDocumentListeners();
   defineInternal();
   definePublicApi();
 }
 
-if (!W.__wippyAttentionRuntime) install();
+// A realm that already has a runtime is left alone, except that a runtime which reached this
+// window's previous document (the initial about:blank) binds to this one (realm-document.js).
+const existing = W.__wippyAttentionRuntime;
+if (!existing) install();
+else if (typeof existing.adoptDocument === 'function') { try { existing.adoptDocument(); } catch (_) { /* ignore */ } }

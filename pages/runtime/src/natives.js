@@ -7,7 +7,11 @@ export { nTextEncoder } from './util.js';
 export { nURL } from './origins.js';
 
 export const W = window;
-export const D = document;
+// The realm's current document, read on every use: when an iframe's initial about:blank document is
+// replaced by a same-origin navigation the Window (and this runtime) stays, the document does not.
+// `window.document` is [LegacyUnforgeable]: pages cannot patch it.
+const nWindowDocument = (Object.getOwnPropertyDescriptor(W, 'document') || {}).get;
+export function doc() { try { return nWindowDocument ? nWindowDocument.call(W) : W.document; } catch (_) { return W.document; } }
 const getDesc = (proto, name) => { try { return Object.getOwnPropertyDescriptor(proto, name); } catch (_) { return undefined; } };
 export const nParentNode = getDesc(Node.prototype, 'parentNode').get;
 export const nFirstChild = getDesc(Node.prototype, 'firstChild').get;
@@ -22,6 +26,26 @@ export const nGetAttribute = Element.prototype.getAttribute;
 export const nHasAttribute = Element.prototype.hasAttribute;
 export const nGetBCR = Element.prototype.getBoundingClientRect;
 export const nAttachShadow = Element.prototype.attachShadow;
+export const nAttachInternals = (typeof HTMLElement !== 'undefined' && HTMLElement.prototype.attachInternals) || null;
+// ElementInternals getters (role, ARIA reflection, the shadow root of its own element, also closed
+// and declarative ones): prop -> getter.
+export const nInternalsGet = (function () {
+  const out = {};
+  const proto = (typeof ElementInternals !== 'undefined') ? ElementInternals.prototype : null;
+  if (!proto) return out;
+  ['role', 'shadowRoot', 'ariaLabel', 'ariaChecked', 'ariaSelected', 'ariaExpanded', 'ariaPressed', 'ariaDisabled', 'ariaRequired',
+    'ariaCurrent', 'ariaInvalid', 'ariaHidden', 'ariaValueNow', 'ariaValueText', 'ariaHasPopup', 'ariaLevel', 'ariaReadOnly']
+    .forEach((p) => { const d = getDesc(proto, p); if (d && d.get) out[p] = d.get; });
+  return out;
+})();
+// The flat tree: a slottable's assigned slot (null for slots of closed roots), a slot's assigned nodes.
+export const nElAssignedSlot = (getDesc(Element.prototype, 'assignedSlot') || {}).get || null;
+export const nTextAssignedSlot = (typeof Text !== 'undefined' && (getDesc(Text.prototype, 'assignedSlot') || {}).get) || null;
+export const nAssignedNodes = (typeof HTMLSlotElement !== 'undefined' && HTMLSlotElement.prototype.assignedNodes) || null;
+export const nGetClientRects = Element.prototype.getClientRects;
+export const nCreateRange = Document.prototype.createRange;
+export const nRangeSelectNodeContents = Range.prototype.selectNodeContents;
+export const nRangeGetClientRects = Range.prototype.getClientRects;
 export const nDocEFP = Document.prototype.elementFromPoint;
 export const nRootEFP = (ShadowRoot.prototype.elementFromPoint) || null;
 export const nDocActive = getDesc(Document.prototype, 'activeElement').get;

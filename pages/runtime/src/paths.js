@@ -2,7 +2,7 @@
 // `iframe` (frame_origin, rect, clip_rect, local_to_parent) -> `web-fragment` -> web component +
 // `shadow-root` -> `element`). A child realm's paths have no document segment; the parent prepends
 // its chain up to and including the iframe segment. Also the iframe geometry read from the DOM.
-import { D, nGetCS, nURL } from './natives.js';
+import { doc, nGetCS, nURL } from './natives.js';
 import { cutBytes, r3, rectOut, intersect, sameRect } from './util.js';
 import { canonicalOrigin, validFrameOrigin } from './origins.js';
 import { attr, hasAttr, localName, nodeType, composedParent, rectOf, viewportRect } from './dom.js';
@@ -55,7 +55,7 @@ export function hasUnsupportedTransform(el) {
 function frameOriginOf(ifr, binding) {
   if (hasAttr(ifr, 'srcdoc')) return 'about:srcdoc';
   if (binding && binding.childOrigin && validFrameOrigin(binding.childOrigin)) return binding.childOrigin;
-  try { const o = new nURL(attr(ifr, 'src') || '', D.baseURI).origin; if (canonicalOrigin(o)) return o; } catch (_) { /* ignore */ }
+  try { const o = new nURL(attr(ifr, 'src') || '', doc().baseURI).origin; if (canonicalOrigin(o)) return o; } catch (_) { /* ignore */ }
   return null;
 }
 function iframeSeg(ifr) {

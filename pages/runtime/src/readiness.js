@@ -2,7 +2,7 @@
 // 2 s), every child realm has granted a capability or been given up on (50 discovery attempts at
 // 100 ms); granted children are asked for their own children (relay operation `ready`), so the
 // answer is the flattened tree of {mount_id, state}).
-import { W, D, nAddEL, nSetTimeout, nDateNow } from './natives.js';
+import { W, doc, nAddEL, nSetTimeout, nDateNow } from './natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from './constants.js';
 import { cutBytes } from './util.js';
 import { safe } from './dom.js';
@@ -13,8 +13,8 @@ import { usable, waitUsable, sendSimple } from './relay-parent.js';
 export function whenDomReady() {
   if (!REALM.domReady) {
     REALM.domReady = new Promise((resolve) => {
-      if (D.readyState !== 'loading') resolve();
-      else nAddEL.call(D, 'DOMContentLoaded', () => resolve(), { once: true });
+      if (doc().readyState !== 'loading') resolve();
+      else nAddEL.call(doc(), 'DOMContentLoaded', () => resolve(), { once: true });
     });
   }
   return REALM.domReady;
@@ -48,7 +48,7 @@ function waitSettled(b, deadlineAt) {
 function whenLoaded() {
   if (!REALM.loaded) {
     REALM.loaded = new Promise((resolve) => {
-      if (D.readyState === 'complete') resolve();
+      if (doc().readyState === 'complete') resolve();
       else { nAddEL.call(W, 'load', () => resolve(), { once: true }); nSetTimeout(resolve, 10000); }
     });
   }

@@ -2,7 +2,7 @@
 // every 100 ms, at most 50 attempts per round, a round restarts on the iframe's load; grants, renewal,
 // binding states discovering / granted / granted-renewing / navigating / unavailable / unsupported /
 // detached; queries `points` and `ready` with deadlines; observations from children, rate-bounded).
-import { D, nURL, nAddEL, nSetTimeout, nClearTimeout, nDateNow, nPostMessage } from './natives.js';
+import { doc, nURL, nAddEL, nSetTimeout, nClearTimeout, nDateNow, nPostMessage } from './natives.js';
 import { CAP_SCHEMA, RELAY_SCHEMA, RELAY_V1, DISCOVERY_INTERVAL_MS, DISCOVERY_ATTEMPTS, RELAY_CODES } from './constants.js';
 import { canonicalOrigin } from './origins.js';
 import { safe, attr, hasAttr, isConnected, randHex } from './dom.js';
@@ -25,7 +25,7 @@ function expectedOriginFor(ifr) {
   if (sb !== null && !/(^|\s)allow-same-origin(\s|$)/i.test(sb)) return null;
   if (hasAttr(ifr, 'srcdoc')) return canonicalOrigin(OWN_ORIGIN);
   if (!attr(ifr, 'src')) return null;
-  try { return canonicalOrigin(new nURL(attr(ifr, 'src') || 'about:blank', D.baseURI).origin); } catch (_) { return null; }
+  try { return canonicalOrigin(new nURL(attr(ifr, 'src') || 'about:blank', doc().baseURI).origin); } catch (_) { return null; }
 }
 export function getBinding(ifr) {
   let b = bindings.get(ifr);

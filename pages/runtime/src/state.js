@@ -13,10 +13,15 @@ function detectRole() {
   } catch (_) { return 'child'; }
 }
 export const ROLE = detectRole();
-export const REALM_ID = 'r' + randB36(6);
-export const IS_SRCDOC = (function () { try { return W.location.href === 'about:srcdoc'; } catch (_) { return false; } })();
+// Per document: a same-origin navigation away from an iframe's initial about:blank keeps the Window
+// (and this runtime) but replaces the document, which is a new realm instance (renewRealm).
+function srcdocNow() { try { return W.location.href === 'about:srcdoc'; } catch (_) { return false; } }
 // self.origin is the realm's real (possibly inherited) origin; location.origin is "null" for about:srcdoc.
-export const OWN_ORIGIN = (function () { try { return (typeof W.origin === 'string' && W.origin !== 'null') ? W.origin : W.location.origin; } catch (_) { return 'null'; } })();
+function originNow() { try { return (typeof W.origin === 'string' && W.origin !== 'null') ? W.origin : W.location.origin; } catch (_) { return 'null'; } }
+export let REALM_ID = 'r' + randB36(6);
+export let IS_SRCDOC = srcdocNow();
+export let OWN_ORIGIN = originNow();
+export function renewRealm() { REALM_ID = 'r' + randB36(6); IS_SRCDOC = srcdocNow(); OWN_ORIGIN = originNow(); }
 
 // The Host (top realm only): host_instance_id and mount_generation of the `host` segment.
 export const HOST = { hostInstanceId: ROLE === 'top' ? 'host-' + randHex(8) : null, mountGeneration: 1 };
@@ -45,7 +50,9 @@ export const REALM = {
   lastMutationAt: nDateNow(),
   domReady: null,            // Promise: DOMContentLoaded
   loaded: null,              // Promise: window load
+  boundDocument: null,       // the document the listeners, observer and ids below belong to
   forwardRoot: null,         // fragment realm: the main realm's registerRoot
+  forwardInternals: null,    // fragment realm: the main realm's registerInternals
 };
 
 // Diagnostics (never tokens): sent/dropped observations, inbound message counts.
@@ -53,6 +60,7 @@ export const DBG = { sent: 0, dropped: 0, inbound: Object.create(null) };
 
 // Identity caches, keyed by object identity.
 export const closedRoots = new WeakMap();      // shadow host -> ShadowRoot (open and closed)
+export const internalsOf = new WeakMap();      // custom element -> its ElementInternals (role, ARIA defaults, own shadow root)
 export const observedRoots = new WeakSet();    // roots under the MutationObserver / focus listeners
 export const nodeIds = new WeakMap();          // element -> <realm>-n<k>
 export const explicitGen = new WeakMap();      // element -> generation of its explicit mount id

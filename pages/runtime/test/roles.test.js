@@ -2,7 +2,7 @@
 // generic), interactive promotion targets and ARIA tri-states.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { roleFor, isInteractiveElement, triState, NAME_FROM_CONTENT } from '../src/roles.js';
+import { roleFor, isInteractiveElement, triState, NAME_FROM_CONTENT, INTERACTIVE_ROLES, ariaValue, joinNameParts, displayIsInline } from '../src/roles.js';
 
 const role = (ln, attrs = {}) => roleFor(ln, (n) => (n in attrs ? attrs[n] : null), (n) => n in attrs);
 
@@ -57,17 +57,62 @@ test('implicit roles of the table, and generic for everything else', () => {
   for (const [ln, want] of Object.entries(cases)) assert.equal(role(ln), want, ln);
 });
 
-test('interactive elements: controls, links with href, interactive ARIA roles (first token)', () => {
-  const has = (attrs) => (n) => n in attrs;
-  for (const ln of ['button', 'select', 'textarea', 'input', 'summary', 'option']) assert.equal(isInteractiveElement(ln, null, has({})), true, ln);
-  assert.equal(isInteractiveElement('a', null, has({ href: '/' })), true);
-  assert.equal(isInteractiveElement('a', null, has({})), true, 'an <a> counts as interactive by name');
-  assert.equal(isInteractiveElement('label', null, has({})), false);
-  assert.equal(isInteractiveElement('div', null, has({})), false);
-  assert.equal(isInteractiveElement('div', 'button', has({})), true);
-  assert.equal(isInteractiveElement('span', ' tab extra', has({})), true);
-  assert.equal(isInteractiveElement('div', 'presentation', has({})), false);
-  assert.equal(isInteractiveElement('div', 'region button', has({})), false);
+test('interactive elements are those whose computed role is a widget role (the oracle list), plus summary', () => {
+  const interactive = (ln, attrs = {}, internalRole = null) => isInteractiveElement(ln, roleFor(ln, (n) => (n in attrs ? attrs[n] : null), (n) => n in attrs, internalRole));
+  for (const ln of ['button', 'select', 'textarea', 'input', 'summary', 'option']) assert.equal(interactive(ln), true, ln);
+  assert.equal(interactive('a', { href: '/' }), true);
+  assert.equal(interactive('a'), false, 'an <a> without href is generic, as in Chromium');
+  assert.equal(interactive('input', { type: 'search' }), true, 'searchbox');
+  assert.equal(interactive('input', { type: 'number' }), true, 'spinbutton');
+  assert.equal(interactive('select', { multiple: '' }), false, 'listbox is a container, not a widget the oracle promotes to');
+  assert.equal(interactive('label'), false);
+  assert.equal(interactive('div'), false);
+  assert.equal(interactive('div', { role: 'button' }), true);
+  assert.equal(interactive('span', { role: ' tab extra' }), true);
+  assert.equal(interactive('div', { role: 'presentation' }), false);
+  assert.equal(interactive('div', { role: 'region button' }), false);
+  assert.equal(interactive('x-tab', {}, 'tab'), true, 'a role set on ElementInternals counts');
+  assert.equal(interactive('x-tab', { role: 'presentation' }, 'tab'), false, 'the host attribute wins over internals');
+  assert.deepEqual(INTERACTIVE_ROLES.slice().sort(), ['button', 'checkbox', 'combobox', 'gridcell', 'link', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'radio', 'searchbox', 'slider', 'spinbutton', 'switch', 'tab', 'textbox', 'treeitem']);
+});
+
+test('ElementInternals role: used when no role attribute is set, before the implicit role', () => {
+  assert.equal(role('x-tab'), 'generic');
+  assert.equal(roleFor('x-tab', () => null, () => false, 'tab'), 'tab');
+  assert.equal(roleFor('x-tab', () => null, () => false, '  Switch '), 'switch');
+  assert.equal(roleFor('x-tab', () => null, () => false, ''), 'generic', 'an empty internals role is no role');
+  assert.equal(roleFor('x-tab', (n) => (n === 'role' ? 'button' : null), (n) => n === 'role', 'tab'), 'button');
+  assert.equal(roleFor('button', () => null, () => false, null), 'button');
+});
+
+test('ARIA state: the attribute wins, ElementInternals supplies the default', () => {
+  const attrs = { 'aria-checked': 'false' };
+  const get = (n) => (n in attrs ? attrs[n] : null);
+  const internals = { ariaChecked: 'true', ariaSelected: 'true', ariaLabel: 'Tab one', ariaHasPopup: 'menu', ariaDisabled: null };
+  const fromInternals = (p) => internals[p];
+  assert.equal(ariaValue('aria-checked', get, fromInternals), 'false');
+  assert.equal(ariaValue('aria-selected', get, fromInternals), 'true');
+  assert.equal(ariaValue('aria-label', get, fromInternals), 'Tab one');
+  assert.equal(ariaValue('aria-haspopup', get, fromInternals), 'menu', 'irregular reflection name ariaHasPopup');
+  assert.equal(ariaValue('aria-disabled', get, fromInternals), null);
+  assert.equal(ariaValue('aria-selected', get, null), null, 'no internals');
+  assert.equal(ariaValue('aria-owns', get, fromInternals), null, 'no string reflection: never read from internals');
+});
+
+test('name from content: inline parts join as is, non-inline parts are set apart, white space collapses', () => {
+  assert.equal(joinNameParts([{ text: 'Save', inline: true }, { text: ' changes', inline: true }]), 'Save changes');
+  assert.equal(joinNameParts([{ text: 'Hel', inline: true }, { text: 'lo', inline: true }]), 'Hello', 'no space invented between inline parts');
+  assert.equal(joinNameParts([{ text: 'Title', inline: false }, { text: 'Body', inline: false }]), 'Title Body');
+  assert.equal(joinNameParts([{ text: 'a', inline: true }, { text: 'b', inline: false }, { text: 'c', inline: true }]), 'a b c');
+  assert.equal(joinNameParts([{ text: '  \n General \t', inline: true }]), 'General');
+  assert.equal(joinNameParts([{ text: '', inline: false }, null, { text: 'x', inline: true }]), 'x');
+  assert.equal(joinNameParts([]), '');
+  assert.equal(displayIsInline('inline'), true);
+  assert.equal(displayIsInline('contents'), true, 'a slot is transparent');
+  assert.equal(displayIsInline('inline-block'), false);
+  assert.equal(displayIsInline('block'), false);
+  assert.equal(displayIsInline('flex'), false);
 });
 
 test('tri-state ARIA values and roles named from content', () => {

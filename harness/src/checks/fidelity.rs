@@ -1,0 +1,373 @@
+//! Fidelity on a third-party component corpus (issue 7): at every point of a 40 px grid over the
+//! corpus and at every element centre, the runtime's pointer candidate (`snapshot({point,
+//! radius_css_px: 0})`, one sample at the point) is compared with Chromium: its own hit test
+//! (`DOM.getNodeForLocation`, author shadow trees pierced, in the frame that owns the point) with
+//! the promotion rule applied, its box model (rect within 0.5 px) and its accessibility tree (role
+//! and name, where the AX node is not ignored).
+//!
+//! The promotion rule (pages/runtime/README.md "Candidate promotion"): from the hit node, walk the
+//! flat tree outward (a slotted node's parent is its assigned slot, a shadow root's is its host),
+//! within the frame's document, elements only. The hit element is the first element that has a box
+//! (a slot, display: contents, has none); the candidate is the first element with a box whose
+//! Chromium AX role is an interactive widget role (INTERACTIVE_ROLES) and whose AX node is not
+//! ignored, else the hit element. A candidate that is the document's `html` / `body` is no candidate.
+//! `DOM.getNodeForLocation` reports a text hit as the text's DOM parent; when that is a shadow host
+//! and one of its slotted text children has layout quads containing the point, the walk starts at
+//! that text node (as the runtime's does).
+
+use std::collections::{BTreeMap, HashMap};
+
+use anyhow::{ensure, Context};
+use serde_json::{json, Value};
+
+use super::{rect_of, require_valid_payload, wait_for, Poll};
+use crate::cdp::Session;
+use crate::host::Host;
+use crate::oracle::{ax_facts, AxFacts, BoxRect, DomIndex};
+
+/// Grid step over the corpus, CSS px (issue 7).
+pub const GRID_STEP: f64 = 40.0;
+/// Thresholds of issue 7, percent of comparable points.
+pub const ELEMENT_MIN: f64 = 99.5;
+pub const RECT_MIN: f64 = 100.0;
+pub const ROLE_MIN: f64 = 99.0;
+pub const NAME_MIN: f64 = 98.0;
+
+/// Roles a user acts on: the candidate is promoted to the nearest ancestor with one of them.
+pub const INTERACTIVE_ROLES: &[&str] = &[
+    "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch",
+    "slider", "textbox", "searchbox", "spinbutton", "combobox", "treeitem", "gridcell",
+    // Chromium's role for `<summary>`, which the runtime reports as `button`.
+    "DisclosureTriangle",
+];
+
+/// The measured agreement.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Figures {
+    pub points: usize,
+    pub element_agree: usize,
+    /// Points where both found an element (rects comparable).
+    pub rect_comparable: usize,
+    pub rect_agree: usize,
+    pub max_rect_error: f64,
+    /// Points with an element on both sides whose Chromium AX node is not ignored.
+    pub ax_comparable: usize,
+    pub role_agree: usize,
+    pub name_agree: usize,
+    /// A few disagreements, for the report.
+    pub examples: Vec<String>,
+}
+
+fn pct(n: usize, d: usize) -> f64 {
+    if d == 0 {
+        100.0
+    } else {
+        100.0 * n as f64 / d as f64
+    }
+}
+
+impl Figures {
+    pub fn element_pct(&self) -> f64 {
+        pct(self.element_agree, self.points)
+    }
+    pub fn rect_pct(&self) -> f64 {
+        pct(self.rect_agree, self.rect_comparable)
+    }
+    pub fn role_pct(&self) -> f64 {
+        pct(self.role_agree, self.ax_comparable)
+    }
+    pub fn name_pct(&self) -> f64 {
+        pct(self.name_agree, self.ax_comparable)
+    }
+    pub fn line(&self) -> String {
+        format!(
+            "{} points: element {:.2} %, rect {:.2} % of {} (max {:.3} px), role {:.2} % / name {:.2} % of {}",
+            self.points,
+            self.element_pct(),
+            self.rect_pct(),
+            self.rect_comparable,
+            self.max_rect_error,
+            self.role_pct(),
+            self.name_pct(),
+            self.ax_comparable
+        )
+    }
+    fn note(&mut self, s: String) {
+        if self.examples.len() < 12 {
+            self.examples.push(s);
+        }
+    }
+}
+
+/// Chromium's answer at one point: the promoted element, its box and AX facts.
+struct Truth {
+    tag: String,
+    rect: BoxRect,
+    ax: AxFacts,
+}
+
+struct Oracle<'a> {
+    host: &'a Host,
+    dom: HashMap<String, DomIndex>,
+    ax: HashMap<(String, i64), AxFacts>,
+}
+
+impl Oracle<'_> {
+    async fn index(&mut self, s: &Session) -> anyhow::Result<&DomIndex> {
+        if !self.dom.contains_key(&s.id) {
+            let ix = DomIndex::load(s).await?;
+            self.dom.insert(s.id.clone(), ix);
+        }
+        Ok(&self.dom[&s.id])
+    }
+
+    async fn ax(&mut self, s: &Session, id: i64) -> anyhow::Result<AxFacts> {
+        if let Some(f) = self.ax.get(&(s.id.clone(), id)) {
+            return Ok(f.clone());
+        }
+        let f = ax_facts(s, id).await?;
+        self.ax.insert((s.id.clone(), id), f.clone());
+        Ok(f)
+    }
+
+    async fn truth_at(&mut self, x: f64, y: f64) -> anyhow::Result<Option<Truth>> {
+        let Some(hit) = self.host.hit_at(x, y).await? else { return Ok(None) };
+        let s = hit.session.clone();
+        let chain_to_host = self.host.session_chain(&s.id).await?;
+        // DOM.getNodeForLocation answers a text hit with the text's DOM parent; for a shadow host
+        // whose own slotted text is under the point, start from that text node (its layout quads
+        // contain the point), whose flat-tree parent is its slot.
+        let mut start = hit.backend_node_id;
+        let texts = self.index(&s).await?.slotted_text_children(start);
+        for t in texts {
+            let Ok(q) = s.call("DOM.getContentQuads", json!({"backendNodeId": t})).await else { continue };
+            let hit_text = q["quads"].as_array().into_iter().flatten().any(|quad| {
+                let q: Vec<f64> = quad.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+                q.len() == 8 && {
+                    let r = BoxRect::from_quad(&chain_to_host.to_host.map_quad(&q));
+                    x >= r.x && x < r.right() && y >= r.y && y < r.bottom()
+                }
+            });
+            if hit_text {
+                start = t;
+                break;
+            }
+        }
+        // Walk the flat tree from there.
+        let chain: Vec<i64> = {
+            let ix = self.index(&s).await?;
+            let mut v = Vec::new();
+            let mut n = Some(start);
+            while let Some(id) = n {
+                if ix.node(id).is_none() || v.len() > 256 {
+                    break;
+                }
+                if ix.is_element(id) {
+                    v.push(id);
+                }
+                n = ix.flat_parent(id);
+            }
+            v
+        };
+        // The hit element is the first element with a box (a slot, display: contents, has none);
+        // the candidate the first element with a box whose AX role is interactive and not ignored.
+        let mut raw: Option<(i64, BoxRect)> = None;
+        let mut chosen: Option<(i64, BoxRect)> = None;
+        for &id in &chain {
+            let Some(rect) = border_box(&s, id, &chain_to_host).await else { continue };
+            if raw.is_none() {
+                raw = Some((id, rect));
+            }
+            let f = self.ax(&s, id).await?;
+            if !f.ignored && INTERACTIVE_ROLES.contains(&f.role.as_str()) {
+                chosen = Some((id, rect));
+                break;
+            }
+        }
+        let Some((chosen, rect)) = chosen.or(raw) else { return Ok(None) };
+        let tag = self.dom[&s.id].local_name(chosen);
+        if matches!(tag.as_str(), "html" | "body" | "wf-html" | "wf-body" | "wf-document") {
+            return Ok(None);
+        }
+        let ax = self.ax(&s, chosen).await?;
+        Ok(Some(Truth { tag, rect, ax }))
+    }
+}
+
+/// Chromium's AX role in the ARIA vocabulary the runtime reports: CDP gives ARIA roles in lower
+/// case and Chromium's internal roles that have no ARIA counterpart in CamelCase (`LabelText` for a
+/// `<label>`, `DisclosureTriangle` for a `<summary>` ...); an element without an ARIA role is
+/// `generic` in the runtime's summary (pages/runtime/README.md "Snapshot decisions").
+pub fn aria_role(chromium: &str) -> &str {
+    if chromium.starts_with(|c: char| c.is_ascii_uppercase()) {
+        "generic"
+    } else {
+        chromium
+    }
+}
+
+/// An element's border box in Host-viewport CSS px, None when it has no box (display: contents).
+async fn border_box(s: &Session, id: i64, chain: &crate::oracle::FrameChain) -> Option<BoxRect> {
+    let model = s.call("DOM.getBoxModel", json!({"backendNodeId": id})).await.ok()?;
+    let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+    (q.len() == 8).then(|| BoxRect::from_quad(&chain.to_host.map_quad(&q)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::aria_role;
+
+    #[test]
+    fn chromium_internal_roles_without_an_aria_role_compare_as_generic() {
+        assert_eq!(aria_role("LabelText"), "generic");
+        assert_eq!(aria_role("DisclosureTriangle"), "generic");
+        assert_eq!(aria_role("button"), "button");
+        assert_eq!(aria_role("generic"), "generic");
+        assert_eq!(aria_role("tab"), "tab");
+    }
+}
+
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Walks the corpus mounted by the Host (`?corpus=...`) and measures agreement with Chromium.
+pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
+    // The corpus announces itself once its components are defined, rendered and their icons drawn.
+    wait_for(host, "the corpus app reporting data-app-ready", std::time::Duration::from_secs(20), || async {
+        Ok(match host.locate_attr("data-app-ready", "true").await? {
+            Some(_) => Poll::Ready(()),
+            None => Poll::Pending("no data-app-ready yet".into()),
+        })
+    })
+    .await?;
+    let app = host.locate_landmark("corpus-app").await.context("the Host has no corpus mounted (?corpus=...)")?;
+    let app_chain = host.chain_of(&app).await?;
+    let area = app_chain.clip(&host.node_rect(&app).await?);
+    ensure!(area.width > 100.0 && area.height > 100.0, "the corpus area {area:?} is not visible");
+
+    // Grid points, then every element centre (the corpus document, shadow trees included).
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    let mut y = area.y + GRID_STEP / 2.0;
+    while y < area.bottom() {
+        let mut x = area.x + GRID_STEP / 2.0;
+        while x < area.right() {
+            points.push((x, y));
+            x += GRID_STEP;
+        }
+        y += GRID_STEP;
+    }
+    let doc = app.session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+    let mut ids = Vec::new();
+    collect_elements_under(&doc["root"], &mut ids, false, app.backend_node_id);
+    for id in ids {
+        let Ok(model) = app.session.call("DOM.getBoxModel", json!({"backendNodeId": id})).await else { continue };
+        let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+        if q.len() != 8 {
+            continue;
+        }
+        let r = BoxRect::from_quad(&app_chain.to_host.map_quad(&q));
+        let c = r.center();
+        if r.width >= 1.0 && r.height >= 1.0 && c.0 > area.x && c.0 < area.right() && c.1 > area.y && c.1 < area.bottom() {
+            // Rounded as Chromium's hit test rounds, so both look at the same pixel.
+            points.push((c.0.round(), c.1.round()));
+        }
+    }
+    for p in points.iter_mut() {
+        *p = (p.0.round(), p.1.round());
+    }
+    let mut seen = BTreeMap::new();
+    points.retain(|p| seen.insert((p.0 as i64, p.1 as i64), ()).is_none());
+
+    let mut oracle = Oracle { host, dom: HashMap::new(), ax: HashMap::new() };
+    let mut f = Figures::default();
+    for (x, y) in points {
+        let snap = host.snapshot_with(json!({"point": {"x": x, "y": y}, "radius_css_px": 0})).await?;
+        require_valid_payload(&snap)?;
+        let pid = snap.pointer("/capture/points/0/point_id").cloned().unwrap_or(Value::Null);
+        let cand = super::candidates(&snap)
+            .iter()
+            .find(|c| c["sample_point_ids"].as_array().is_some_and(|ids| ids.contains(&pid)))
+            .cloned();
+        let truth = oracle.truth_at(x, y).await?;
+        f.points += 1;
+        match (cand, truth) {
+            (None, None) => f.element_agree += 1,
+            (Some(c), None) => f.note(format!("({x},{y}): runtime {} but Chromium has no candidate", brief(&c))),
+            (None, Some(t)) => f.note(format!("({x},{y}): no runtime candidate; Chromium {} {:?} {:?}", t.tag, t.ax.role, t.ax.name)),
+            (Some(c), Some(t)) => {
+                let tag = c["path"].as_array().and_then(|p| p.last()).and_then(|s| s["tag_name"].as_str()).unwrap_or_default().to_string();
+                let r = rect_of(&c["rect"]).unwrap_or(BoxRect { x: f64::NAN, y: f64::NAN, width: 0.0, height: 0.0 });
+                let same = tag == t.tag && t.rect.contains(r.center()) && r.contains(t.rect.center());
+                if !same {
+                    f.note(format!("({x},{y}): runtime {}; Chromium {} {:?} {:?} {:?}", brief(&c), t.tag, t.ax.role, t.ax.name, t.rect));
+                    continue;
+                }
+                f.element_agree += 1;
+                f.rect_comparable += 1;
+                let d = r.max_edge_delta(&t.rect);
+                f.max_rect_error = f.max_rect_error.max(d);
+                if d <= super::RECT_TOLERANCE {
+                    f.rect_agree += 1;
+                } else {
+                    f.note(format!("({x},{y}): {tag} rect {r:?} is {d:.3} px from Chromium's {:?}", t.rect));
+                }
+                if !t.ax.ignored {
+                    f.ax_comparable += 1;
+                    let (role, name) = (c["summary"]["role"].as_str().unwrap_or(""), c["summary"]["name"].as_str().unwrap_or(""));
+                    if role == aria_role(&t.ax.role) {
+                        f.role_agree += 1;
+                    } else {
+                        f.note(format!("({x},{y}): {tag} role {role:?}, Chromium {:?}", t.ax.role));
+                    }
+                    if norm(name) == norm(&t.ax.name) {
+                        f.name_agree += 1;
+                    } else {
+                        f.note(format!("({x},{y}): {tag} name {name:?}, Chromium {:?}", t.ax.name));
+                    }
+                }
+            }
+        }
+    }
+    Ok(f)
+}
+
+fn brief(c: &Value) -> String {
+    let tag = c["path"].as_array().and_then(|p| p.last()).and_then(|s| s["tag_name"].as_str()).unwrap_or("?");
+    format!("{tag} {:?} {:?} rect {}", c["summary"]["role"].as_str().unwrap_or(""), c["summary"]["name"].as_str().unwrap_or(""), c["rect"])
+}
+
+/// Element nodes below `root_id` in a pierced tree (shadow trees and in-process frame documents
+/// are walked to find it; only elements below it count).
+fn collect_elements_under(node: &Value, out: &mut Vec<i64>, inside: bool, root_id: i64) {
+    let id = node["backendNodeId"].as_i64().unwrap_or_default();
+    let inside = inside || id == root_id;
+    if inside && node["nodeType"] == 1 && !matches!(node["localName"].as_str(), Some("style" | "script" | "template" | "slot")) {
+        out.push(id);
+    }
+    for key in ["shadowRoots", "children"] {
+        for k in node[key].as_array().into_iter().flatten() {
+            collect_elements_under(k, out, inside, root_id);
+        }
+    }
+    if let Some(d) = node.get("contentDocument") {
+        collect_elements_under(d, out, inside, root_id);
+    }
+}
+
+/// The check: measures, prints the figures, and holds them to issue 7's thresholds.
+pub async fn corpus_agrees_with_chromium(host: &Host) -> anyhow::Result<String> {
+    let f = measure(host).await?;
+    let line = f.line();
+    eprintln!("fidelity {} (DPR {}): {line}", host.url, host.options.device_scale_factor);
+    for e in &f.examples {
+        eprintln!("  {e}");
+    }
+    ensure!(f.points > 0, "no points were compared");
+    ensure!(
+        f.element_pct() >= ELEMENT_MIN && f.rect_pct() >= RECT_MIN && f.role_pct() >= ROLE_MIN && f.name_pct() >= NAME_MIN,
+        "below issue 7's thresholds (element >= {ELEMENT_MIN} %, rect {RECT_MIN} %, role >= {ROLE_MIN} %, name >= {NAME_MIN} %): {line}; e.g. {:?}",
+        f.examples
+    );
+    Ok(line)
+}
