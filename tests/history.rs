@@ -20,3 +20,19 @@ fn a_full_history_keeps_32_events_every_discrete_one_and_the_newest_moves(
 ) {
     run_host(layout, engine, async |h| history::limits_prefer_discrete_and_newest_moves(h).await.map(drop));
 }
+
+#[rstest]
+fn events_older_than_the_60_s_window_leave_the_history_on_the_runtime_clock(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| history::window_drops_events_older_than_60_s(h).await.map(drop));
+}
+
+#[rstest]
+fn a_pointer_capture_change_stops_compaction_of_a_drag(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| history::pointer_capture_change_stops_compaction(h).await.map(drop));
+}

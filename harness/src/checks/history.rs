@@ -210,3 +210,102 @@ pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Res
     );
     Ok(format!("32 kept of {} discrete + {} moves: {b}", 3 * CLICKS, sent.len()))
 }
+
+/// Advances the Host realm's observation clock through the runtime's internal test hook
+/// (`__wippyAttentionRuntime.advanceClock`, never part of the public API or a snapshot).
+async fn advance_clock(host: &Host, ms: u64) -> anyhow::Result<()> {
+    let v = host.eval(&format!("window.__wippyAttentionRuntime.advanceClock({ms})")).await?;
+    ensure!(v.as_f64().is_some(), "advanceClock({ms}) was refused: {v}");
+    Ok(())
+}
+
+/// The 60 s window with the injectable clock: a click stays while it is younger than 60 s (58 s on
+/// the clock), leaves the history and is never the pointer once older (61 s), while a move made
+/// after the first advance stays; 61 s more and neither the history nor the pointer holds anything.
+/// What the runtime dropped is what the leaves received (their own logs).
+pub async fn window_drops_events_older_than_60_s(host: &Host) -> anyhow::Result<String> {
+    let left = host.landmark_rect("left-leaf").await?;
+    let right = host.landmark_rect("right-leaf").await?;
+    let click = (left.x + 12.0, left.y + 12.0);
+    let mv = (right.x + 14.0, right.y + 14.0);
+    ensure!(
+        host.eval("typeof window.wippyAttention.advanceClock").await? == "undefined",
+        "the clock hook must not be part of the public API"
+    );
+    host.click_at(click.0, click.1).await?;
+    history_with(host, "the click on the left leaf reaching the history", |e| e["type"] == "click" && at(e, click)).await?;
+    advance_clock(host, 58_000).await?;
+    let snap = host.snapshot().await?;
+    require_valid_payload(&snap)?;
+    ensure!(events(&snap).iter().any(|e| e["type"] == "click" && at(e, click)), "a click 58 s old must stay in the 60 s window: {}", brief(&snap));
+    host.move_to(mv.0, mv.1).await?;
+    history_with(host, "the move over the right leaf reaching the history", |e| e["type"] == "pointermove" && at(e, mv)).await?;
+    advance_clock(host, 3_000).await?;
+    let snap = host.snapshot().await?;
+    require_valid_payload(&snap)?;
+    let b = brief(&snap);
+    ensure!(!snap.to_string().contains("advanceClock"), "the clock hook leaked into a snapshot");
+    ensure!(!events(&snap).iter().any(|e| at(e, click)), "events older than 60 s (the click, 61 s) must leave the history: {b}");
+    ensure!(events(&snap).iter().any(|e| e["type"] == "pointermove" && at(e, mv)), "the move 3 s old must stay: {b}");
+    ensure!(snap["pointer"]["point"]["x"].as_f64().is_some_and(|x| (x - mv.0).abs() <= 0.5), "the pointer must be the 3 s old move: {}", snap["pointer"]);
+    advance_clock(host, 61_000).await?;
+    let snap = host.snapshot().await?;
+    require_valid_payload(&snap)?;
+    ensure!(events(&snap).is_empty() && snap.get("pointer").is_none(), "after 61 s more neither recent events nor a pointer remain: {} / {}", brief(&snap), snap["pointer"]);
+    // The leaves really received what the runtime aged out.
+    let l = leaf_log(host, Leaf::Left).await?;
+    ensure!(l.iter().any(|e| e["type"] == "click" && e["isTrusted"] == true), "the left leaf's own log has no trusted click");
+    let r = leaf_log(host, Leaf::Right).await?;
+    ensure!(r.iter().any(|e| e["type"] == "pointermove" && e["isTrusted"] == true), "the right leaf's own log has no trusted pointermove");
+    Ok("click kept at 58 s, dropped at 61 s; move kept at 3 s; nothing at 64 s".into())
+}
+
+/// Pointer capture is part of the compaction identity: the right leaf (page code installed in its
+/// own realm, as an app would) captures the pointer on pointerdown and releases it after the second
+/// move of the drag. The drag's four moves over the same target with the same buttons give two
+/// entries, the newest captured one and the newest uncaptured one, and `pointer_capture` of each is
+/// what the leaf itself read with `hasPointerCapture` at that move.
+pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Result<String> {
+    let right = host.landmark_rect("right-leaf").await?;
+    let frame = super::expect::leaf_frame(host.engine, Leaf::Right);
+    let installed = host
+        .eval_in_frame(
+            &frame,
+            r#"(function () {
+                var b = document.querySelector('[data-landmark="right-leaf"]');
+                if (!b) return false;
+                window.__captureLog = [];
+                var moves = 0;
+                b.addEventListener('pointerdown', function (e) { b.setPointerCapture(e.pointerId); moves = 0; });
+                b.addEventListener('pointermove', function (e) {
+                    if (!e.buttons) return;
+                    window.__captureLog.push({ x: e.clientX, captured: b.hasPointerCapture(e.pointerId) });
+                    if (++moves === 2) b.releasePointerCapture(e.pointerId);
+                });
+                return true;
+            })()"#,
+        )
+        .await?;
+    ensure!(installed == true, "the right leaf button was not found in its realm");
+    let r = |dx: f64| (right.x + dx, right.y + right.height / 2.0);
+    host.move_to(r(20.0).0, r(20.0).1).await?;
+    host.press().await?;
+    host.drag_to(r(60.0).0, r(60.0).1, 4).await?; // R30 R40 (captured), R50 R60 (released)
+    host.release().await?;
+    let snap = history_with(host, "the drag's release reaching the history", |e| e["type"] == "pointerup" && at(e, r(60.0))).await?;
+    require_valid_payload(&snap)?;
+    ordered(&snap)?;
+    let b = brief(&snap);
+    let truth = host.eval_in_frame(&frame, "JSON.parse(JSON.stringify(window.__captureLog))").await?;
+    let truth = truth.as_array().cloned().unwrap_or_default();
+    let captured: Vec<bool> = truth.iter().map(|e| e["captured"] == true).collect();
+    ensure!(captured == [true, true, false, false], "the leaf itself must see the capture on the first two drag moves only: {truth:?}");
+    let evs = events(&snap);
+    let drag: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove" && e["buttons"] == 1).collect();
+    ensure!(
+        drag.len() == 2 && at(drag[0], r(40.0)) && drag[0]["pointer_capture"] == true && at(drag[1], r(60.0)) && drag[1]["pointer_capture"] == false,
+        "the drag must keep R40 (captured) and R60 (released), R30 and R50 compacted into them: {b}"
+    );
+    ensure!(drag.iter().all(|e| over(&snap, e, &right)), "both drag entries must target the right leaf (Chromium's box): {b}");
+    Ok(b)
+}
