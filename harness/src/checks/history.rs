@@ -85,7 +85,6 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
     host.press_key(Key::TAB).await?;
     let truth = host.focused_truth().await?.context("Tab focused nothing in Chromium")?;
     super::focus::await_reported(host, &truth).await.context("the focus change between the moves")?;
-    // (An older focus report still in flight from a child realm could split the next moves.)
     host.move_to_in_steps(l(60.0).0, cy, 2).await?;
     // c. a discrete event (click) right at the end of a movement, then moves again.
     host.press().await?;
@@ -98,9 +97,9 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
     host.press().await?;
     host.drag_to(r(40.0).0, r(40.0).1, 2).await?;
     host.release().await?;
-    // The click focused the right leaf; its child realm reports that focus asynchronously, and the
-    // runtime splits moves at the focus report's ARRIVAL (see the report), so wait for it first.
-    await_focus_on(host, "right-leaf").await?;
+    // The click focused the right leaf; its child realm reports that focus asynchronously, possibly
+    // after the pen moves below: compaction is decided by when the focus changed, not by when the
+    // report arrived, so no wait here.
     // f. pointer type change: a pen over the same target.
     host.pen_move_to(r(50.0).0, r(50.0).1).await?;
     host.pen_move_to(r(60.0).0, r(60.0).1).await?;
@@ -122,15 +121,14 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
         .take_while(|e| e["type"] != "pointerdown")
         .filter(|e| e["type"] == "pointermove" && over(&snap, e, &left))
         .collect();
-    // Compaction within one gesture is proven by R10 -> R20, the drag and the pen below; here: the
-    // moves before the focus change compact to L40, and the focus change stops that compaction.
-    // (In engine iframe the two moves after the Tab are sometimes not compacted with each other,
-    // see the report; that rule is not asserted here.)
+    // The moves before the focus change compact to L40, the focus change stops that compaction, and
+    // the two moves after it (L50, L60) compact to L60.
     ensure!(
-        moves_over_left_before_down.first().is_some_and(|e| at(e, l(40.0)))
+        moves_over_left_before_down.len() == 2
+            && moves_over_left_before_down.first().is_some_and(|e| at(e, l(40.0)))
             && moves_over_left_before_down.last().is_some_and(|e| at(e, l(60.0)))
-            && !evs.iter().any(|e| [10.0, 20.0, 30.0].iter().any(|dx| at(e, l(*dx)))),
-        "moves over the left leaf must compact to the newest (L40), and the focus change must start a new entry (L60): {b}"
+            && !evs.iter().any(|e| [10.0, 20.0, 30.0, 50.0].iter().any(|dx| at(e, l(*dx)))),
+        "moves over the left leaf must compact to the newest (L40), the focus change must start a new entry, and L50 -> L60 compact to L60: {b}"
     );
     let down = idx(&|e| e["type"] == "pointerdown" && over(&snap, e, &left)).with_context(|| format!("no pointerdown on the left leaf: {b}"))?;
     ensure!(down > 0 && evs[down - 1]["type"] == "pointermove" && at(&evs[down - 1], l(60.0)), "the pending move at L60 is not recorded right before the pointerdown: {b}");
@@ -213,8 +211,101 @@ pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Res
     Ok(format!("32 kept of {} discrete + {} moves: {b}", 3 * CLICKS, sent.len()))
 }
 
-/// Waits until Chromium and the runtime both report focus on `landmark`.
-async fn await_focus_on(host: &Host, landmark: &str) -> anyhow::Result<Value> {
-    let truth = super::focus::await_truth(host, landmark).await?;
-    super::focus::await_reported(host, &truth).await
+/// Advances the Host realm's observation clock through the runtime's internal test hook
+/// (`__wippyAttentionRuntime.advanceClock`, never part of the public API or a snapshot).
+async fn advance_clock(host: &Host, ms: u64) -> anyhow::Result<()> {
+    let v = host.eval(&format!("window.__wippyAttentionRuntime.advanceClock({ms})")).await?;
+    ensure!(v.as_f64().is_some(), "advanceClock({ms}) was refused: {v}");
+    Ok(())
+}
+
+/// The 60 s window with the injectable clock: a click stays while it is younger than 60 s (58 s on
+/// the clock), leaves the history and is never the pointer once older (61 s), while a move made
+/// after the first advance stays; 61 s more and neither the history nor the pointer holds anything.
+/// What the runtime dropped is what the leaves received (their own logs).
+pub async fn window_drops_events_older_than_60_s(host: &Host) -> anyhow::Result<String> {
+    let left = host.landmark_rect("left-leaf").await?;
+    let right = host.landmark_rect("right-leaf").await?;
+    let click = (left.x + 12.0, left.y + 12.0);
+    let mv = (right.x + 14.0, right.y + 14.0);
+    ensure!(
+        host.eval("typeof window.wippyAttention.advanceClock").await? == "undefined",
+        "the clock hook must not be part of the public API"
+    );
+    host.click_at(click.0, click.1).await?;
+    history_with(host, "the click on the left leaf reaching the history", |e| e["type"] == "click" && at(e, click)).await?;
+    advance_clock(host, 58_000).await?;
+    let snap = host.snapshot().await?;
+    require_valid_payload(&snap)?;
+    ensure!(events(&snap).iter().any(|e| e["type"] == "click" && at(e, click)), "a click 58 s old must stay in the 60 s window: {}", brief(&snap));
+    host.move_to(mv.0, mv.1).await?;
+    history_with(host, "the move over the right leaf reaching the history", |e| e["type"] == "pointermove" && at(e, mv)).await?;
+    advance_clock(host, 3_000).await?;
+    let snap = host.snapshot().await?;
+    require_valid_payload(&snap)?;
+    let b = brief(&snap);
+    ensure!(!snap.to_string().contains("advanceClock"), "the clock hook leaked into a snapshot");
+    ensure!(!events(&snap).iter().any(|e| at(e, click)), "events older than 60 s (the click, 61 s) must leave the history: {b}");
+    ensure!(events(&snap).iter().any(|e| e["type"] == "pointermove" && at(e, mv)), "the move 3 s old must stay: {b}");
+    ensure!(snap["pointer"]["point"]["x"].as_f64().is_some_and(|x| (x - mv.0).abs() <= 0.5), "the pointer must be the 3 s old move: {}", snap["pointer"]);
+    advance_clock(host, 61_000).await?;
+    let snap = host.snapshot().await?;
+    require_valid_payload(&snap)?;
+    ensure!(events(&snap).is_empty() && snap.get("pointer").is_none(), "after 61 s more neither recent events nor a pointer remain: {} / {}", brief(&snap), snap["pointer"]);
+    // The leaves really received what the runtime aged out.
+    let l = leaf_log(host, Leaf::Left).await?;
+    ensure!(l.iter().any(|e| e["type"] == "click" && e["isTrusted"] == true), "the left leaf's own log has no trusted click");
+    let r = leaf_log(host, Leaf::Right).await?;
+    ensure!(r.iter().any(|e| e["type"] == "pointermove" && e["isTrusted"] == true), "the right leaf's own log has no trusted pointermove");
+    Ok("click kept at 58 s, dropped at 61 s; move kept at 3 s; nothing at 64 s".into())
+}
+
+/// Pointer capture is part of the compaction identity: the right leaf (page code installed in its
+/// own realm, as an app would) captures the pointer on pointerdown and releases it after the second
+/// move of the drag. The drag's four moves over the same target with the same buttons give two
+/// entries, the newest captured one and the newest uncaptured one, and `pointer_capture` of each is
+/// what the leaf itself read with `hasPointerCapture` at that move.
+pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Result<String> {
+    let right = host.landmark_rect("right-leaf").await?;
+    let frame = super::expect::leaf_frame(host.engine, Leaf::Right);
+    let installed = host
+        .eval_in_frame(
+            &frame,
+            r#"(function () {
+                var b = document.querySelector('[data-landmark="right-leaf"]');
+                if (!b) return false;
+                window.__captureLog = [];
+                var moves = 0;
+                b.addEventListener('pointerdown', function (e) { b.setPointerCapture(e.pointerId); moves = 0; });
+                b.addEventListener('pointermove', function (e) {
+                    if (!e.buttons) return;
+                    window.__captureLog.push({ x: e.clientX, captured: b.hasPointerCapture(e.pointerId) });
+                    if (++moves === 2) b.releasePointerCapture(e.pointerId);
+                });
+                return true;
+            })()"#,
+        )
+        .await?;
+    ensure!(installed == true, "the right leaf button was not found in its realm");
+    let r = |dx: f64| (right.x + dx, right.y + right.height / 2.0);
+    host.move_to(r(20.0).0, r(20.0).1).await?;
+    host.press().await?;
+    host.drag_to(r(60.0).0, r(60.0).1, 4).await?; // R30 R40 (captured), R50 R60 (released)
+    host.release().await?;
+    let snap = history_with(host, "the drag's release reaching the history", |e| e["type"] == "pointerup" && at(e, r(60.0))).await?;
+    require_valid_payload(&snap)?;
+    ordered(&snap)?;
+    let b = brief(&snap);
+    let truth = host.eval_in_frame(&frame, "JSON.parse(JSON.stringify(window.__captureLog))").await?;
+    let truth = truth.as_array().cloned().unwrap_or_default();
+    let captured: Vec<bool> = truth.iter().map(|e| e["captured"] == true).collect();
+    ensure!(captured == [true, true, false, false], "the leaf itself must see the capture on the first two drag moves only: {truth:?}");
+    let evs = events(&snap);
+    let drag: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove" && e["buttons"] == 1).collect();
+    ensure!(
+        drag.len() == 2 && at(drag[0], r(40.0)) && drag[0]["pointer_capture"] == true && at(drag[1], r(60.0)) && drag[1]["pointer_capture"] == false,
+        "the drag must keep R40 (captured) and R60 (released), R30 and R50 compacted into them: {b}"
+    );
+    ensure!(drag.iter().all(|e| over(&snap, e, &right)), "both drag entries must target the right leaf (Chromium's box): {b}");
+    Ok(b)
 }

@@ -1,14 +1,16 @@
 // The runtime's surface per realm role (spec: the Host-facing API — in the top realm
 // window.wippyAttention {role, host_instance_id, ready, snapshot, envelope, canonicalJson, focus};
 // in child realms {role, realm_id, canonicalJson, ready}; in every realm the frozen internal
-// window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, debug} — binding states and
-// counters, never tokens). Both are non-writable, non-configurable, non-enumerable.
+// window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, advanceClock,
+// debug} — the observation-clock test hook, binding states and counters, never tokens). Both are
+// non-writable, non-configurable, non-enumerable.
 import { W, nDateNow } from './natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from './constants.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe } from './dom.js';
 import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, bindings, upBuffer } from './state.js';
 import { registerRoot, registerInternals } from './shadow-roots.js';
+import { advanceClock } from './clock.js';
 import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
 import { focusApi } from './focus.js';
@@ -18,6 +20,8 @@ import { currentDocument } from './realm-document.js';
 export function defineInternal() {
   const internal = { registerRoot: registerRoot, registerInternals: registerInternals, role: ROLE, get realmId() { return REALM_ID; },
     adoptDocument: () => { safe(currentDocument); },
+    // Test hook: moves this realm's observation clock forward (the 60 s window) without a wait.
+    advanceClock: (ms) => advanceClock(ms),
     // Diagnostics for harness debugging: binding states only, never tokens.
     debug: () => ({ role: ROLE, realm_id: REALM_ID, granted: UP.granted, seq: REALM.localSeq, sent: DBG.sent, dropped: DBG.dropped, inbound: DBG.inbound, events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
       children: Array.from(bindings.values()).map((b) => ({ mount_id: b.mountId, generation: b.generation, state: b.state, attempts: b.attempts,

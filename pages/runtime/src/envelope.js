@@ -2,7 +2,8 @@
 // "wippy.attention", version 1, created_at, content_type application/json, content_bytes,
 // content_hash "sha256:<hex>", content = canonical JSON of the snapshot}) and its serialized size,
 // which the snapshot's byte budget is measured against.
-import { nDateNow, nSubtle } from './natives.js';
+import { nSubtle } from './natives.js';
+import { obsNow } from './clock.js';
 import { iso, utf8Len } from './util.js';
 import { canonicalJson, encString } from './canonical-json.js';
 import { sha256Hex } from './sha256.js';
@@ -19,6 +20,6 @@ export async function envelope(snap, opts) {
   const content = canonicalJson(snap);
   const hash = await sha256Hex(content, nSubtle);
   const id = (typeof opts.attachment_id === 'string' && opts.attachment_id && utf8Len(opts.attachment_id) <= 128) ? opts.attachment_id : 'attachment-' + randHex(8);
-  return { attachment_id: id, kind: 'wippy.attention', version: 1, created_at: iso(nDateNow()), content_type: 'application/json',
+  return { attachment_id: id, kind: 'wippy.attention', version: 1, created_at: iso(obsNow()), content_type: 'application/json',
     content_bytes: utf8Len(content), content_hash: 'sha256:' + hash, content: content };
 }

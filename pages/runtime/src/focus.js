@@ -4,8 +4,9 @@
 // with the occurrence time, so a focus kept from any other realm is cleared too); a focusout that does not land
 // elsewhere, or the window losing focus, clears it; the top re-validates Host-realm focus at read
 // time). The focus record itself lives in state.js (REALM.localFocus, TOP.focus).
-import { W, doc, nDocActive, nRootActive, nSetTimeout, nDateNow, nTimeOrigin, eventTime, nJSONStringify } from './natives.js';
+import { W, doc, nDocActive, nRootActive, nSetTimeout, nTimeOrigin, eventTime, nJSONStringify } from './natives.js';
 import { iso, nonneg } from './util.js';
+import { obsNow } from './clock.js';
 import { safe, wrap, nodeType, isConnected } from './dom.js';
 import { ROLE, REALM, TOP, seenFocusEvents } from './state.js';
 import { shadowOf } from './shadow-roots.js';
@@ -41,9 +42,9 @@ export function onFocusIn(ev) {
     // The invalidation also reaches the top when this realm holds no focus record of its own:
     // the current focus may be a record kept from another realm across a composer transfer.
     if (isSensitiveControl(p.excluded) || isSensitiveControl(el)) {
-      clearLocalFocus();
+      clearLocalFocus(eventTime(ev));
       recordLocal({ kind: 'focus-invalidate', t_abs: eventTime(ev) });
-    }
+    } else recordLocal({ kind: 'focus-change', t_abs: eventTime(ev) }); // no record, but moves on both sides do not compact
     return;
   }
   const ids = newEventId();
@@ -51,7 +52,7 @@ export function onFocusIn(ev) {
   if (!d) return;
   REALM.localFocus = { event_id: ids.event_id, el: el };
   const tAbs = eventTime(ev);
-  recordLocal({ kind: 'focus', focus: { event_id: ids.event_id, focused_ms: nDateNow(), t_abs: tAbs, realm_time_ms: nonneg(tAbs - nTimeOrigin) }, candidate: d });
+  recordLocal({ kind: 'focus', focus: { event_id: ids.event_id, focused_ms: obsNow(), t_abs: tAbs, realm_time_ms: nonneg(tAbs - nTimeOrigin) }, candidate: d });
 }
 export function onFocusOut(ev) {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || !firstSight(ev) || !REALM.localFocus) return;
@@ -64,6 +65,7 @@ export function onFocusOut(ev) {
   }
   // Defer: a focusin may follow immediately (moving within this realm) and replaces the record.
   const cleared = REALM.localFocus.event_id;
+  const tOut = eventTime(ev);
   nSetTimeout(() => safe(() => {
     if (!REALM.localFocus || REALM.localFocus.event_id !== cleared) return;
     const a = deepActive();
@@ -72,13 +74,14 @@ export function onFocusOut(ev) {
       const p = privacyOf(a);
       if (isTransferTarget(a, p)) return;
     }
-    clearLocalFocus();
+    clearLocalFocus(tOut);
   }), 0);
 }
-export function clearLocalFocus() {
+// Clears this realm's focus record; t_abs is when the focus change occurred (the focusout / blur).
+export function clearLocalFocus(tAbs) {
   if (!REALM.localFocus) return;
   const id = REALM.localFocus.event_id; REALM.localFocus = null;
-  recordLocal({ kind: 'focus-clear', event_id: id });
+  recordLocal({ kind: 'focus-clear', event_id: id, t_abs: tAbs });
 }
 // The realm's window lost focus (another frame, another window): its element keeps being the
 // document's activeElement but no longer has focus. A child reports the clear (the top keeps the
@@ -86,10 +89,11 @@ export function clearLocalFocus() {
 // Host document lost focus.
 export function onWindowBlur(ev) {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || ev.target !== W) return;
+  const tBlur = eventTime(ev);
   nSetTimeout(() => safe(() => {
     if (doc().hasFocus()) return;
-    if (ROLE === 'top') { clearLocalFocus(); TOP.focus = null; }
-    else clearLocalFocus();
+    if (ROLE === 'top') { clearLocalFocus(tBlur); TOP.focus = null; }
+    else clearLocalFocus(tBlur);
   }), 0);
 }
 

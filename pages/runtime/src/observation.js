@@ -4,7 +4,9 @@
 // buffers at most 32 observations (60 s) before its grant and forwards them up; the parent maps
 // a child's observation into its own space and records it (top) or forwards it (intermediate)).
 import { nDateNow, nTimeOrigin, eventTime, nowAbs } from './natives.js';
-import { RELAY_SCHEMA, POINTER_TYPES, EVENT_WINDOW_MS, MAX_EVENTS } from './constants.js';
+import { obsNow, fromPeerClock } from './clock.js';
+import { RELAY_SCHEMA, POINTER_TYPES, EVENT_WINDOW_MS } from './constants.js';
+import { boundObservations } from './history.js';
 import { r3, nonneg, isInt, cutBytes } from './util.js';
 import { safe, nodeType, rectOf } from './dom.js';
 import { ROLE, REALM_ID, REALM, UP, DBG, upBuffer } from './state.js';
@@ -44,7 +46,7 @@ export function onPointerEvent(ev) {
     pt = { x: r.x + r.width / 2, y: r.y + r.height / 2 };
   } else pt = pointOf(ev);
   if (!pt || !isFinite(pt.x) || !isFinite(pt.y)) return;
-  const now = nDateNow();
+  const now = obsNow();
   const ids = newEventId();
   const tAbs = eventTime(ev);
   const rec = {
@@ -89,15 +91,15 @@ export function recordLocal(obs) {
 }
 export function sendUp(obs) {
   if (!UP.granted || !UP.currentToken || (UP.tokens.get(UP.currentToken) || 0) <= nDateNow()) {
-    upBuffer.push({ at: nDateNow(), obs: obs });
-    while (upBuffer.length > MAX_EVENTS) upBuffer.shift();
+    upBuffer.push({ at: obsNow(), obs: obs });
+    boundObservations(upBuffer, obsNow());
     return;
   }
   DBG.sent++;
   replyUp({ schema: RELAY_SCHEMA, type: 'observation', token: UP.currentToken, realm_id: REALM_ID, observation: obs });
 }
 export function flushUpBuffer() {
-  const cutoff = nDateNow() - EVENT_WINDOW_MS;
+  const cutoff = obsNow() - EVENT_WINDOW_MS;
   const items = upBuffer.splice(0, upBuffer.length);
   items.forEach((it) => { if (it.at >= cutoff) sendUp(it.obs); });
 }
@@ -113,7 +115,7 @@ export function onChildObservation(b, msg) {
     const x = Number(e.point.x), y = Number(e.point.y);
     if (!isFinite(x) || !isFinite(y)) return;
     const rec = {
-      event_id: cutBytes(e.event_id, 128), type: e.type, observed_ms: isFinite(e.observed_ms) ? Math.min(Number(e.observed_ms), nDateNow()) : nDateNow(),
+      event_id: cutBytes(e.event_id, 128), type: e.type, observed_ms: isFinite(e.observed_ms) ? Math.min(fromPeerClock(Number(e.observed_ms)), obsNow()) : obsNow(),
       t_abs: (typeof e.t_abs === 'number' && isFinite(e.t_abs)) ? Math.min(e.t_abs, nowAbs()) : nowAbs(),
       realm_time_ms: nonneg(e.realm_time_ms), point: { x: r3(chain.geom.ox + x * chain.geom.sx), y: r3(chain.geom.oy + y * chain.geom.sy) },
       excluded: !!e.excluded || chain.excluded,
@@ -128,11 +130,15 @@ export function onChildObservation(b, msg) {
     if (chain.excluded) return;
     const list = projectList([o.candidate]);
     if (!list.length) return;
-    const fwd = { kind: 'focus', focus: { event_id: cutBytes(o.focus.event_id, 128), focused_ms: isFinite(o.focus.focused_ms) ? Math.min(Number(o.focus.focused_ms), nDateNow()) : nDateNow(),
+    const fwd = { kind: 'focus', focus: { event_id: cutBytes(o.focus.event_id, 128), focused_ms: isFinite(o.focus.focused_ms) ? Math.min(fromPeerClock(Number(o.focus.focused_ms)), obsNow()) : obsNow(),
       t_abs: (typeof o.focus.t_abs === 'number' && isFinite(o.focus.t_abs)) ? Math.min(o.focus.t_abs, nowAbs()) : nowAbs(), realm_time_ms: nonneg(o.focus.realm_time_ms) }, candidate: list[0] };
     if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
   } else if (o.kind === 'focus-clear' && typeof o.event_id === 'string') {
     const fwd = { kind: 'focus-clear', event_id: o.event_id };
+    if (typeof o.t_abs === 'number' && isFinite(o.t_abs)) fwd.t_abs = Math.min(o.t_abs, nowAbs());
+    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+  } else if (o.kind === 'focus-change' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
+    const fwd = { kind: 'focus-change', t_abs: Math.min(o.t_abs, nowAbs()) };
     if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
   } else if (o.kind === 'focus-invalidate' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
     const fwd = { kind: 'focus-invalidate', t_abs: Math.min(o.t_abs, nowAbs()) };

@@ -6,6 +6,7 @@
 import { W, nPerfNow, nDateNow } from './natives.js';
 import { SCHEMA, EVENT_WINDOW_MS, EVENT_ONLY_TARGETS, ROOT_BUDGET, ENVELOPE_TARGET_BYTES, ASSEMBLY_MARGIN_MS } from './constants.js';
 import { iso, r3, nonneg, isInt } from './util.js';
+import { obsNow } from './clock.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe, randHex, viewportRect } from './dom.js';
 import { HOST, TOP } from './state.js';
@@ -56,7 +57,7 @@ export async function snapshot(options) {
   const res = await resolvePoints(points, Object.assign({}, ROOT_BUDGET), deadlineAt, { privacy_text: textNone ? 'none' : 'safe' });
   for (const o of res.omissions) omissions.push(o);
 
-  const createdMs = nDateNow();
+  const createdMs = obsNow();
   pruneEvents(TOP.events, createdMs);
   // Candidate pool in priority order: sampled, pointer targets, focus target, recent-event targets.
   const pool = new Map();

@@ -39,7 +39,7 @@ export const upBuffer = [];
 export const bindings = new Map();
 
 // Top realm: the event store (history.js), the latest pointer and the focus record.
-export const TOP = { seq: 0, events: [], pointer: null, focus: null, focusEpoch: 0 };
+export const TOP = { seq: 0, events: [], pointer: null, focus: null, focusChanges: [] };
 
 // Per-realm counters, timers and lifecycle promises.
 export const REALM = {
@@ -54,6 +54,11 @@ export const REALM = {
   forwardRoot: null,         // fragment realm: the main realm's registerRoot
   forwardInternals: null,    // fragment realm: the main realm's registerInternals
 };
+
+// The observation clock's offset (ms) over Date.now(): 0 except when a test advanced it through the
+// internal debug hook `__wippyAttentionRuntime.advanceClock(ms)` (clock.js) to age events past the
+// 60 s window without waiting. Never part of the public API or of a snapshot.
+export const CLOCK = { offsetMs: 0 };
 
 // Diagnostics (never tokens): sent/dropped observations, inbound message counts.
 export const DBG = { sent: 0, dropped: 0, inbound: Object.create(null) };
