@@ -114,6 +114,7 @@ const ARTIFACTS = {
     vanish: { query: 'attention=off&fake=vanish', label: 'Vanishing peer', testHooks: true },
     remount: { query: 'attention=off&fake=remount', label: 'Remounting peer', testHooks: true },
     navigate: { query: 'attention=off&fake=navigate', label: 'Navigating peer' },
+    hostile: { query: 'attention=off&hostile=1', label: 'Hostile peer', noRuntime: true },
     sandboxed: { query: '', label: 'Sandboxed peer', sandbox: 'allow-scripts' },
     rotated: { query: '', label: 'Rotated peer', style: 'transform:rotate(6deg)' },
     nested: { query: 'nest=9', label: 'Nine nested realms' },
