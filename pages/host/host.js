@@ -115,6 +115,8 @@ const ARTIFACTS = {
     remount: { query: 'attention=off&fake=remount', label: 'Remounting peer', testHooks: true },
     navigate: { query: 'attention=off&fake=navigate', label: 'Navigating peer' },
     hostile: { query: 'attention=off&hostile=1', label: 'Hostile peer', noRuntime: true },
+    'renew-short': { query: 'attention=off&fake=renew&life=2000', label: 'Peer granting 2 s' },
+    'renew-mid': { query: 'attention=off&fake=renew&life=12000', label: 'Peer granting 12 s' },
     sandboxed: { query: '', label: 'Sandboxed peer', sandbox: 'allow-scripts' },
     rotated: { query: '', label: 'Rotated peer', style: 'transform:rotate(6deg)' },
     nested: { query: 'nest=9', label: 'Nine nested realms' },
