@@ -8,6 +8,8 @@
  *   vanish    asks the Host's test hook to remove its iframe, never answers (child-disconnected)
  *   remount   asks the Host's test hook to remount it, a new mount generation (stale-mount)
  *   navigate  navigates to a healthy peer (with the runtime), never answers (navigation)
+ *   renew     grants with `expires_in_ms` = ?life=MS (a short lifetime, for renewal timing) and logs,
+ *             on its own clock, every capability request received and grant sent (__fakePeer.log)
  * The Host test hook accepts `{wippy_test: "remove" | "remount"}` only from extras that declare it.
  */
 (function () {
@@ -25,7 +27,8 @@
   var realmId = 'r' + Math.random().toString(36).slice(2, 8).replace(/[^a-z0-9]/g, '0');
   var parentOrigin = null;
   var acted = false;
-  window.__fakePeer = { mode: mode, queries: 0, grants: 0 };
+  var life = Math.max(100, Math.min(60000, parseInt(params.get('life') || '60000', 10) || 60000));
+  window.__fakePeer = { mode: mode, queries: 0, grants: 0, log: [] };
   window.addEventListener('message', function (ev) {
     var m = ev.data;
     if (ev.source !== window.parent || !m || typeof m !== 'object') return;
@@ -33,13 +36,15 @@
       if (ev.origin !== m.parent_origin || m.target_origin !== location.origin) return;
       parentOrigin = ev.origin;
       window.__fakePeer.grants++;
+      if (mode === 'renew') window.__fakePeer.log.push({ t: performance.now(), type: 'request', request_id: m.request_id });
       window.parent.postMessage({
         schema: CAP, type: 'capability-grant', request_id: m.request_id, host_instance_id: m.host_instance_id,
         parent_mount_id: m.parent_mount_id, parent_generation: m.parent_generation, child_mount_id: m.child_mount_id,
         child_generation: m.child_generation, parent_origin: m.parent_origin, target_origin: m.target_origin,
-        relay_version: RELAY, token: hex(24), expires_in_ms: 60000, limits: { points: 256, candidates: 128, bytes: 131072 },
+        relay_version: RELAY, token: hex(24), expires_in_ms: mode === 'renew' ? life : 60000, limits: { points: 256, candidates: 128, bytes: 131072 },
         realm_id: realmId, frame_kind: 'document',
       }, ev.origin);
+      if (mode === 'renew') window.__fakePeer.log.push({ t: performance.now(), type: 'grant', request_id: m.request_id });
       return;
     }
     if ((m.schema === RELAY) && m.type === 'query-request' && ev.origin === parentOrigin) {

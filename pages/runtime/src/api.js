@@ -23,9 +23,11 @@ export function defineInternal() {
     // Test hook: moves this realm's observation clock forward (the 60 s window) without a wait.
     advanceClock: (ms) => advanceClock(ms),
     // Diagnostics for harness debugging: binding states only, never tokens.
-    debug: () => ({ role: ROLE, realm_id: REALM_ID, granted: UP.granted, seq: REALM.localSeq, sent: DBG.sent, dropped: DBG.dropped, inbound: DBG.inbound, events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
+    debug: () => ({ role: ROLE, realm_id: REALM_ID, granted: UP.granted, seq: REALM.localSeq, sent: DBG.sent, dropped: DBG.dropped, unmatched: DBG.unmatched, inbound: DBG.inbound, events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
       children: Array.from(bindings.values()).map((b) => ({ mount_id: b.mountId, generation: b.generation, state: b.state, attempts: b.attempts,
-        expected_origin: b.expectedOrigin, child_origin: b.childOrigin, realm_id: b.realmId, pending: b.pending.size })) }) };
+        expected_origin: b.expectedOrigin, child_origin: b.childOrigin, realm_id: b.realmId, pending: b.pending.size,
+        inbound: b.inbound, accepted: b.accepted, rejected: b.rejected, grants: b.grants, renewals: b.renewals,
+        granted_at: b.grantedAt, renew_started_at: b.renewStartedAt, lifetime_ms: b.lifetime || 0 })) }) };
   try { Object.defineProperty(W, '__wippyAttentionRuntime', { value: Object.freeze(internal), configurable: false, enumerable: false, writable: false }); } catch (_) { /* ignore */ }
 }
 

@@ -19,16 +19,20 @@ export function admitQuery(ledger, points) {
   return { reason: null, points: pts, cut: cut };
 }
 
-// The disjoint lease each of `count` admitted child queries passes down.
+// The disjoint leases the `count` admitted child queries pass down, one per child in query order:
+// each budget is divided exactly (the first `total % count` children get one more), with no floor,
+// so the leases together never exceed what the ledger (queries, points) or this realm's budgets
+// (candidates, bytes) hold, whatever the number of children (a child may get 0 of a budget: it then
+// answers with that budget's omission).
 export function splitLeases(budgets, ledger, count) {
-  const n = count || 1;
-  return {
-    depth: budgets.depth - 1,
-    queries: Math.floor(ledger.queries / n),
-    points: Math.floor(ledger.points / n),
-    candidates: Math.max(1, Math.floor(budgets.candidates / n)),
-    bytes: Math.max(1024, Math.floor(budgets.bytes / n)),
-  };
+  const n = Math.max(0, count | 0);
+  const share = (total, i) => { const t = Math.max(0, total); return Math.floor(t / n) + (i < t % n ? 1 : 0); };
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    out.push({ depth: budgets.depth - 1, queries: share(ledger.queries, i), points: share(ledger.points, i),
+      candidates: share(budgets.candidates, i), bytes: share(budgets.bytes, i) });
+  }
+  return out;
 }
 // A lease, further bounded by what the child granted.
 export function leaseFor(lease, limits) {

@@ -33,7 +33,8 @@ export function getBinding(ifr) {
   const m = mountOf(ifr);
   b = { iframe: ifr, mountId: m.mount_id, generation: m.generation, state: 'discovering', attempts: 0, timer: null,
     token: null, realmId: null, childOrigin: null, expectedOrigin: expectedOriginFor(ifr), limits: null,
-    requestIds: new Set(), waiters: [], pending: new Map(), renewTimer: null, expiresAt: 0, lastCode: null };
+    requestIds: new Set(), waiters: [], pending: new Map(), renewTimer: null, expiresAt: 0, lastCode: null,
+    inbound: 0, accepted: 0, rejected: 0, grants: 0, renewals: 0, grantedAt: 0, renewStartedAt: 0 };
   bindings.set(ifr, b);
   safe(() => nAddEL.call(ifr, 'load', () => safe(() => onIframeLoad(b)), false));
   startDiscovery(b);
@@ -119,25 +120,34 @@ export function failPending(b, code) {
   const p = b.pending; b.pending = new Map();
   p.forEach((entry) => safe(() => entry.resolve({ error: code })));
 }
+// -> whether the grant was accepted: it answers a request of the current round and echoes exactly
+// what was asked (Host instance, both mounts and generations, both origins), with a usable token.
 export function onGrant(b, msg, ev) {
-  if (!b.requestIds.has(msg.request_id)) return;
-  if (msg.host_instance_id !== hostInstance() || msg.child_mount_id !== b.mountId || msg.child_generation !== b.generation) return;
-  if (typeof msg.token !== 'string' || msg.token.length < 16 || msg.token.length > 128) return;
-  if (msg.relay_version !== RELAY_SCHEMA && msg.relay_version !== RELAY_V1) return;
+  if (typeof msg.request_id !== 'string' || !b.requestIds.has(msg.request_id)) return false;
+  if (msg.host_instance_id !== hostInstance() || msg.child_mount_id !== b.mountId || msg.child_generation !== b.generation) return false;
+  const self = selfMount();
+  if (msg.parent_mount_id !== self.mount_id || msg.parent_generation !== self.generation) return false;
+  if (msg.parent_origin !== canonicalOrigin(OWN_ORIGIN) || msg.target_origin !== b.expectedOrigin || ev.origin !== b.expectedOrigin) return false;
+  if (typeof msg.token !== 'string' || !/^[\x21-\x7e]{16,128}$/.test(msg.token)) return false;
+  if (msg.relay_version !== RELAY_SCHEMA && msg.relay_version !== RELAY_V1) return false;
   // Keep the round's request ids: the child answers every retry with a fresh token and keeps only
   // the newest two, so the latest grant (postMessage preserves order per source) must win.
   if (b.timer) { nClearTimeout(b.timer); b.timer = null; }
   const realmId = (typeof msg.realm_id === 'string' && /^r[a-z0-9]{1,16}$/.test(msg.realm_id)) ? msg.realm_id : null;
-  if (b.realmId && realmId !== b.realmId) failPending(b, 'navigation');
+  // A different realm (the child navigated or was replaced): nothing of the old realm's binding
+  // stays valid, neither its queries nor either of its tokens.
+  if (b.realmId && realmId !== b.realmId) { failPending(b, 'navigation'); b.token = null; b.prevToken = null; }
   if (b.token !== msg.token) { b.prevToken = b.token; b.token = msg.token; } b.realmId = realmId; b.childOrigin = ev.origin;
   b.relayVersion = msg.relay_version;
   b.limits = grantLimits(msg.limits);
   const life = grantLifetime(msg.expires_in_ms);
   b.expiresAt = nDateNow() + life;
+  b.grants++; b.grantedAt = nDateNow(); b.lifetime = life;
   b.state = 'granted'; b.lastCode = null;
   if (b.renewTimer) nClearTimeout(b.renewTimer);
-  b.renewTimer = nSetTimeout(() => safe(() => { if (b.state === 'granted') { b.state = 'renewing'; b.attempts = 0; attemptDiscoveryRenew(b); } }), renewDelay(life));
+  b.renewTimer = nSetTimeout(() => safe(() => { if (b.state === 'granted') { b.state = 'renewing'; b.attempts = 0; b.renewals++; b.renewStartedAt = nDateNow(); attemptDiscoveryRenew(b); } }), renewDelay(life));
   settle(b);
+  return true;
 }
 function attemptDiscoveryRenew(b) {
   // Renewal keeps the current token usable until expiry; a failed renewal ends in `unavailable`.
@@ -200,22 +210,26 @@ export function sendSimple(b, operation, deadlineAt) {
     } catch (_) { b.pending.delete(id); nClearTimeout(timer); resolve({ error: 'disconnected' }); }
   });
 }
+// -> whether the message was accepted: a result or error for a query in flight, or an observation
+// carrying the current (or previous) token within the rate bound.
 export function onRelayFromChild(b, msg) {
   if (msg.type === 'query-result' || msg.type === 'query-error') {
+    if (typeof msg.request_id !== 'string') return false;
     const entry = b.pending.get(msg.request_id);
-    if (!entry) return;
+    if (!entry) return false;
     b.pending.delete(msg.request_id);
     if (msg.type === 'query-error') entry.resolve({ error: RELAY_CODES.indexOf(msg.code) >= 0 ? msg.code : 'internal-error' });
     else entry.resolve({ result: msg });
-    return;
+    return true;
   }
   if (msg.type === 'observation') {
-    if (msg.token !== b.token && msg.token !== b.prevToken) { DBG.dropped++; return; }
+    if (typeof msg.token !== 'string' || !b.token || (msg.token !== b.token && msg.token !== b.prevToken)) { DBG.dropped++; return false; }
     // Bounded work per child: at most 240 observations per second are projected.
     const sec = Math.floor(nDateNow() / 1000);
     if (b.obsSecond !== sec) { b.obsSecond = sec; b.obsCount = 0; }
-    if (++b.obsCount > 240) { DBG.dropped++; return; }
+    if (++b.obsCount > 240) { DBG.dropped++; return false; }
     onChildObservation(b, msg);
+    return true;
   }
+  return false;
 }
-

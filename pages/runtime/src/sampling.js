@@ -70,8 +70,8 @@ export async function resolvePoints(points, budgets, deadlineAt, options) {
     if (pts.length === 0) continue;
     plans.push({ b: b, g: g, pts: pts, omitAll: omitAll });
   }
-  const lease = splitLeases(budgets, ledger, plans.length);
-  await Promise.all(plans.map(async (plan) => {
+  const leases = splitLeases(budgets, ledger, plans.length);
+  await Promise.all(plans.map(async (plan, i) => {
     const b = plan.b;
     await waitUsable(b, deadlineAt);
     if (!usable(b)) {
@@ -88,7 +88,7 @@ export async function resolvePoints(points, budgets, deadlineAt, options) {
     }
     out.queriesUsed += 1; out.pointsUsed += pts.length;
     const chain = chainFor(b); // before awaiting: geometry and path as of the query
-    const res = await sendQuery(b, pts, leaseFor(lease, b.limits), deadlineAt, { privacy_text: textNone ? 'none' : 'safe' });
+    const res = await sendQuery(b, pts, leaseFor(leases[i], b.limits), deadlineAt, { privacy_text: textNone ? 'none' : 'safe' });
     if (res.error) {
       const reason = CODE_TO_REASON[res.error] || 'capability-unavailable';
       plan.omitAll(reason, res.error, 'query-await');

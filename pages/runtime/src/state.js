@@ -60,8 +60,9 @@ export const REALM = {
 // 60 s window without waiting. Never part of the public API or of a snapshot.
 export const CLOCK = { offsetMs: 0 };
 
-// Diagnostics (never tokens): sent/dropped observations, inbound message counts.
-export const DBG = { sent: 0, dropped: 0, inbound: Object.create(null) };
+// Diagnostics (never tokens): sent/dropped observations, inbound message counts by type, messages
+// from windows that are neither the parent nor a bound child (per-binding counts live on bindings).
+export const DBG = { sent: 0, dropped: 0, unmatched: 0, inbound: Object.create(null) };
 
 // Identity caches, keyed by object identity.
 export const closedRoots = new WeakMap();      // shadow host -> ShadowRoot (open and closed)

@@ -37,12 +37,13 @@ test('no query left means query-budget, the ledger untouched', () => {
 test('what remains is split evenly into disjoint leases, one level shallower', () => {
   const ledger = newLedger(ROOT_BUDGET);
   for (let i = 0; i < 3; i++) admitQuery(ledger, pts(10));
-  const lease = splitLeases(ROOT_BUDGET, ledger, 3);
-  assert.deepEqual(lease, { depth: 7, queries: Math.floor(125 / 3), points: Math.floor(4066 / 3), candidates: 42, bytes: 43690 });
-  assert.ok(lease.queries * 3 + 3 <= ROOT_BUDGET.queries && lease.points * 3 + 30 <= ROOT_BUDGET.points, 'leases never exceed the budget');
+  const leases = splitLeases(ROOT_BUDGET, ledger, 3);
+  assert.deepEqual(leases[0], { depth: 7, queries: 42, points: 1356, candidates: 43, bytes: 43691 }, 'the first child takes the remainder');
+  assert.deepEqual(leases[2], { depth: 7, queries: 41, points: 1355, candidates: 42, bytes: 43690 });
   const many = splitLeases({ depth: 1, queries: 0, points: 0, candidates: 5, bytes: 4000 }, { queries: 0, points: 0 }, 10);
-  assert.deepEqual(many, { depth: 0, queries: 0, points: 0, candidates: 1, bytes: 1024 }, 'floors: 1 candidate, 1 KiB');
-  assert.equal(splitLeases(ROOT_BUDGET, newLedger(ROOT_BUDGET), 0).candidates, 128, 'no query: the whole budget');
+  assert.deepEqual(many.map((l) => l.candidates), [1, 1, 1, 1, 1, 0, 0, 0, 0, 0], 'no floor: 5 candidates for 10 children');
+  assert.equal(many.reduce((a, l) => a + l.bytes, 0), 4000, 'no 1 KiB floor: the byte leases add up to the budget');
+  assert.deepEqual(splitLeases(ROOT_BUDGET, newLedger(ROOT_BUDGET), 0), [], 'no query: no lease');
   assert.deepEqual(leaseFor({ depth: 7, queries: 3, points: 9, candidates: 200, bytes: 500000 }, { points: 256, candidates: 100, bytes: 65536 }),
     { depth: 7, queries: 3, points: 9, candidates: 100, bytes: 65536 });
 });
@@ -77,19 +78,24 @@ test('child side: request budgets are non-negative integers bounded by the grant
   assert.equal(requestTimeout('5'), 1500);
 });
 
-test('1, 4, 16 and 64 sibling realms: leases are disjoint and never exceed what the root has left', () => {
-  for (const n of [1, 4, 16, 64]) {
+test('1, 4, 16, 64, 127 and 200 sibling realms: leases are disjoint and never exceed what the root has left', () => {
+  const sum = (ls, k) => ls.reduce((a, l) => a + l[k], 0);
+  for (const n of [1, 4, 16, 64, 127, 200]) {
     const budgets = { depth: 8, queries: 128, points: 4096, candidates: 128, bytes: 131072 };
     const ledger = newLedger(budgets);
+    const admitted = Math.min(n, 128);
     const pts = (k) => Array.from({ length: 4 }, (_, i) => ({ point_id: 'p' + (k * 4 + i), x: 0, y: 0 }));
-    for (let k = 0; k < n; k++) assert.equal(admitQuery(ledger, pts(k)).reason, null, `child ${k} of ${n} admitted`);
-    assert.equal(ledger.queries, 128 - n, `${n} children cost ${n} queries`);
-    assert.equal(ledger.points, 4096 - 4 * n, `${n} children cost their points`);
-    const lease = splitLeases(budgets, ledger, n);
-    assert.ok(lease.queries * n <= ledger.queries && lease.points * n <= ledger.points, `${n}: the leases together fit what is left`);
-    assert.equal(lease.queries, Math.floor((128 - n) / n));
-    assert.equal(lease.depth, 7);
-    assert.ok(lease.candidates * n <= 128 || lease.candidates === 1, `${n}: candidate leases are disjoint`);
+    for (let k = 0; k < n; k++) assert.equal(admitQuery(ledger, pts(k)).reason, k < 128 ? null : 'query-budget', `child ${k} of ${n}`);
+    assert.equal(ledger.queries, 128 - admitted, `${n} children cost ${admitted} queries`);
+    assert.equal(ledger.points, 4096 - 4 * admitted, `${n} children cost their points`);
+    const leases = splitLeases(budgets, ledger, admitted);
+    assert.equal(leases.length, admitted);
+    assert.equal(sum(leases, 'queries'), ledger.queries, `${n}: query leases add up to what is left, no more`);
+    assert.equal(sum(leases, 'points'), ledger.points, `${n}: point leases add up to what is left, no more`);
+    assert.equal(sum(leases, 'candidates'), 128, `${n}: candidate leases are disjoint (sum 128)`);
+    assert.equal(sum(leases, 'bytes'), 131072, `${n}: byte leases are disjoint (sum 128 KiB), no 1 KiB floor`);
+    assert.ok(leases.every((l) => l.depth === 7));
+    assert.ok(Math.max(...leases.map((l) => l.queries)) - Math.min(...leases.map((l) => l.queries)) <= 1, 'even split');
   }
 });
 
