@@ -36,7 +36,7 @@ export function definePublicApi() {
   if (ROLE === 'top') {
     api = {
       role: 'top', host_instance_id: HOST.hostInstanceId,
-      ready: () => ready(),
+      ready: (o) => ready(o),
       snapshot: (o) => { safe(currentDocument); return snapshot(o); },
       envelope: (s, o) => envelope(s, o),
       canonicalJson: (v) => canonicalJson(v),

@@ -1,7 +1,8 @@
 // Readiness (spec: ready() — after the window load event and a 200 ms DOM-quiet period (at most
 // 2 s), every child realm has granted a capability or been given up on (50 discovery attempts at
 // 100 ms); granted children are asked for their own children (relay operation `ready`), so the
-// answer is the flattened tree of {mount_id, state}).
+// answer is the flattened tree of {mount_id, state}). A Host that knows its apps are mounted says
+// so with ready({mounted: true}): that event replaces the DOM-quiet guess.
 import { W, doc, nAddEL, nSetTimeout, nDateNow } from './natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from './constants.js';
 import { cutBytes } from './util.js';
@@ -61,8 +62,9 @@ async function settleMounts(maxMs) {
     await new Promise((r) => nSetTimeout(r, 50));
   }
 }
-export async function ready() {
-  await settleMounts(2000);
+export async function ready(options) {
+  if (options && options.mounted === true) await whenDomReady();
+  else await settleMounts(2000);
   const children = await readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS + 1500);
   return { host_instance_id: HOST.hostInstanceId, children: children };
 }
