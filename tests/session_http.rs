@@ -129,6 +129,52 @@ async fn enabling_attention_context_without_version_4_is_capability_unavailable(
     assert_eq!((off.status, off.json()["attention_context"]["revision"].clone()), (200, json!(0)), "turning off stays possible (a no-op here)");
 }
 
+#[tokio::test]
+async fn the_1024th_pending_stage_in_all_is_admitted_and_the_1025th_is_over_quota() {
+    let server = server().await;
+    let s = server.session();
+    let sid = s.create_session().unwrap();
+    // Only three reference actors exist (32 stages each at most), so the other 1,023 pending
+    // stages of the whole Session belong to 32 other actors, written straight into its database.
+    let db = rusqlite::Connection::open(s.db_path()).unwrap();
+    let far = i64::MAX / 2;
+    for i in 0..1023 {
+        db.execute(
+            "INSERT INTO stages (id, session_id, actor, request_id, body, content_hash, content_bytes, expires_at_ms, state)
+             VALUES (?1, ?2, ?3, ?4, '[]', 'sha256:00', 2, ?5, 'pending')",
+            rusqlite::params![format!("other-{i}"), format!("other-session-{}", i / 8), format!("user:other-{}", i / 32), format!("r{i}"), far],
+        )
+        .unwrap();
+    }
+    let a = canonical_array(&[envelope("a1")]);
+    assert_eq!(stage(&server, &sid, "last", &a).await.status, 201, "the 1,024th pending stage fits the total quota");
+    stage_rejected(&server, "POST", &stage_path(&sid, "over"), Some(s.token()), &[JSON], a.as_bytes(), (429, "CONTEXT_STAGE_QUOTA")).await;
+}
+
+#[tokio::test]
+async fn a_repository_error_other_than_unavailable_storage_is_update_failed_and_changes_nothing() {
+    let server = server().await;
+    let s = server.session();
+    let sid = s.create_session().unwrap();
+    // A real repository failure: a trigger in the Session's own database refuses the write (the
+    // handler sees an SQLite error, not unavailable storage).
+    let db = rusqlite::Connection::open(s.db_path()).unwrap();
+    db.execute_batch(
+        "CREATE TRIGGER refuse_attention BEFORE UPDATE OF attention_enabled ON sessions
+         BEGIN SELECT RAISE(ABORT, 'CANARY-REPOSITORY-DETAIL'); END;",
+    )
+    .unwrap();
+    let r = patch_rejected(&server, &sid, Some(s.token()), r#"{"enabled":true}"#, 400, "ATTENTION_CONTEXT_UPDATE_FAILED").await;
+    assert!(
+        !String::from_utf8_lossy(&r.body).contains("CANARY-REPOSITORY-DETAIL"),
+        "the repository's own error text must not reach the client: {}",
+        String::from_utf8_lossy(&r.body)
+    );
+    db.execute_batch("DROP TRIGGER refuse_attention").unwrap();
+    let ok = patch(&server, &sid, Some(s.token()), r#"{"enabled":true}"#).await;
+    assert_eq!((ok.status, ok.json()["attention_context"]["revision"].clone()), (200, json!(1)), "the same write succeeds once the repository accepts it");
+}
+
 // ---- §12 staging ---------------------------------------------------------------------------
 
 fn stage_path(sid: &str, rid: &str) -> String {

@@ -93,7 +93,9 @@ fn patch_blocking(s: SessionService, session_id: String, headers: HeaderMap, bod
             }
         }
         Err(e) => {
-            return error_response(StatusCode::BAD_REQUEST, "ATTENTION_CONTEXT_UPDATE_FAILED", &e.to_string());
+            // The repository's own text stays in the server log, never in the reply.
+            tracing::warn!("attention-context update of session {session_id} failed: {e}");
+            return error_response(StatusCode::BAD_REQUEST, "ATTENTION_CONTEXT_UPDATE_FAILED", "Attention context update failed");
         }
     }
     match s.attention_state(&session_id) {
