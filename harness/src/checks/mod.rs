@@ -11,6 +11,7 @@ pub mod history;
 pub mod privacy;
 pub mod realms;
 pub mod sampling;
+pub mod selection;
 pub mod session;
 pub mod trusted;
 
@@ -137,7 +138,10 @@ pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Value> {
 /// meet the spec's stricter rules for durable payloads.
 pub fn require_valid_payload(snap: &Value) -> anyhow::Result<()> {
     let payload = crate::contract::canonical::strip_null_members(snap);
-    crate::contract::attention_v1::validate_attention(&payload, false)
+    // A snapshot is the expanded form: v1 plus the optional `selection` that a v4 attachment carries
+    // (the spec observes selection; the Session's v1 validator admits it only after v4 expansion,
+    // and the runtime's v1 envelope leaves it out with `selection-unavailable`).
+    crate::contract::attention_v1::validate_attention(&payload, payload.get("selection").is_some())
         .map_err(|stage| anyhow!("the snapshot fails the Session's v1 schema at stage {stage:?}"))?;
     let findings = crate::contract::spec_rules::spec_findings(&payload);
     ensure!(findings.is_empty(), "the snapshot breaks rules the spec states beyond the Session's validator: {findings:?}");

@@ -7,7 +7,9 @@ import { nDateNow, nTimeOrigin, eventTime, nowAbs } from './natives.js';
 import { obsNow, fromPeerClock } from './clock.js';
 import { RELAY_SCHEMA, POINTER_TYPES, EVENT_WINDOW_MS } from './constants.js';
 import { boundObservations } from './history.js';
-import { r3, nonneg, isInt, cutBytes } from './util.js';
+import { r3, nonneg, isInt, cutBytes, normText, rectOut } from './util.js';
+import { sanitizeSelection, SELECTION_TEXT_BYTES } from './sanitize.js';
+import { mapRect } from './segments.js';
 import { safe, nodeType, rectOf } from './dom.js';
 import { ROLE, REALM_ID, REALM, UP, DBG, upBuffer } from './state.js';
 import { shadowOf } from './shadow-roots.js';
@@ -139,6 +141,25 @@ export function onChildObservation(b, msg) {
     if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
   } else if (o.kind === 'focus-change' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
     const fwd = { kind: 'focus-change', t_abs: Math.min(o.t_abs, nowAbs()) };
+    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+  } else if (o.kind === 'selection') {
+    const s = sanitizeSelection(o.selection);
+    if (!s) return;
+    const ts = o.selection;
+    s.t_abs = (typeof ts.t_abs === 'number' && isFinite(ts.t_abs)) ? Math.min(ts.t_abs, nowAbs()) : nowAbs();
+    s.selected_ms = isFinite(ts.selected_ms) ? Math.min(fromPeerClock(Number(ts.selected_ms)), obsNow()) : obsNow();
+    if (chain.excluded) { for (const k of ['direction', 'text', 'anchor_path', 'focus_path', 'ranges']) delete s[k]; s.privacy = 'excluded'; }
+    else if (s.privacy !== 'excluded' && s.privacy !== 'unavailable') {
+      if (chain.redacted) { s.privacy = 'redacted'; s.text = ''; }
+      s.text = cutBytes(normText(s.text), SELECTION_TEXT_BYTES);
+      const proj = (p) => { if (chain.redacted) for (const seg of p) delete seg.label; return chain.path.concat(p); };
+      s.anchor_path = proj(s.anchor_path); s.focus_path = proj(s.focus_path);
+      s.ranges = s.ranges.map((r) => rectOut(mapRect(r, chain.geom)));
+    }
+    const fwd = { kind: 'selection', selection: s };
+    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+  } else if (o.kind === 'selection-clear' && typeof o.selection_id === 'string') {
+    const fwd = { kind: 'selection-clear', selection_id: o.selection_id };
     if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
   } else if (o.kind === 'focus-invalidate' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
     const fwd = { kind: 'focus-invalidate', t_abs: Math.min(o.t_abs, nowAbs()) };

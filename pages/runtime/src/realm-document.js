@@ -16,6 +16,7 @@ import { scanIframes, observeRoot } from './discovery.js';
 import { onPointerEvent } from './observation.js';
 import { focusInListener, focusOutListener, onWindowBlur } from './focus.js';
 import { onMessage } from './router.js';
+import { onSelectionInput, onSelectionChange, SELECTION_INPUT_TYPES } from './selection.js';
 import { whenDomReady } from './readiness.js';
 import { detach } from './relay-parent.js';
 
@@ -31,6 +32,8 @@ function bindDocument() {
   nAddEL.call(W, 'focusin', focusInListener, capt);
   nAddEL.call(W, 'focusout', focusOutListener, capt);
   nAddEL.call(W, 'blur', onBlur, capt);
+  SELECTION_INPUT_TYPES.forEach((t) => nAddEL.call(W, t, onSelectionInput, capt));
+  nAddEL.call(REALM.boundDocument, 'selectionchange', onSelectionChange, capt);
   nAddEL.call(W, 'message', onMsg, true);
   observeRoot(REALM.boundDocument);
   whenDomReady().then(() => safe(scanIframes));
@@ -52,7 +55,7 @@ export function currentDocument() {
   upBuffer.length = 0;
   // This realm as parent: the dead document's iframes are gone.
   Array.from(bindings.values()).forEach((b) => safe(() => detach(b)));
-  REALM.localFocus = null; REALM.domReady = null; REALM.loaded = null; REALM.lastMutationAt = nDateNow();
+  REALM.localFocus = null; REALM.localSelection = null; REALM.domReady = null; REALM.loaded = null; REALM.lastMutationAt = nDateNow();
   bindDocument();
   return d;
 }

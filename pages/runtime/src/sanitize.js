@@ -60,3 +60,25 @@ export function sanitizeOmission(o, pointIds) {
   return out;
 }
 
+
+// A child's selection report (relay observation `selection`): bounded id, direction from the set,
+// privacy flag from the set, text cut to 1,024 bytes (none at all when excluded or redacted), at
+// most 64 segments per endpoint path re-validated like candidate paths, at most 4 finite rects.
+// Returns null when nothing usable is left.
+const SEL_DIRECTIONS = lookupTable({ none: 1, forward: 1, backward: 1 });
+const SEL_PRIVACY = lookupTable({ excluded: 1, redacted: 1, unavailable: 1 });
+export const SELECTION_TEXT_BYTES = 1024;
+export function sanitizeSelection(s) {
+  if (!s || typeof s !== 'object' || typeof s.selection_id !== 'string' || !s.selection_id || utf8Len(s.selection_id) > 128) return null;
+  const privacy = (typeof s.privacy === 'string' && SEL_PRIVACY[s.privacy]) ? s.privacy : null;
+  const out = { selection_id: s.selection_id, privacy: privacy };
+  if (privacy === 'excluded' || privacy === 'unavailable') return out;
+  const path = (p) => (Array.isArray(p) ? p.slice(0, 64).map(sanitizeSegment).filter(Boolean) : []);
+  out.direction = (typeof s.direction === 'string' && SEL_DIRECTIONS[s.direction]) ? s.direction : 'none';
+  out.text = privacy === 'redacted' ? '' : cutBytes(typeof s.text === 'string' ? s.text : '', SELECTION_TEXT_BYTES);
+  out.anchor_path = path(s.anchor_path);
+  out.focus_path = path(s.focus_path);
+  out.ranges = (Array.isArray(s.ranges) ? s.ranges.slice(0, 4) : []).map(cleanRect).filter(Boolean);
+  if (!out.anchor_path.length || !out.focus_path.length) return null;
+  return out;
+}

@@ -19,6 +19,7 @@ import { refreshLocal, localAlive } from './candidates.js';
 import { bindingAlive } from './store.js';
 import { currentFocusRecord } from './focus.js';
 import { envelopeSize } from './envelope.js';
+import { selectionOut } from './selection.js';
 
 export function eventOut(rec, keep) {
   const e = { event_id: rec.event_id, sequence: rec.sequence, type: rec.type, observed_at: iso(rec.observed_ms),
@@ -95,6 +96,9 @@ export async function snapshot(options) {
       else if (eventOnly < EVENT_ONLY_TARGETS) { eventOnly++; addRef(c, e.event_id, 1000 - (evs.length - i)); }
     }
   }
+  // The current selection (or the selection-* omission replacing it), a separate object like focus.
+  const sel = selectionOut(textNone);
+  for (const o of sel.omissions) omissions.push(o);
   let ranked = Array.from(pool.keys()).sort((a, b) => prio.get(b) - prio.get(a));
   if (ranked.length > 128) { ranked = ranked.slice(0, 128); omissions.push({ reason: 'candidate-budget' }); }
   const vp = viewportRect();
@@ -131,6 +135,7 @@ export async function snapshot(options) {
       if (keep2.has(fr.candidate.target_id)) fo.candidate_id = fr.candidate.target_id;
       snap.focus = fo;
     }
+    if (sel.selection) snap.selection = sel.selection;
     const clamped = (c) => !!c && (c.clamped === true || c.path.length > 32);
     if ((cands.some((c) => clamped(pool.get(c.target_id))) || (fr && clamped(fr.candidate))) &&
         !snap.omissions.some((o) => o.reason === 'depth-limit') && snap.omissions.length < 128) {

@@ -39,13 +39,15 @@ export const upBuffer = [];
 export const bindings = new Map();
 
 // Top realm: the event store (history.js), the latest pointer and the focus record.
-export const TOP = { seq: 0, events: [], pointer: null, focus: null, focusChanges: [] };
+export const TOP = { seq: 0, events: [], pointer: null, focus: null, focusChanges: [], selection: null };
 
 // Per-realm counters, timers and lifecycle promises.
 export const REALM = {
   nodeCounter: 0,            // node ids <realm>-n<k>
   localSeq: 0,               // event ids ev-<realm>-<k>
   localFocus: null,          // {event_id, el}: this realm's current focus
+  localSelection: null,      // {selection_id, key}: the selection this realm last reported (selection.js)
+  selectionButton: false,    // a trusted pointer button is down (a drag may be selecting)
   scanTimer: null,           // pending iframe scan
   lastMutationAt: nDateNow(),
   domReady: null,            // Promise: DOMContentLoaded

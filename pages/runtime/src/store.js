@@ -41,6 +41,14 @@ export function topRecord(obs, binding) {
       }
         TOP.focus = null;
     }
+  } else if (obs.kind === 'selection') {
+    // The newest user selection of any realm is the current one (a browser selection never spans two
+    // documents; another realm's selection is replaced by a newer one elsewhere).
+    const t = timeOf(obs.selection.t_abs);
+    if (TOP.selection && TOP.selection.t_abs > t) return;
+    TOP.selection = Object.assign({}, obs.selection, { t_abs: t, binding: binding, realmId: binding ? binding.realmId : REALM_ID, mountId: binding ? binding.mountId : null });
+  } else if (obs.kind === 'selection-clear') {
+    if (TOP.selection && TOP.selection.selection_id === obs.selection_id && (binding ? TOP.selection.binding === binding : !TOP.selection.binding)) TOP.selection = null;
   } else if (obs.kind === 'focus-invalidate') {
     // A later focus on a sensitive control, in any realm, invalidates the current focus, also
     // one kept across a transfer into the composer (spec: "Sensitive content ... invalidate focus").

@@ -63,3 +63,12 @@ test('the data-wippy-attention marker: exclude and redact, trimmed and case-inse
   assert.equal(attentionMarker(''), null);
   assert.equal(attentionMarker(null), null);
 });
+
+test('spaced credential names are sensitive: "security code", "api key", "cc number", "card number"', () => {
+  for (const name of ['security code', 'Security Code', 'api key', 'cc number', 'card number', 'one time code']) {
+    assert.equal(classifyControl({ localName: 'input', type: 'text', name: name }), true, name);
+    assert.equal(classifyControl({ localName: 'input', type: 'text', id: name }), true, name);
+  }
+  assert.equal(classifyControl({ localName: 'input', type: 'text', name: 'security notes' }), false);
+  assert.equal(classifyControl({ localName: 'input', type: 'text', name: 'api docs' }), false);
+});

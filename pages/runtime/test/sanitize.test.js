@@ -2,7 +2,7 @@
 // bounds, origins, finite rects, summary fields, omission reasons, details from the allowlist).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sanitizeSegment, sanitizeSummary, sanitizeOmission, cleanRect } from '../src/sanitize.js';
+import { sanitizeSegment, sanitizeSummary, sanitizeOmission, cleanRect, sanitizeSelection } from '../src/sanitize.js';
 
 test('segments: unknown kinds, host segments and bad mount ids are dropped', () => {
   assert.equal(sanitizeSegment({ kind: 'host', mount_id: 'h', generation: 1 }), null);
@@ -56,4 +56,20 @@ test('segments: Object.prototype names are not segment kinds or string fields (h
   const out = sanitizeSegment(seg);
   assert.deepEqual(Object.keys(out).sort(), ['generation', 'kind', 'mount_id']);
   assert.equal(sanitizeSegment({ kind: 'element', mount_id: 'm', generation: 1, toString: 'x', constructor: 'y' }).toString, Object.prototype.toString);
+});
+
+test('sanitizeSelection: bounded id, direction and privacy from their sets, text cut to 1,024 bytes, no text when redacted or excluded', () => {
+  const seg = { kind: 'element', mount_id: 'm', generation: 1, tag_name: 'span' };
+  const ok = sanitizeSelection({ selection_id: 's1', direction: 'sideways', text: 'x'.repeat(1025), anchor_path: [seg], focus_path: [seg], ranges: [{ x: 1, y: 2, width: 3, height: 4 }, { x: NaN }], extra: 1 });
+  assert.equal(ok.direction, 'none');
+  assert.equal(Buffer.byteLength(ok.text), 1024);
+  assert.equal(ok.ranges.length, 1);
+  assert.equal(ok.extra, undefined);
+  assert.equal(sanitizeSelection({ selection_id: 's', privacy: 'redacted', text: 'CANARY', anchor_path: [seg], focus_path: [seg] }).text, '');
+  const ex = sanitizeSelection({ selection_id: 's', privacy: 'excluded', text: 'CANARY', anchor_path: [seg] });
+  assert.deepEqual(Object.keys(ex).sort(), ['privacy', 'selection_id']);
+  assert.equal(sanitizeSelection({ selection_id: 's', privacy: 'constructor', anchor_path: [seg], focus_path: [seg] }).privacy, null);
+  assert.equal(sanitizeSelection({ selection_id: '', anchor_path: [seg], focus_path: [seg] }), null);
+  assert.equal(sanitizeSelection({ selection_id: 's', anchor_path: [{ kind: 'host', mount_id: 'h', generation: 1 }], focus_path: [seg] }), null);
+  assert.equal(sanitizeSelection({ selection_id: 's', ranges: new Array(9).fill({ x: 0, y: 0, width: 1, height: 1 }), anchor_path: [seg], focus_path: [seg] }).ranges.length, 4);
 });

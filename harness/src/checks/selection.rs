@@ -1,0 +1,263 @@
+//! Selection end to end (schemas.md §6 selection shape; spec "What the Host observes", "Privacy and
+//! security"): a real mouse drag and Shift+arrow keys select text; what the runtime reports is
+//! compared with what the page itself reports — `getSelection()` evaluated through CDP in the realm
+//! that holds the text (its own session or context), the selected range's bounding client rect
+//! composed to the Host viewport with Chromium's box model of the frame owners (oracle.rs).
+
+use anyhow::{anyhow, ensure, Context};
+use serde_json::{json, Value};
+
+use super::{expected_kinds, rect_of, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
+use crate::host::{Engine, Host};
+use crate::input::{Key, SHIFT};
+use crate::oracle::{BoxRect, Located};
+
+/// What the realm holding `landmarks[0]` reports about its own selection.
+#[derive(Debug, Clone)]
+pub struct SelectionTruth {
+    pub text: String,
+    pub direction: String,
+    /// The selected range's bounding client rect, in Host-viewport CSS px (one tree only).
+    pub rect: Option<BoxRect>,
+    /// Whether the selection touches a `data-wippy-attention="exclude"` element or a password input.
+    pub touches_excluded: bool,
+    /// Whether it touches a `data-wippy-attention="redact"` element.
+    pub touches_redacted: bool,
+}
+
+/// The page's own view of the selection in the realm of `landmarks[0]`; the shadow roots around
+/// every named landmark (of that realm) are passed to `getComposedRanges`. `None`: no selection or
+/// a collapsed one.
+pub async fn selection_truth(host: &Host, landmarks: &[&str]) -> anyhow::Result<Option<SelectionTruth>> {
+    let first = host.locate_landmark(landmarks[0]).await?;
+    let mut args = Vec::new();
+    for name in &landmarks[1..] {
+        let at = host.locate_landmark(name).await?;
+        if at.session.id == first.session.id {
+            args.push(json!({"objectId": object_of(&at).await?}));
+        }
+    }
+    let object = object_of(&first).await?;
+    let reply = first
+        .session
+        .call(
+            "Runtime.callFunctionOn",
+            json!({"objectId": object, "arguments": args, "returnByValue": true, "functionDeclaration": "function (...others) {
+                const roots = [];
+                for (const start of [this, ...others]) for (let n = start; n; n = n.parentNode || n.host) if (n.nodeType === 11 && !roots.includes(n)) roots.push(n);
+                const sel = window.getSelection();
+                if (!sel || sel.rangeCount === 0) return null;
+                const r = sel.getComposedRanges({ shadowRoots: roots })[0];
+                if (!r || r.collapsed) return null;
+                const top = (n) => { while (n.parentNode) n = n.parentNode; return n; };
+                let rect = null;
+                if (top(r.startContainer) === top(r.endContainer)) {
+                    const x = document.createRange(); x.setStart(r.startContainer, r.startOffset); x.setEnd(r.endContainer, r.endOffset);
+                    const b = x.getBoundingClientRect(); rect = { x: b.left, y: b.top, width: b.width, height: b.height };
+                }
+                const all = [document, ...roots];
+                const touches = (q) => all.some((root) => [...root.querySelectorAll(q)].some((el) => sel.containsNode(el, true)));
+                return { text: sel.toString(), direction: sel.direction, rect,
+                         excluded: touches('[data-wippy-attention=exclude], input[type=password]'), redacted: touches('[data-wippy-attention=redact]') };
+            }"}),
+        )
+        .await?;
+    let v = reply.pointer("/result/value").cloned().unwrap_or(Value::Null);
+    if v.is_null() {
+        return Ok(None);
+    }
+    let rect = match rect_of(&v["rect"]) {
+        Some(r) => Some(realm_to_host(host, &first, landmarks[0]).await?.map_rect(&r)),
+        None => None,
+    };
+    Ok(Some(SelectionTruth {
+        text: v["text"].as_str().unwrap_or_default().to_string(),
+        direction: v["direction"].as_str().unwrap_or_default().to_string(),
+        rect,
+        touches_excluded: v["excluded"] == true,
+        touches_redacted: v["redacted"] == true,
+    }))
+}
+
+async fn object_of(at: &Located) -> anyhow::Result<String> {
+    let r = at.session.call("DOM.resolveNode", json!({"backendNodeId": at.backend_node_id})).await?;
+    r.pointer("/object/objectId").and_then(Value::as_str).map(str::to_string).ok_or_else(|| anyhow!("could not resolve a landmark node"))
+}
+
+/// The map from the viewport of the realm holding `landmark` to the Host viewport.
+async fn realm_to_host(host: &Host, at: &Located, landmark: &str) -> anyhow::Result<crate::oracle::Affine> {
+    if landmark.starts_with("closed-shadow") {
+        // The srcdoc frame is in process: compose its owner's content box.
+        let owner = host.locate_landmark("closed-shadow-frame").await?;
+        return Ok(host.frame_behind(&owner).await?.to_host);
+    }
+    Ok(host.chain_of(at).await?.to_host)
+}
+
+fn norm(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn path_kinds(path: &Value) -> Vec<String> {
+    path.as_array().into_iter().flatten().map(|s| s["kind"].as_str().unwrap_or("?").to_string()).collect()
+}
+
+/// Waits for a snapshot whose selection text is `text` (or whose omissions name `reason`).
+async fn snapshot_where(host: &Host, what: &str, want: impl Fn(&Value) -> bool) -> anyhow::Result<Value> {
+    let snap = wait_for(host, what, POINTER_TIMEOUT, || async {
+        let snap = host.snapshot().await?;
+        Ok(if want(&snap) {
+            Poll::Ready(snap)
+        } else {
+            Poll::Pending(format!("selection {} omissions {}", snap.get("selection").unwrap_or(&Value::Null), snap["omissions"]))
+        })
+    })
+    .await?;
+    require_valid_payload(&snap)?;
+    Ok(snap)
+}
+
+fn omission_reasons(snap: &Value) -> Vec<String> {
+    snap["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str().map(str::to_string)).collect()
+}
+
+/// Compares the reported selection with the page's own: text, direction, the range's rect, and
+/// endpoint paths ending in a `span` element under `kinds_prefix`.
+fn compare(snap: &Value, truth: &SelectionTruth, anchor_kinds: &[&str], focus_kinds: &[&str]) -> anyhow::Result<()> {
+    let s = &snap["selection"];
+    ensure!(s.is_object(), "no selection in the snapshot; omissions {}", snap["omissions"]);
+    ensure!(s["kind"] == "text" && s["collapsed"] == false, "selection kind/collapsed: {s}");
+    ensure!(s["text"].as_str() == Some(norm(&truth.text).as_str()), "selection text {} but the page selected {:?}", s["text"], truth.text);
+    ensure!(s["direction"].as_str() == Some(truth.direction.as_str()), "direction {} but the page says {}", s["direction"], truth.direction);
+    ensure!(path_kinds(&s["anchor_path"]) == anchor_kinds, "anchor path kinds {:?}, expected {anchor_kinds:?}", path_kinds(&s["anchor_path"]));
+    ensure!(path_kinds(&s["focus_path"]) == focus_kinds, "focus path kinds {:?}, expected {focus_kinds:?}", path_kinds(&s["focus_path"]));
+    for p in ["anchor_path", "focus_path"] {
+        let leaf = s[p].as_array().and_then(|a| a.last()).cloned().unwrap_or(Value::Null);
+        ensure!(leaf["tag_name"] == "span", "{p} leaf is {leaf}, not the selected span");
+    }
+    let ranges = s["ranges"].as_array().cloned().unwrap_or_default();
+    ensure!((1..=4).contains(&ranges.len()), "{} ranges", ranges.len());
+    if let Some(t) = &truth.rect {
+        ensure!(ranges.len() == 1, "one DOM range in one tree, {} ranges reported", ranges.len());
+        let r = rect_of(&ranges[0]["rect"]).context("range rect")?;
+        ensure!(ranges[0]["coordinate_space"] == "host-viewport", "coordinate space {}", ranges[0]["coordinate_space"]);
+        ensure!(r.max_edge_delta(t) <= RECT_TOLERANCE, "range rect {r:?} but the page's range is at {t:?}");
+    }
+    Ok(())
+}
+
+fn leaf_kinds(host: &Host, leaf: Leaf) -> Vec<&'static str> {
+    let mut k = expected_kinds(host.layout, host.engine, leaf);
+    if leaf == Leaf::Oopif {
+        // The safe text is a sibling of the nested leaf inside the nested artifact.
+        k.truncate(k.len() - 1);
+        k.push("element");
+    }
+    k
+}
+
+/// Drag across a safe text span, then Shift+ArrowLeft three times: each time the runtime reports
+/// the page's own selection (text, direction, rect, endpoint paths).
+pub async fn drag_and_shift_arrows_select_like_the_page(host: &Host, leaf: Leaf, landmark: &str) -> anyhow::Result<String> {
+    let text_box = host.landmark_rect(landmark).await?;
+    let (_, cy) = text_box.center();
+    host.drag((text_box.x + 1.0, cy), (text_box.right() - 1.0, cy), 8).await?;
+    let truth = selection_truth(host, &[landmark]).await?.ok_or_else(|| anyhow!("the drag selected nothing in the page"))?;
+    ensure!(!truth.text.trim().is_empty(), "the page's selection is empty");
+    let want = norm(&truth.text);
+    let snap = snapshot_where(host, "the dragged selection in the snapshot", |s| s["selection"]["text"].as_str() == Some(want.as_str())).await?;
+    let kinds = leaf_kinds(host, leaf);
+    compare(&snap, &truth, &kinds, &kinds)?;
+    ensure!(truth.direction == "forward", "a left-to-right drag is forward, the page says {}", truth.direction);
+
+    for _ in 0..3 {
+        host.press_key_with(Key::ARROW_LEFT, SHIFT).await?;
+    }
+    let shorter = selection_truth(host, &[landmark]).await?.ok_or_else(|| anyhow!("Shift+ArrowLeft cleared the page's selection"))?;
+    ensure!(shorter.text.chars().count() + 3 == truth.text.chars().count(), "Shift+ArrowLeft x3: {:?} -> {:?}", truth.text, shorter.text);
+    let want2 = norm(&shorter.text);
+    let snap2 = snapshot_where(host, "the Shift+arrow selection in the snapshot", |s| s["selection"]["text"].as_str() == Some(want2.as_str())).await?;
+    compare(&snap2, &shorter, &kinds, &kinds)?;
+    Ok(format!("{:?} then {:?}", want, want2))
+}
+
+/// A drag from the left leaf's text into the right leaf's text. A browser selection belongs to one
+/// document: with iframes it stays in the left realm (the right realm selects nothing) and the
+/// runtime reports the left realm's selection; with Web Fragments both leaves are physical Host
+/// DOM, so one selection spans both fragment mounts (anchor in the left, focus in the right). The
+/// range also passes over the left leaf's privacy probes when the page says so, and then the
+/// runtime must give no selection text at all, only `selection-excluded` (or `selection-redacted`).
+pub async fn drag_across_two_realms(host: &Host) -> anyhow::Result<String> {
+    let from = host.landmark_rect("left-leaf-text").await?;
+    let to = host.landmark_rect("right-leaf-text").await?;
+    host.drag((from.x + 1.0, from.center().1), (to.right() - 1.0, to.center().1), 12).await?;
+    let truth = selection_truth(host, &["left-leaf-text", "right-leaf-text"]).await?.ok_or_else(|| anyhow!("the drag selected nothing"))?;
+    if host.engine == Engine::Iframe {
+        let right = selection_truth(host, &["right-leaf-text"]).await?;
+        ensure!(right.is_none(), "the right realm holds a selection too: {right:?}");
+    }
+    let reason = if truth.touches_excluded {
+        Some("selection-excluded")
+    } else if truth.touches_redacted {
+        Some("selection-redacted")
+    } else {
+        None
+    };
+    let snap = match reason {
+        Some(r) => snapshot_where(host, r, |s| omission_reasons(s).iter().any(|o| o == r)).await?,
+        None => {
+            let want = norm(&truth.text);
+            snapshot_where(host, "the cross-realm selection", |s| s["selection"]["text"].as_str() == Some(want.as_str())).await?
+        }
+    };
+    let text = serde_json::to_string(&snap)?;
+    ensure!(!text.contains("CANARY"), "a canary reached the snapshot: {text}");
+    match reason {
+        Some("selection-excluded") => ensure!(snap.get("selection").is_none(), "an excluded selection must not be reported"),
+        Some(_) => {
+            ensure!(snap["selection"]["text"] == "", "a redacted selection keeps no text");
+        }
+        None => {
+            let left = leaf_kinds(host, Leaf::Left);
+            let focus = if host.engine == Engine::Fragment { leaf_kinds(host, Leaf::Right) } else { left.clone() };
+            compare(&snap, &truth, &left, &focus)?;
+        }
+    }
+    Ok(format!("{:?}: {:?}", reason, norm(&truth.text)))
+}
+
+/// Selections over the redact probe keep geometry without text (`selection-redacted`); over the
+/// exclude probe they are not reported at all (`selection-excluded`).
+pub async fn privacy_probes_selection(host: &Host) -> anyhow::Result<String> {
+    let redact = host.landmark_rect("probe-redact").await?;
+    host.drag((redact.x + 2.0, redact.center().1), (redact.right() - 20.0, redact.center().1), 6).await?;
+    let truth = selection_truth(host, &["probe-redact"]).await?.ok_or_else(|| anyhow!("nothing selected in the redact probe"))?;
+    ensure!(truth.touches_redacted && !truth.touches_excluded, "the page's selection is not only in the redact probe: {truth:?}");
+    let snap = snapshot_where(host, "selection-redacted", |s| omission_reasons(s).iter().any(|o| o == "selection-redacted")).await?;
+    let s = &snap["selection"];
+    ensure!(s["text"] == "", "redacted selection text: {}", s["text"]);
+    let r = rect_of(&s["ranges"][0]["rect"]).context("a redacted selection keeps its range geometry")?;
+    let t = truth.rect.context("page rect")?;
+    ensure!(r.max_edge_delta(&t) <= RECT_TOLERANCE, "redacted range {r:?} vs page {t:?}");
+
+    let exclude = host.landmark_rect("probe-exclude").await?;
+    host.drag((exclude.x + 2.0, exclude.center().1), (exclude.right() - 20.0, exclude.center().1), 6).await?;
+    let truth = selection_truth(host, &["probe-exclude"]).await?.ok_or_else(|| anyhow!("nothing selected in the exclude probe"))?;
+    ensure!(truth.touches_excluded, "the page's selection is not in the exclude probe: {truth:?}");
+    let snap = snapshot_where(host, "selection-excluded", |s| omission_reasons(s).iter().any(|o| o == "selection-excluded")).await?;
+    ensure!(snap.get("selection").is_none(), "an excluded selection was reported: {}", snap["selection"]);
+    let all = serde_json::to_string(&snap)?;
+    ensure!(!all.contains("CANARY"), "a canary reached the snapshot");
+    Ok("redacted keeps geometry, excluded gives only the omission".into())
+}
+
+/// A selection whose realm is replaced (remount) is reported as `selection-detached`.
+pub async fn remounted_selection_is_detached(host: &Host) -> anyhow::Result<String> {
+    let b = host.landmark_rect("left-leaf-text").await?;
+    host.drag((b.x + 1.0, b.center().1), (b.right() - 1.0, b.center().1), 6).await?;
+    snapshot_where(host, "the selection before the remount", |s| s["selection"]["text"].as_str().is_some_and(|t| !t.is_empty())).await?;
+    host.eval("window.__host.remount('leaf-left').then(() => true)").await?;
+    let snap = snapshot_where(host, "selection-detached", |s| omission_reasons(s).iter().any(|o| o == "selection-detached")).await?;
+    ensure!(snap.get("selection").is_none(), "a detached selection is still reported");
+    Ok("detached".into())
+}
