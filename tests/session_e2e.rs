@@ -40,6 +40,16 @@ use attention_harness::checks::session::{compose, composer_ready, enter_and_sett
 use attention_harness::{run_host_with, Harness, Host};
 use serde_json::json;
 
+/// Makes the composer send, as its context, the runtime's envelope with a forged hash: a context
+/// the Session (and staging) must refuse.
+async fn pin_forged_context(h: &Host) -> anyhow::Result<()> {
+    let snap = h.snapshot().await?;
+    let mut env = h.envelope(&snap).await?;
+    env["content_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
+    h.eval(&format!("(window.__host.session.pinContext([{env}]), true)")).await?;
+    Ok(())
+}
+
 fn composer_value(v: &serde_json::Value) -> String {
     v.as_str().unwrap_or_default().to_string()
 }
@@ -50,11 +60,7 @@ fn a_rejected_send_shows_undelivered_keeps_the_draft_and_is_never_resent(#[value
         let session = session_of(h)?;
         let sid = session_id(&composer_ready(h).await?)?;
         set_automatic_context(h, &sid, true).await?;
-        // A context the Session must refuse: the runtime's envelope with a forged hash.
-        let snap = h.snapshot().await?;
-        let mut env = h.envelope(&snap).await?;
-        env["content_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
-        h.eval(&format!("(window.__host.session.pinContext([{env}]), true)")).await?;
+        pin_forged_context(h).await?;
         // Other tests share this server: compare this session's own rows.
         let rows = || -> anyhow::Result<(usize, usize)> { Ok((session.messages(&sid)?.len(), session.stages(&sid)?.len())) };
         let before = rows()?;
@@ -145,10 +151,7 @@ fn a_refused_stage_leaves_the_row_undelivered_and_sends_nothing() {
         let session = session_of(h)?;
         let sid = session_id(&composer_ready(h).await?)?;
         set_automatic_context(h, &sid, true).await?;
-        let snap = h.snapshot().await?;
-        let mut env = h.envelope(&snap).await?;
-        env["content_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
-        h.eval(&format!("(window.__host.session.pinContext([{env}]), true)")).await?;
+        pin_forged_context(h).await?;
         let base = h.eval("window.__host.session.inlineCommandBytes('')").await?.as_u64().context("bytes")? as usize;
         compose(h, &"y".repeat(32_769 - base)).await?;
         let row = enter_and_settle(h).await?;
