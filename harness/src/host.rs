@@ -403,6 +403,11 @@ impl Host {
             Frame::Name(name) => f["name"].as_str() == Some(name.as_str()),
             Frame::Top => false,
         });
+        let found = match found {
+            Some(f) => Some(f),
+            // An in-process frame inside an out-of-process frame (a grandchild realm of the Child site).
+            None => self.find_in_child_trees(frame).await,
+        };
         let Some(f) = found else { return Err(HostError::NoFrame(format!("{frame:?}"))) };
         let id = f["id"].as_str().unwrap_or_default().to_string();
         // An out-of-process frame named by `name`: its target id is its frame id.
@@ -410,10 +415,31 @@ impl Host {
             return Ok((Session { cdp: self.cdp.clone(), id: child.session_id }, None));
         }
         let context = self.tracked.lock().ok().and_then(|t| t.contexts.get(&id).copied());
-        match context {
-            Some(c) => Ok((self.page.clone(), Some(c))),
+        if let Some(c) = context {
+            return Ok((self.page.clone(), Some(c)));
+        }
+        match self.tracked.lock().ok().and_then(|t| t.frame_contexts.get(&id).cloned()) {
+            Some((sid, c)) => Ok((Session { cdp: self.cdp.clone(), id: sid }, Some(c))),
             None => Err(HostError::NoFrame(format!("{frame:?} (no main-world context yet)"))),
         }
+    }
+
+    /// The first frame matching `frame` in the frame trees of the out-of-process frames.
+    async fn find_in_child_trees(&self, frame: &Frame) -> Option<Value> {
+        for child in self.child_targets() {
+            let session = Session { cdp: self.cdp.clone(), id: child.session_id };
+            let Ok(tree) = session.call("Page.getFrameTree", json!({})).await else { continue };
+            let mut frames = Vec::new();
+            flatten_frames(&tree["frameTree"], &mut frames);
+            if let Some(f) = frames.into_iter().find(|f| match frame {
+                Frame::UrlContains(part) => f["url"].as_str().is_some_and(|u| u.contains(part.as_str())),
+                Frame::Name(name) => f["name"].as_str() == Some(name.as_str()),
+                Frame::Top => false,
+            }) {
+                return Some(f);
+            }
+        }
+        None
     }
 
     /// A PNG of the viewport.

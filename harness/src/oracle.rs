@@ -225,6 +225,23 @@ impl Host {
         Ok(None)
     }
 
+    /// Every element whose `attr` starts with `prefix`, in every frame (one document read per
+    /// session: the bulk form of [`Host::locate_attr`]), as `(attribute value, where)`.
+    pub async fn locate_all(&self, attr: &str, prefix: &str) -> Result<Vec<(String, Located)>, HostError> {
+        let mut sessions = vec![self.page.clone()];
+        sessions.extend(self.child_targets().into_iter().map(|c| self.session(&c.session_id)));
+        let mut out = Vec::new();
+        for session in sessions {
+            let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+            let mut found = Vec::new();
+            collect_nodes(&doc["root"], attr, prefix, &mut Vec::new(), &mut found);
+            for (value, backend_node_id, inner_frames) in found {
+                out.push((value, Located { session: session.clone(), backend_node_id, inner_frames }));
+            }
+        }
+        Ok(out)
+    }
+
     /// How the viewport of the frame tree behind `session` lies in the Host viewport, composed
     /// through every out-of-process frame owner up to the page.
     pub async fn session_chain(&self, session_id: &str) -> Result<FrameChain, HostError> {
@@ -505,6 +522,29 @@ fn find_node(node: &Value, attr: &str, value: &str, frames: &mut Vec<i64>) -> Op
         frames.pop();
     }
     found
+}
+
+/// Every node under `node` whose `attr` starts with `prefix`: (value, backend node id, in-process frames).
+fn collect_nodes(node: &Value, attr: &str, prefix: &str, frames: &mut Vec<i64>, out: &mut Vec<(String, i64, Vec<i64>)>) {
+    if let Some(attrs) = node["attributes"].as_array() {
+        for pair in attrs.chunks(2) {
+            if let (2, Some(v)) = (pair.len(), pair.get(1).and_then(Value::as_str)) {
+                if pair[0] == attr && v.starts_with(prefix) {
+                    out.push((v.to_string(), node["backendNodeId"].as_i64().unwrap_or_default(), frames.clone()));
+                }
+            }
+        }
+    }
+    for key in ["shadowRoots", "children"] {
+        for k in node[key].as_array().into_iter().flatten() {
+            collect_nodes(k, attr, prefix, frames, out);
+        }
+    }
+    if let Some(doc) = node.get("contentDocument") {
+        frames.push(node["backendNodeId"].as_i64().unwrap_or_default());
+        collect_nodes(doc, attr, prefix, frames, out);
+        frames.pop();
+    }
 }
 
 #[cfg(test)]

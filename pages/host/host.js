@@ -130,7 +130,25 @@ const ARTIFACTS = {
     grid: { query: 'grid=1', label: 'Grid of large candidates' },
     fan: { query: 'fan=1', label: 'Fan of 100 tiny realms' },
   }),
+  // Realm-count extras (pages/README.md "Realm extras"): N Child-origin child realms of the Host in a
+  // 128x128 grid, each possibly with a grandchild (tests/budgets.rs: budgets and leases end to end).
+  ...realmExtras([1, 4, 16, 64]),
 };
+
+function realmExtras(counts) {
+  const out = {};
+  for (const n of counts) {
+    for (const grand of [false, true]) {
+      const id = `realms-${n}` + (grand ? '-grand' : '');
+      out[id] = { app: 'peer', realms: n, cell: grand ? 'grand' : '1', iframeOnly: true, extra: true, width: 128, height: 128,
+        label: `${n} child realms` + (grand ? ' with grandchildren' : ''), landmark: `${id}-artifact` };
+    }
+  }
+  // One 128x128 child realm tiled with 4x4 px buttons (point, candidate and byte limits of one grant).
+  out['realms-buttons'] = { app: 'peer', realms: 1, cell: 'buttons', iframeOnly: true, extra: true, width: 128, height: 128,
+    label: 'One realm of 4x4 buttons', landmark: 'realms-buttons-artifact' };
+  return out;
+}
 
 function omissionExtras(list) {
   const out = {};
@@ -288,6 +306,21 @@ function createMount(artifactId) {
     el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
     el.srcdoc = closedShadowSrcdoc();
+  } else if (spec.realms) {
+    // A k x k grid of Child-origin iframes, direct children of the Host realm: `rl-<i>-frame`, mount id
+    // `mount-<artifact>-<i>`, row-major.
+    const k = Math.round(Math.sqrt(spec.realms));
+    const size = spec.width / k;
+    el = h('div', { class: 'realms', 'data-landmark': `${artifactId}-frame`, style: `position:relative;width:${spec.width}px;height:${spec.height}px` });
+    const loads = [];
+    for (let i = 0; i < spec.realms; i++) {
+      const frame = h('iframe', { title: `Realm ${i}`, src: `${state.childOrigin}/apps/peer.html?name=rl-${i}&cell=${spec.cell}`,
+        'data-wippy-mount-id': `${mountId}-${i}`, 'data-landmark': `rl-${i}-frame`,
+        style: `position:absolute;border:0;margin:0;padding:0;left:${(i % k) * size}px;top:${Math.floor(i / k) * size}px;width:${size}px;height:${size}px` });
+      loads.push(new Promise((resolve) => frame.addEventListener('load', resolve, { once: true })));
+      el.append(frame);
+    }
+    loaded = Promise.all(loads);
   } else if (state.engine === 'fragment' && !spec.iframeOnly) {
     const src = `/fragments/${spec.app}/` + (spec.query ? `?${spec.query}` : '');
     el = h('web-fragment', { 'fragment-id': artifactId, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
@@ -301,7 +334,7 @@ function createMount(artifactId) {
       'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
   }
-  const mount = { artifactId, mountId, engine: el.localName === 'iframe' ? 'iframe' : 'fragment', element: el, loaded };
+  const mount = { artifactId, mountId, engine: el.localName === 'web-fragment' ? 'fragment' : 'iframe', element: el, loaded };
   state.mounts = state.mounts.filter((m) => m.artifactId !== artifactId);
   state.mounts.push(mount);
   return el;

@@ -2,13 +2,13 @@
 // window.wippyAttention {role, host_instance_id, ready, snapshot, envelope, canonicalJson, focus};
 // in child realms {role, realm_id, canonicalJson, ready}; in every realm the frozen internal
 // window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, advanceClock,
-// debug} — the observation-clock test hook, binding states and counters, never tokens). Both are
+// debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
 // non-writable, non-configurable, non-enumerable.
-import { W, nDateNow } from './natives.js';
+import { W, nDateNow, nJSONParse, nJSONStringify } from './natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from './constants.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe } from './dom.js';
-import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, bindings, upBuffer } from './state.js';
+import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, ACCT, bindings, upBuffer } from './state.js';
 import { registerRoot, registerInternals } from './shadow-roots.js';
 import { advanceClock } from './clock.js';
 import { snapshot } from './snapshot.js';
@@ -23,7 +23,7 @@ export function defineInternal() {
     // Test hook: moves this realm's observation clock forward (the 60 s window) without a wait.
     advanceClock: (ms) => advanceClock(ms),
     // Diagnostics for harness debugging: binding states only, never tokens.
-    debug: () => ({ role: ROLE, realm_id: REALM_ID, granted: UP.granted, seq: REALM.localSeq, sent: DBG.sent, dropped: DBG.dropped, unmatched: DBG.unmatched, inbound: DBG.inbound, events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
+    debug: () => ({ accounting: nJSONParse(nJSONStringify(ACCT)), role: ROLE, realm_id: REALM_ID, granted: UP.granted, seq: REALM.localSeq, sent: DBG.sent, dropped: DBG.dropped, unmatched: DBG.unmatched, inbound: DBG.inbound, events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
       children: Array.from(bindings.values()).map((b) => ({ mount_id: b.mountId, generation: b.generation, state: b.state, attempts: b.attempts,
         expected_origin: b.expectedOrigin, child_origin: b.childOrigin, realm_id: b.realmId, pending: b.pending.size,
         inbound: b.inbound, accepted: b.accepted, rejected: b.rejected, grants: b.grants, renewals: b.renewals,

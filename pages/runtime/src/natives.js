@@ -68,6 +68,7 @@ export const nClearTimeout = W.clearTimeout.bind(W);
 export const nPostMessage = W.postMessage; // called on other windows via .call
 export const nMutationObserver = W.MutationObserver;
 export const nJSONStringify = JSON.stringify;
+export const nJSONParse = JSON.parse;
 export const nGetRandomValues = crypto.getRandomValues.bind(crypto);
 export const nSubtle = (W.isSecureContext && crypto.subtle) ? crypto.subtle : null;
 export const nWeakRef = W.WeakRef;

@@ -7,7 +7,7 @@ import { CAP_SCHEMA, RELAY_SCHEMA, RELAY_V1, GRANT_LIFETIME_MS, GRANT_LIMITS } f
 import { isInt, utf8Len } from './util.js';
 import { canonicalOrigin } from './origins.js';
 import { safe, randHex } from './dom.js';
-import { REALM_ID, IS_SRCDOC, OWN_ORIGIN, UP, bindings } from './state.js';
+import { REALM_ID, IS_SRCDOC, OWN_ORIGIN, UP, ACCT, bindings } from './state.js';
 import { requestBudgets, requestTimeout } from './leases.js';
 import { startDiscovery, failPending } from './relay-parent.js';
 import { scanIframes } from './discovery.js';
@@ -96,6 +96,9 @@ export async function onQueryRequest(msg) {
   let res;
   try { res = await resolvePoints(points, budgets, deadlineAt - 50, opts); } catch (e) { queryError(id, 'internal-error'); return; }
   let cands = Array.from(res.candidates.values());
+  const acct = Object.assign({ point_ids: points.map((p) => p.point_id), queries_used: res.queriesUsed, points_used: res.pointsUsed,
+    candidates_found: cands.length, reply_bytes_untrimmed: 0, reply_bytes: 0, outcome: 'result' }, res.accounting);
+  ACCT.handled += 1; ACCT.last = acct;
   const omissions = res.omissions.slice(0, 128);
   if (cands.length > budgets.candidates) {
     cands.sort((a, b) => b.sample_point_ids.length - a.sample_point_ids.length);
@@ -109,6 +112,7 @@ export async function onQueryRequest(msg) {
   let reply = { schema: RELAY_SCHEMA, type: 'query-result', request_id: id, operation: 'points', realm_id: REALM_ID,
     hits: hits, candidates: cands, omissions: omissions, queries_used: res.queriesUsed, points_used: res.pointsUsed };
   let size = utf8Len(nJSONStringify(reply));
+  acct.reply_bytes_untrimmed = size;
   while (size > budgets.bytes && reply.candidates.length > 0) {
     const half = Math.floor(reply.candidates.length / 2);
     const dropped = reply.candidates.slice(half);
@@ -118,7 +122,8 @@ export async function onQueryRequest(msg) {
     if (!reply.omissions.some((o) => o.reason === 'response-budget')) reply.omissions.push({ reason: 'response-budget', mount_id: UP.childMountId, point_id: firstPointOf(dropped, points) });
     size = utf8Len(nJSONStringify(reply));
   }
-  if (size > budgets.bytes) { queryError(id, 'response-too-large'); return; }
+  acct.reply_bytes = size; acct.candidates_sent = reply.candidates.length;
+  if (size > budgets.bytes) { acct.outcome = 'response-too-large'; queryError(id, 'response-too-large'); return; }
   replyUp(reply);
 }
 

@@ -18,7 +18,11 @@ import { getBinding, waitUsable, usable, sendQuery, declaredWithoutRuntime } fro
 import { newLedger, admitQuery, splitLeases, leaseFor } from './leases.js';
 
 export async function resolvePoints(points, budgets, deadlineAt, options) {
-  const out = { hits: {}, candidates: new Map(), omissions: [], queriesUsed: 0, pointsUsed: 0 };
+  // `accounting`: what this call did with its budgets, for the internal debug hook (state.js ACCT):
+  // the budgets it had, what was left after its own direct queries (`remaining`), and per child query
+  // the points sent, the lease handed down and what the child reported using.
+  const out = { hits: {}, candidates: new Map(), omissions: [], queriesUsed: 0, pointsUsed: 0,
+    accounting: { budgets: Object.assign({}, budgets), remaining: { queries: budgets.queries, points: budgets.points }, children: [] } };
   const textNone = options && options.privacy_text === 'none';
   const groups = new Map();
   const excludedSeen = new Set();
@@ -71,6 +75,7 @@ export async function resolvePoints(points, budgets, deadlineAt, options) {
     plans.push({ b: b, g: g, pts: pts, omitAll: omitAll });
   }
   const leases = splitLeases(budgets, ledger, plans.length);
+  out.accounting.remaining = { queries: ledger.queries, points: ledger.points };
   await Promise.all(plans.map(async (plan, i) => {
     const b = plan.b;
     await waitUsable(b, deadlineAt);
@@ -88,7 +93,18 @@ export async function resolvePoints(points, budgets, deadlineAt, options) {
     }
     out.queriesUsed += 1; out.pointsUsed += pts.length;
     const chain = chainFor(b); // before awaiting: geometry and path as of the query
-    const res = await sendQuery(b, pts, leaseFor(leases[i], b.limits), deadlineAt, { privacy_text: textNone ? 'none' : 'safe' });
+    const lease = leaseFor(leases[i], b.limits);
+    const acct = { mount_id: b.mountId, generation: b.generation, point_ids: pts.map((p) => p.point_id), lease: lease,
+      outcome: 'pending', queries_used: 0, points_used: 0, candidates: 0 };
+    out.accounting.children.push(acct);
+    const res = await sendQuery(b, pts, lease, deadlineAt, { privacy_text: textNone ? 'none' : 'safe' });
+    acct.outcome = res.error ? res.error : 'result';
+    if (!res.error && res.result) {
+      const r = res.result;
+      if (isInt(r.queries_used) && r.queries_used > 0) acct.queries_used = r.queries_used;
+      if (isInt(r.points_used) && r.points_used > 0) acct.points_used = r.points_used;
+      if (Array.isArray(r.candidates)) acct.candidates = r.candidates.length;
+    }
     if (res.error) {
       const reason = CODE_TO_REASON[res.error] || 'capability-unavailable';
       plan.omitAll(reason, res.error, 'query-await');

@@ -9,7 +9,7 @@ import { iso, r3, nonneg, isInt } from './util.js';
 import { obsNow } from './clock.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe, randHex, viewportRect } from './dom.js';
-import { HOST, TOP } from './state.js';
+import { HOST, TOP, ACCT } from './state.js';
 import { latticePoints, captureOptions } from './lattice.js';
 import { pruneEvents } from './history.js';
 import { clampPath } from './segments.js';
@@ -57,6 +57,8 @@ export async function snapshot(options) {
   const deadlineAt = nDateNow() - (nPerfNow() - t0) + timeout - ASSEMBLY_MARGIN_MS;
   const res = await resolvePoints(points, Object.assign({}, ROOT_BUDGET), deadlineAt, { privacy_text: textNone ? 'none' : 'safe' });
   for (const o of res.omissions) omissions.push(o);
+  ACCT.handled += 1;
+  ACCT.last = Object.assign({ point_count: points.length, queries_used: res.queriesUsed, points_used: res.pointsUsed }, res.accounting);
 
   const createdMs = obsNow();
   pruneEvents(TOP.events, createdMs);

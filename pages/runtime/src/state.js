@@ -66,6 +66,11 @@ export const CLOCK = { offsetMs: 0 };
 // from windows that are neither the parent nor a bound child (per-binding counts live on bindings).
 export const DBG = { sent: 0, dropped: 0, unmatched: 0, inbound: Object.create(null) };
 
+// Budget accounting of the latest point resolution this realm did (never tokens), for the internal
+// debug hook: top realm `last` = the latest snapshot, child realm `last` = the latest `points` query it
+// answered (with the point ids it received and its reply's size); `handled` counts `points` queries.
+export const ACCT = { handled: 0, last: null };
+
 // Identity caches, keyed by object identity.
 export const closedRoots = new WeakMap();      // shadow host -> ShadowRoot (open and closed)
 export const internalsOf = new WeakMap();      // custom element -> its ElementInternals (role, ARIA defaults, own shadow root)
