@@ -276,35 +276,8 @@ impl Host {
         let ready_ms = since();
         let page_span = ready["page_ms"].as_f64().unwrap_or(0.0).max(0.0);
         host.timings.mounted_ms = (ready_ms - page_span).max(host.timings.load_ms);
-        host.wait_rendered().await?;
-        host.timings.ready_ms = since();
+        host.timings.ready_ms = ready_ms;
         Ok(host)
-    }
-
-    /// Waits until every out-of-process frame, then the top document, has rendered a frame since
-    /// it loaded (two animation frames in each): Chromium routes input into an out-of-process
-    /// iframe only once that frame's content is on screen, so trusted input sent before then would
-    /// land on the frame's owner instead of the leaf.
-    pub async fn wait_rendered(&self) -> Result<(), HostError> {
-        const TWO_FRAMES: &str = "new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))";
-        let children = self.child_targets();
-        let waits = children.iter().map(|c| {
-            let session = Session { cdp: self.cdp.clone(), id: c.session_id.clone() };
-            async move { session.eval_in(TWO_FRAMES, None, READY_TIMEOUT).await.map_err(|e| (c.session_id.clone(), c.url.clone(), e)) }
-        });
-        for result in futures::future::join_all(waits).await {
-            if let Err((session_id, url, e)) = result {
-                // A frame that went away meanwhile (a Host whose children navigate) has nothing to render.
-                if self.child_targets().iter().any(|c| c.session_id == session_id) {
-                    return Err(HostError::Eval { what: format!("two animation frames in {url}"), source: e });
-                }
-            }
-        }
-        self.page
-            .eval_in(TWO_FRAMES, None, READY_TIMEOUT)
-            .await
-            .map_err(|e| HostError::Eval { what: "two animation frames in the Host document".into(), source: e })?;
-        Ok(())
     }
 
     /// Waits until the runtime reports every child realm negotiated or given up on. Returns the
@@ -319,8 +292,7 @@ impl Host {
             }
             if (!window.wippyAttention) throw new Error('the Attention runtime is not loaded in the Host document');
             const t0 = performance.now();
-            // The Host said its apps are mounted: that event replaces the runtime's DOM-quiet guess.
-            const ready = await window.wippyAttention.ready({ mounted: !!window.__host });
+            const ready = await window.wippyAttention.ready();
             return Object.assign({}, ready, { page_ms: performance.now() - t0 });
         })()";
         match self.page.eval_in(expr, None, READY_TIMEOUT).await {
