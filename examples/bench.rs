@@ -6,6 +6,7 @@
 //! cargo run --release --example bench -- churn [N]          # RSS of harness and Chromium over N opens
 //! cargo run --release --example bench -- vs-playwright [N]  # one process per scenario, alternately
 //! cargo run --release --example bench -- hung-child [N]     # a snapshot beside a child that never answers
+//! cargo run --release --example bench -- realms [N]         # capture time with 1, 4, 16, 64 child realms
 //! ```
 //!
 //! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
@@ -35,9 +36,10 @@ fn main() -> anyhow::Result<()> {
         "churn" => with_harness(|h| churn(h, n(200)?)),
         "vs-playwright" => vs_playwright(n(10)?),
         "hung-child" => with_harness(|h| hung_child(h, n(20)?)),
+        "realms" => with_harness(|h| realms(h, n(20)?)),
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
-        _ => bail!("usage: bench host-open|capture|churn|vs-playwright|hung-child [N]"),
+        _ => bail!("usage: bench host-open|capture|churn|vs-playwright|hung-child|realms [N]"),
     }
 }
 
@@ -142,6 +144,33 @@ fn hung_child(h: &Harness, n: usize) -> anyhow::Result<()> {
             host.close().await;
             row(&format!("{layout} capture.duration_ms"), &mut capture);
             row(&format!("{layout} wall"), &mut wall);
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// `capture.duration_ms` of snapshots at the centre of a grid of 1, 4, 16 or 64 child realms
+/// (`extras=realms-N`, one cross-origin realm per cell), with the default lattice (radius 20,
+/// step 5) and one covering the whole grid (radius 92, step 8), per layout.
+fn realms(h: &Harness, n: usize) -> anyhow::Result<()> {
+    h.block_on(async {
+        header("capture.duration_ms");
+        for layout in Layout::ALL {
+            for count in [1, 4, 16, 64] {
+                let artifact = format!("realms-{count}");
+                let host = h.open_with(layout, Engine::Iframe, &format!("extras={artifact}")).await?;
+                let (cx, cy) = host.landmark_rect(&format!("{artifact}-frame")).await?.center();
+                for (radius, step) in [(20, 5), (92, 8)] {
+                    let options = serde_json::json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step});
+                    let mut ms = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let snap = host.snapshot_with(options.clone()).await?;
+                        ms.push(snap["capture"]["duration_ms"].as_f64().context("a snapshot without capture.duration_ms")?);
+                    }
+                    row(&format!("{layout} {count} realms r{radius}/s{step}"), &mut ms);
+                }
+                host.close().await;
+            }
         }
         anyhow::Ok(())
     })
