@@ -33,3 +33,18 @@ fn material_corpus_candidates_agree_with_chromium_hit_test_box_model_and_ax_tree
         corpus_agrees_with_chromium(h).await.map(drop)
     });
 }
+
+/// Hand-written custom elements whose role and ARIA state live only on ElementInternals, and a custom
+/// element whose declarative closed root is entered through its own `internals.shadowRoot`
+/// (pages/apps/corpus-internals.html; iframe mounts: it parses declarative shadow roots itself).
+#[rstest]
+fn internals_corpus_candidates_agree_with_chromium_hit_test_box_model_and_ax_tree(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values("same-origin", "cross-origin")] mount: &str,
+    #[values(1.0, 2.0)] dpr: f64,
+) {
+    let query = format!("corpus=internals&mount={mount}");
+    run_host_emulated(layout, Engine::Iframe, &query, OpenOptions { device_scale_factor: dpr }, async |h| {
+        corpus_agrees_with_chromium(h).await.map(drop)
+    });
+}
