@@ -1,4 +1,5 @@
-//! Fidelity on a third-party component corpus (Shoelace), in both layouts, mounted as same-origin
+//! Fidelity on third-party component corpora (Shoelace; Material Web, whose components declare roles
+//! and ARIA state through ElementInternals), in both layouts, mounted as same-origin
 //! iframe, cross-origin iframe and Web Fragment, at DPR 1 and 2: the runtime's pointer candidate
 //! against Chromium's hit test, box model and AX tree (harness/src/checks/fidelity.rs). Thresholds
 //! are issue 7's (element >= 99.5 %, rect 100 %, role >= 99 %, name >= 98 %).
@@ -16,6 +17,34 @@ fn shoelace_corpus_candidates_agree_with_chromium_hit_test_box_model_and_ax_tree
     let engine = if mount == "fragment" { Engine::Fragment } else { Engine::Iframe };
     let query = format!("corpus=shoelace&mount={mount}");
     run_host_emulated(layout, engine, &query, OpenOptions { device_scale_factor: dpr }, async |h| {
+        corpus_agrees_with_chromium(h).await.map(drop)
+    });
+}
+
+#[rstest]
+fn material_corpus_candidates_agree_with_chromium_hit_test_box_model_and_ax_tree(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values("same-origin", "cross-origin", "fragment")] mount: &str,
+    #[values(1.0, 2.0)] dpr: f64,
+) {
+    let engine = if mount == "fragment" { Engine::Fragment } else { Engine::Iframe };
+    let query = format!("corpus=material&mount={mount}");
+    run_host_emulated(layout, engine, &query, OpenOptions { device_scale_factor: dpr }, async |h| {
+        corpus_agrees_with_chromium(h).await.map(drop)
+    });
+}
+
+/// Hand-written custom elements whose role and ARIA state live only on ElementInternals, and a custom
+/// element whose declarative closed root is entered through its own `internals.shadowRoot`
+/// (pages/apps/corpus-internals.html; iframe mounts: it parses declarative shadow roots itself).
+#[rstest]
+fn internals_corpus_candidates_agree_with_chromium_hit_test_box_model_and_ax_tree(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values("same-origin", "cross-origin")] mount: &str,
+    #[values(1.0, 2.0)] dpr: f64,
+) {
+    let query = format!("corpus=internals&mount={mount}");
+    run_host_emulated(layout, Engine::Iframe, &query, OpenOptions { device_scale_factor: dpr }, async |h| {
         corpus_agrees_with_chromium(h).await.map(drop)
     });
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use attention_harness::server::runtime_bundle::bundle_path;
+use attention_harness::server::runtime_bundle::{bundle_path, corpus_bundle_path};
 use attention_harness::server::Server;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -35,7 +35,8 @@ fn scratch_pages(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("runtime")).unwrap();
     copy_dir(&real.join("runtime/src"), &dir.join("runtime/src"));
-    for f in ["runtime/build.mjs", "runtime/package.json", "package.json", "package-lock.json"] {
+    std::fs::create_dir_all(dir.join("corpora")).unwrap();
+    for f in ["runtime/build.mjs", "runtime/package.json", "package.json", "package-lock.json", "corpora/material.js"] {
         std::fs::copy(real.join(f), dir.join(f)).unwrap();
     }
     std::os::unix::fs::symlink(real.join("node_modules"), dir.join("node_modules")).unwrap();
@@ -45,9 +46,12 @@ fn scratch_pages(name: &str) -> PathBuf {
 /// Makes the bundle unambiguously older than an edit made just now, whatever the file system's
 /// time resolution (the bundle is dated 10 s back).
 fn age_bundle(pages: &Path) {
-    let bundle = bundle_path(pages);
-    let built = std::fs::metadata(&bundle).unwrap().modified().unwrap();
-    std::fs::File::options().write(true).open(&bundle).unwrap().set_modified(built - Duration::from_secs(10)).unwrap();
+    age(&bundle_path(pages));
+}
+
+fn age(bundle: &Path) {
+    let built = std::fs::metadata(bundle).unwrap().modified().unwrap();
+    std::fs::File::options().write(true).open(bundle).unwrap().set_modified(built - Duration::from_secs(10)).unwrap();
 }
 
 /// GET a path from the Host site; returns (status line, body).
@@ -109,4 +113,25 @@ async fn a_server_whose_runtime_does_not_build_fails_to_start_with_esbuilds_mess
     let err = Server::start(pages).await.err().expect("a runtime that does not build is a setup error");
     let text = err.to_string();
     assert!(text.contains("building the Attention runtime failed") && text.contains("main.js"), "{text}");
+}
+
+#[tokio::test]
+async fn a_corpus_entry_edited_while_the_server_runs_is_in_the_next_served_corpus_bundle() {
+    let pages = scratch_pages("corpus-edit-picked-up");
+    let server = Server::start(pages.clone()).await.expect("the server builds both bundles at start");
+    assert!(corpus_bundle_path(&pages).is_file(), "Server::start built {}", corpus_bundle_path(&pages).display());
+    let (status, first) = get(&server, "/corpora/dist/material.js").await;
+    assert!(status.contains("200"), "{status}");
+    assert!(first.contains("md-filled-button"), "the served corpus bundle defines Material Web's elements");
+
+    let entry = pages.join("corpora/material.js");
+    let marker = format!("corpus-edit-marker-{}", std::process::id());
+    let mut src = std::fs::read_to_string(&entry).unwrap();
+    src.push_str(&format!("globalThis.__corpusEditMarker = '{marker}';\n"));
+    std::fs::write(&entry, src).unwrap();
+    age(&corpus_bundle_path(&pages));
+
+    let (status, second) = get(&server, "/corpora/dist/material.js").await;
+    assert!(status.contains("200"), "{status}");
+    assert!(second.contains(&marker), "the corpus bundle served after the edit carries the edit");
 }

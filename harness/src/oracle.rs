@@ -348,6 +348,8 @@ impl Host {
     /// Chromium's own hit test at a Host-viewport point (`DOM.getNodeForLocation`, author shadow
     /// trees pierced, user-agent shadow trees not, `pointer-events: none` skipped), followed into
     /// the out-of-process frame that owns the point. `None` where nothing is hit.
+    /// (`ignorePointerEventsNone: true` would *hit-test* `pointer-events: none` elements, such as a
+    /// ripple or an outline painted over a control, which input passes through.)
     pub async fn hit_at(&self, x: f64, y: f64) -> Result<Option<Hit>, HostError> {
         let mut session = self.page.clone();
         let (mut lx, mut ly) = (x, y);
@@ -355,7 +357,7 @@ impl Host {
             let r = session
                 .call(
                     "DOM.getNodeForLocation",
-                    json!({"x": lx.round() as i64, "y": ly.round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": true}),
+                    json!({"x": lx.round() as i64, "y": ly.round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false}),
                 )
                 .await;
             let Ok(r) = r else { return Ok(None) };
@@ -443,7 +445,10 @@ impl DomIndex {
                 self.slot_of.insert(n, id);
             }
         }
-        for key in ["shadowRoots", "children"] {
+        // Chromium's hit test can answer with a pseudo-element (`::before` / `::after` painted over
+        // its element): its flat-tree parent is its originating element, and it is no element of its
+        // own (`is_element` is false), as page script's hit test answers the originating element.
+        for key in ["pseudoElements", "shadowRoots", "children"] {
             for k in node[key].as_array().into_iter().flatten() {
                 if key == "children" {
                     if let Some(c) = k["backendNodeId"].as_i64() {
@@ -477,8 +482,9 @@ impl DomIndex {
         self.nodes.get(&id).and_then(|n| n["localName"].as_str()).unwrap_or_default().to_string()
     }
 
+    /// An element node; a pseudo-element (`::before`, `::marker` ...) is not one.
     pub fn is_element(&self, id: i64) -> bool {
-        self.nodes.get(&id).is_some_and(|n| n["nodeType"] == 1)
+        self.nodes.get(&id).is_some_and(|n| n["nodeType"] == 1 && n.get("pseudoType").is_none())
     }
 }
 
@@ -589,6 +595,17 @@ mod tests {
         assert_eq!(ix.flat_parent(4), Some(3));
         assert_eq!(ix.flat_parent(2), Some(1), "shadow root -> host");
         assert_eq!(ix.flat_parent(7), Some(1), "unassigned text keeps its parent");
+    }
+
+    #[test]
+    fn a_pseudo_element_is_no_element_and_its_flat_parent_is_its_originating_element() {
+        let tree = json!({"backendNodeId": 1, "nodeType": 1, "localName": "div", "pseudoElements": [
+            {"backendNodeId": 2, "nodeType": 1, "localName": "::before", "pseudoType": "before"}]});
+        let ix = DomIndex::from_tree(&tree);
+        assert!(ix.node(2).is_some(), "a pseudo-element hit is known to the index");
+        assert!(!ix.is_element(2), "a pseudo-element is not an element of its own");
+        assert!(ix.is_element(1));
+        assert_eq!(ix.flat_parent(2), Some(1), "pseudo-element -> originating element");
     }
 
     #[test]

@@ -51,6 +51,14 @@ fn shoelace_corpus(engine: crate::host::Engine) -> &'static str {
     }
 }
 
+/// The Material Web corpus (roles and ARIA state from ElementInternals), mounted like Shoelace's.
+fn material_corpus(engine: crate::host::Engine) -> &'static str {
+    match engine {
+        crate::host::Engine::Iframe => "corpus=material&mount=cross-origin",
+        crate::host::Engine::Fragment => "corpus=material&mount=fragment",
+    }
+}
+
 /// Every check `verify` runs, in order.
 pub fn all() -> Vec<Check> {
     vec![
@@ -75,6 +83,7 @@ pub fn all() -> Vec<Check> {
         Check { query: default_host, name: "remounted-or-detached-focus-is-invalidated", run: |h| Box::pin(focus::remounted_or_detached_focus_is_invalidated(h)) },
         Check { query: default_host, name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
         Check { query: shoelace_corpus, name: "shoelace-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
+        Check { query: material_corpus, name: "material-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
     ]
 }
 

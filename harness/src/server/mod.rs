@@ -200,6 +200,13 @@ async fn respond(shared: &Shared, path: &str, query: Option<&str>, headers: &Hea
             }
         };
     }
+    if path.starts_with("/corpora/dist/") {
+        // A corpus bundle built by the same step as the runtime: never served stale either.
+        if let Err(e) = fresh_runtime_bundle(shared.pages.clone()).await {
+            tracing::error!("{e}");
+            return (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response();
+        }
+    }
     let file = if let Some(rest) = path.strip_prefix("/vendor/web-fragments/") {
         safe_join(&shared.pages.join("node_modules/web-fragments/dist"), rest)
     } else if let Some(rest) = path.strip_prefix("/vendor/shoelace/") {

@@ -1,11 +1,14 @@
-//! The Attention runtime bundle: `pages/runtime/dist/attention.js`, built by esbuild
-//! (`node runtime/build.mjs`, run in `pages/`) from the ES modules under `pages/runtime/src/`.
+//! The bundles built by esbuild (`node runtime/build.mjs`, run in `pages/`): the Attention runtime
+//! `pages/runtime/dist/attention.js` from the ES modules under `pages/runtime/src/`, and the Material
+//! Web corpus `pages/corpora/dist/material.js` from `pages/corpora/*.js` (Material Web imports lit by
+//! bare name, so it cannot be served as it is installed).
 //!
-//! No stale bundle, ever: [`ensure_fresh`] compares the newest modification time of every runtime
-//! input (everything under `runtime/src/`, `runtime/build.mjs`, `package-lock.json`) with the
-//! bundle's and rebuilds when the bundle is missing or older. The server calls it once at start
-//! (fail fast) and again, stat-only unless stale, on every request of `/runtime/attention.js`, so a
-//! long-running `serve` picks up edits too. A process-wide mutex serializes builds in one process;
+//! No stale bundle, ever: [`ensure_fresh`] compares the newest modification time of every input
+//! (everything under `runtime/src/`, the corpus entries in `corpora/`, `runtime/build.mjs`,
+//! `package-lock.json`) with the oldest output's and rebuilds when an output is missing or older.
+//! The server calls it once at start (fail fast) and again, stat-only unless stale, on every request
+//! of `/runtime/attention.js` or of a file under `/corpora/dist/`, so a long-running `serve` picks
+//! up edits too. A process-wide mutex serializes builds in one process;
 //! `build.mjs` writes a temporary file and renames it, so concurrent processes never read a partial
 //! bundle.
 
@@ -43,10 +46,29 @@ pub fn bundle_path(pages: &Path) -> PathBuf {
     pages.join("runtime/dist/attention.js")
 }
 
-/// Every file the bundle is built from: the sources under `runtime/src/` (recursively), the build
-/// script, and the lock file that pins esbuild.
+/// The Material Web corpus bundle, served at `/corpora/dist/material.js`.
+pub fn corpus_bundle_path(pages: &Path) -> PathBuf {
+    pages.join("corpora/dist/material.js")
+}
+
+/// Every file `build.mjs` writes.
+pub fn outputs(pages: &Path) -> Vec<PathBuf> {
+    vec![bundle_path(pages), corpus_bundle_path(pages)]
+}
+
+/// Every file the bundles are built from: the sources under `runtime/src/` (recursively), the
+/// corpus entries directly in `corpora/` (not its `dist/`), the build script, and the lock file that
+/// pins esbuild and the component library.
 pub fn inputs(pages: &Path) -> Result<Vec<PathBuf>, BundleError> {
     let mut files = vec![pages.join("runtime/build.mjs"), pages.join("package-lock.json")];
+    let corpora = pages.join("corpora");
+    let entries = std::fs::read_dir(&corpora).map_err(|source| BundleError::Io { path: corpora.clone(), source })?;
+    for entry in entries {
+        let entry = entry.map_err(|source| BundleError::Io { path: corpora.clone(), source })?;
+        if entry.path().is_file() {
+            files.push(entry.path());
+        }
+    }
     let mut dirs = vec![pages.join("runtime/src")];
     while let Some(dir) = dirs.pop() {
         let entries = std::fs::read_dir(&dir).map_err(|source| BundleError::Io { path: dir.clone(), source })?;
@@ -83,17 +105,23 @@ pub fn is_stale(newest_input: SystemTime, bundle: Option<SystemTime>) -> bool {
     }
 }
 
+/// The oldest output's modification time, None when any output is missing.
 fn bundle_mtime(pages: &Path) -> Option<SystemTime> {
-    std::fs::metadata(bundle_path(pages)).and_then(|m| m.modified()).ok()
+    outputs(pages)
+        .iter()
+        .map(|f| std::fs::metadata(f).and_then(|m| m.modified()).ok())
+        .try_fold(None, |oldest: Option<SystemTime>, m| m.map(|m| Some(oldest.map_or(m, |o| o.min(m)))))
+        .flatten()
 }
 
-/// Whether the bundle under `pages` must be rebuilt (stat only).
+/// Whether the bundles under `pages` must be rebuilt (stat only).
 pub fn needs_build(pages: &Path) -> Result<bool, BundleError> {
     let newest = newest_mtime(&inputs(pages)?)?;
     Ok(is_stale(newest, bundle_mtime(pages)))
 }
 
-/// Makes `pages/runtime/dist/attention.js` fresh: builds it when missing or older than a source.
+/// Makes every bundle fresh (`pages/runtime/dist/attention.js`, `pages/corpora/dist/material.js`):
+/// builds them when one is missing or older than an input.
 /// Returns the bundle's path. Blocking (stats files, may run Node): call it off the async reactor.
 pub fn ensure_fresh(pages: &Path) -> Result<PathBuf, BundleError> {
     let _guard = BUILD_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
@@ -144,7 +172,8 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         fs::create_dir_all(dir.join("runtime/src/relay")).unwrap();
         fs::create_dir_all(dir.join("runtime/dist")).unwrap();
-        for f in ["runtime/build.mjs", "package-lock.json", "runtime/src/main.js", "runtime/src/relay/child.js"] {
+        fs::create_dir_all(dir.join("corpora/dist")).unwrap();
+        for f in ["runtime/build.mjs", "package-lock.json", "runtime/src/main.js", "runtime/src/relay/child.js", "corpora/material.js"] {
             fs::write(dir.join(f), "x").unwrap();
         }
         dir
@@ -156,6 +185,14 @@ mod tests {
 
     fn at(secs: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + Duration::from_secs(1_700_000_000 + secs)
+    }
+
+    /// Writes every output `build.mjs` makes, dated `t`.
+    fn write_outputs(pages: &Path, t: SystemTime) {
+        for f in outputs(pages) {
+            fs::write(&f, "bundle").unwrap();
+            set_mtime(&f, t);
+        }
     }
 
     fn age_all(pages: &Path, t: SystemTime) {
@@ -174,8 +211,7 @@ mod tests {
     fn a_bundle_newer_than_every_input_is_fresh() {
         let pages = scratch("fresh");
         age_all(&pages, at(0));
-        fs::write(bundle_path(&pages), "bundle").unwrap();
-        set_mtime(&bundle_path(&pages), at(10));
+        write_outputs(&pages, at(10));
         assert!(!needs_build(&pages).unwrap());
     }
 
@@ -183,21 +219,19 @@ mod tests {
     fn a_bundle_as_old_as_its_newest_input_is_fresh() {
         let pages = scratch("same-time");
         age_all(&pages, at(5));
-        fs::write(bundle_path(&pages), "bundle").unwrap();
-        set_mtime(&bundle_path(&pages), at(5));
+        write_outputs(&pages, at(5));
         assert!(!needs_build(&pages).unwrap());
     }
 
     #[test]
     fn an_edit_to_any_input_makes_the_bundle_stale() {
-        for (i, edited) in ["runtime/src/main.js", "runtime/src/relay/child.js", "runtime/build.mjs", "package-lock.json"]
+        for (i, edited) in ["runtime/src/main.js", "runtime/src/relay/child.js", "runtime/build.mjs", "package-lock.json", "corpora/material.js"]
             .into_iter()
             .enumerate()
         {
             let pages = scratch(&format!("edited-{i}"));
             age_all(&pages, at(0));
-            fs::write(bundle_path(&pages), "bundle").unwrap();
-            set_mtime(&bundle_path(&pages), at(10));
+            write_outputs(&pages, at(10));
             set_mtime(&pages.join(edited), at(11));
             assert!(needs_build(&pages).unwrap(), "editing {edited} must make the bundle stale");
         }
@@ -207,12 +241,24 @@ mod tests {
     fn a_new_source_file_newer_than_the_bundle_makes_it_stale() {
         let pages = scratch("new-file");
         age_all(&pages, at(0));
-        fs::write(bundle_path(&pages), "bundle").unwrap();
-        set_mtime(&bundle_path(&pages), at(10));
+        write_outputs(&pages, at(10));
         let added = pages.join("runtime/src/added.js");
         fs::write(&added, "y").unwrap();
         set_mtime(&added, at(20));
         assert!(needs_build(&pages).unwrap());
+    }
+
+    #[test]
+    fn a_missing_or_older_corpus_bundle_makes_the_bundles_stale() {
+        let pages = scratch("corpus-bundle");
+        age_all(&pages, at(0));
+        write_outputs(&pages, at(10));
+        assert!(!needs_build(&pages).unwrap());
+        set_mtime(&corpus_bundle_path(&pages), at(0));
+        set_mtime(&pages.join("corpora/material.js"), at(5));
+        assert!(needs_build(&pages).unwrap(), "a corpus bundle older than its entry is stale");
+        fs::remove_file(corpus_bundle_path(&pages)).unwrap();
+        assert!(needs_build(&pages).unwrap(), "a missing corpus bundle is stale");
     }
 
     #[test]
