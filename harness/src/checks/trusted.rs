@@ -26,12 +26,35 @@ async fn await_log(host: &Host, leaf: Leaf, from: usize, want: &[(&str, Option<&
     .await
 }
 
+/// Moves the pointer onto `leaf` until the leaf's own log shows a trusted pointermove on it: a user
+/// hovers before clicking, and Chromium routes input into an out-of-process frame only once that
+/// frame is on screen (a move sent earlier lands on the frame's owner). Each look moves again, a
+/// quarter pixel either side of the point, one animation frame apart.
+async fn hover_until_seen(host: &Host, leaf: Leaf, x: f64, y: f64) -> anyhow::Result<()> {
+    let from = leaf_log(host, leaf).await?.len();
+    let mut side = 0.25;
+    let what = format!("{} seeing the pointer hover it", leaf.landmark());
+    wait_for(host, &what, POINTER_TIMEOUT, || {
+        side = -side;
+        let at = x + side;
+        async move {
+            host.move_to(at, y).await?;
+            let seen = leaf_log(host, leaf).await?.into_iter().skip(from).any(|e| {
+                e["type"] == "pointermove" && e["target"] == leaf.landmark() && e["isTrusted"] == true
+            });
+            Ok(if seen { Poll::Ready(()) } else { Poll::Pending("no trusted pointermove on the leaf yet".into()) })
+        }
+    })
+    .await
+}
+
 /// A trusted click, key press and touch tap on each leaf arrive there with `isTrusted === true`:
 /// cross-origin OOPIF, OOPIF + open shadow root, same-origin srcdoc + closed shadow root.
 pub async fn input_reaches_leaves(host: &Host) -> anyhow::Result<String> {
     let mut checked = Vec::new();
     for leaf in [Leaf::Left, Leaf::Oopif, Leaf::ClosedShadow] {
         let (x, y) = host.landmark_rect(leaf.landmark()).await?.center();
+        hover_until_seen(host, leaf, x, y).await?;
         let from = leaf_log(host, leaf).await?.len();
         host.click_at(x, y).await?;
         host.press_key(Key::KEY_A).await?;
