@@ -88,3 +88,22 @@ fn boundary_snapshot_matches_its_golden(
 ) {
     run_host(layout, engine, async |h| sampling::boundary_golden(h).await.map(drop));
 }
+
+#[rstest]
+fn action_refs_with_agent_actions_on_equal_the_contracts_fields_and_semantic_path_digest(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    attention_harness::run_host_with(layout, engine, "actions=on", async |h| {
+        attention_harness::checks::actions::action_refs_match_the_contract(h, Leaf::Oopif).await?;
+        attention_harness::checks::actions::action_refs_match_the_contract(h, Leaf::ClosedShadow).await.map(drop)
+    });
+}
+
+#[rstest]
+fn no_candidate_carries_an_action_ref_with_agent_actions_off(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| attention_harness::checks::actions::no_action_refs_when_disabled(h).await.map(drop));
+}

@@ -174,7 +174,7 @@ export function attachSession({ form, input, toggle, log }) {
     if (attachments) data.context_attachments = attachments;
     if (ref) data.context_attachments_ref = ref;
     if (state.support.supported) {
-      data.runtime_context = { attention: { agent_actions_enabled: false, host_instance_id: window.wippyAttention && window.wippyAttention.host_instance_id } };
+      data.runtime_context = { attention: { agent_actions_enabled: !!(window.wippyAttention && window.wippyAttention.configure && window.wippyAttention.configure({}).agent_actions_enabled), host_instance_id: window.wippyAttention && window.wippyAttention.host_instance_id } };
     }
     return { type: 'session_message', request_id: requestId, data };
   }

@@ -10,6 +10,16 @@ import { attachSession } from './composer.js';
 
 const params = new URLSearchParams(location.search);
 
+/**
+ * The Host's Attention configuration: `?actions=on` enables agent clarification actions (candidates
+ * carry `action_ref`, the Session may open Host-owned overlays); any other value or none leaves them
+ * off (spec operational verification item 1: interactive capabilities off open no overlay).
+ */
+export const AGENT_ACTIONS_ENABLED = params.get('actions') === 'on';
+if (window.wippyAttention && typeof window.wippyAttention.configure === 'function') {
+  window.wippyAttention.configure({ agent_actions_enabled: AGENT_ACTIONS_ENABLED });
+}
+
 /** Which engine mounts pages: `iframe` (default) or `fragment`. */
 export const ENGINES = ['iframe', 'fragment'];
 

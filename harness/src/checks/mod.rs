@@ -4,6 +4,7 @@
 //! box model, the leaf's own event log, the Session's own rules.
 
 pub mod expect;
+pub mod actions;
 pub mod focus;
 pub mod history;
 pub mod privacy;

@@ -7,7 +7,7 @@ import { W, nDateNow } from './natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from './constants.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe } from './dom.js';
-import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, bindings, upBuffer } from './state.js';
+import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, ACTIONS, bindings, upBuffer } from './state.js';
 import { registerRoot } from './shadow-roots.js';
 import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
@@ -33,6 +33,11 @@ export function definePublicApi() {
       envelope: (s, o) => envelope(s, o),
       canonicalJson: (v) => canonicalJson(v),
       focus: () => safe(focusApi, null),
+      // The Host's Attention configuration: {agent_actions_enabled?: boolean}; returns the current one.
+      configure: (c) => {
+        if (c && typeof c.agent_actions_enabled === 'boolean') ACTIONS.enabled = c.agent_actions_enabled;
+        return { agent_actions_enabled: ACTIONS.enabled };
+      },
     };
   } else {
     api = { role: ROLE, realm_id: REALM_ID, canonicalJson: (v) => canonicalJson(v),

@@ -21,6 +21,9 @@ export const OWN_ORIGIN = (function () { try { return (typeof W.origin === 'stri
 // The Host (top realm only): host_instance_id and mount_generation of the `host` segment.
 export const HOST = { hostInstanceId: ROLE === 'top' ? 'host-' + randHex(8) : null, mountGeneration: 1 };
 
+// Top realm: the Host's Attention configuration (action-refs.js; set by wippyAttention.configure).
+export const ACTIONS = { enabled: false };
+
 // This realm as child: its binding to window.parent.
 export const UP = {
   granted: false, hostInstanceId: null, parentOrigin: null, parentMountId: null, parentGeneration: null,
