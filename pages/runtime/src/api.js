@@ -13,6 +13,7 @@ import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
 import { focusApi } from './focus.js';
 import { ready, readyChildren } from './readiness.js';
+import { markFocus, returnFocus } from './focus-return.js';
 
 export function defineInternal() {
   const internal = { registerRoot: registerRoot, role: ROLE, realmId: REALM_ID,
@@ -33,6 +34,9 @@ export function definePublicApi() {
       envelope: (s, o) => envelope(s, o),
       canonicalJson: (v) => canonicalJson(v),
       focus: () => safe(focusApi, null),
+      // Host-owned overlays: mark the focused control before opening, give focus back on close.
+      markFocus: () => safe(markFocus, false),
+      returnFocus: () => safe(returnFocus, false),
       // The Host's Attention configuration: {agent_actions_enabled?: boolean}; returns the current one.
       configure: (c) => {
         if (c && typeof c.agent_actions_enabled === 'boolean') ACTIONS.enabled = c.agent_actions_enabled;

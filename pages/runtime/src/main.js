@@ -20,6 +20,7 @@ import { focusInListener, focusOutListener, onWindowBlur } from './focus.js';
 import { onMessage } from './router.js';
 import { whenDomReady } from './readiness.js';
 import { defineInternal, definePublicApi } from './api.js';
+import { installFocusReturn } from './focus-return.js';
 
 function install() {
   installShadowPatch();
@@ -30,6 +31,7 @@ function install() {
     nAddEL.call(W, 'focusout', focusOutListener, capt);
     nAddEL.call(W, 'blur', wrap(onWindowBlur), capt);
     nAddEL.call(W, 'message', wrap(onMessage), true);
+    installFocusReturn();
     observeRoot(D);
     whenDomReady().then(() => safe(scanIframes));
     nAddEL.call(W, 'load', wrap(() => scanIframes()), { once: true });

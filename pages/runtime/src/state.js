@@ -49,6 +49,8 @@ export const REALM = {
   domReady: null,            // Promise: DOMContentLoaded
   loaded: null,              // Promise: window load
   forwardRoot: null,         // fragment realm: the main realm's registerRoot
+  lastFocus: null,           // WeakRef: deep element of the last trusted focusin (focus-return.js)
+  focusMark: null,           // top realm: WeakRef of the control focused when an overlay opened
 };
 
 // Diagnostics (never tokens): sent/dropped observations, inbound message counts.
