@@ -194,6 +194,14 @@ mod agent_actions {
     }
 
     #[rstest]
+    fn a_host_navigation_ends_the_action_stale_exactly_once(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::host_navigation_makes_stale);
+    }
+
+    #[rstest]
     fn with_interactive_capabilities_off_no_overlay_opens(
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,

@@ -161,7 +161,7 @@ fn verify(h: &Harness, layouts: Vec<Layout>, engines: Vec<Engine>, as_json: bool
             h.block_on(async {
                 for check in checks::all() {
                     // A fresh context per check, as in the test suite: no check sees another's input.
-                    let outcome = match h.open(layout, engine).await {
+                    let outcome = match h.open_with(layout, engine, checks::host_query(check.name)).await {
                         Ok(host) => {
                             let r = (check.run)(&host).await;
                             host.close().await;

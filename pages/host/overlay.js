@@ -196,6 +196,9 @@ export function attachOverlay({ enabled, send }) {
     a.onKey = (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); finish('cancelled'); } };
     window.addEventListener('keydown', a.onKey, true);
     document.body.append(root);
+    // Painted (two frames): from then on the browser routes pointer input to the overlay, also over
+    // out-of-process iframes whose hit-test regions come from the compositor.
+    requestAnimationFrame(() => requestAnimationFrame(() => root.setAttribute('data-wippy-attention-ready', '')));
     active = a;
     primary.focus({ preventScroll: true });
     const ttl = Date.parse(req.expires_at) - Date.now();

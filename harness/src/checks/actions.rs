@@ -120,8 +120,11 @@ pub async fn leaf_ref(host: &Host, leaf: Leaf) -> anyhow::Result<Value> {
 pub async fn await_overlay(host: &Host, open: bool) -> anyhow::Result<()> {
     let what = if open { "the Host overlay opening" } else { "the Host overlay closing" };
     wait_for(host, what, POINTER_TIMEOUT, || async move {
+        // Open means painted (`data-wippy-attention-ready`); closed means no overlay element at all.
         let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?.as_u64().unwrap_or(0);
-        Ok(if (n == 1) == open && n <= 1 { Poll::Ready(()) } else { Poll::Pending(format!("{n} overlays")) })
+        let ready = host.eval("document.querySelectorAll('[data-wippy-attention-overlay][data-wippy-attention-ready]').length").await?.as_u64().unwrap_or(0);
+        let done = if open { n == 1 && ready == 1 } else { n == 0 };
+        Ok(if done { Poll::Ready(()) } else { Poll::Pending(format!("{n} overlays, {ready} painted")) })
     })
     .await
 }
@@ -147,9 +150,11 @@ async fn click_overlay(host: &Host, selector: &str) -> anyhow::Result<()> {
 /// Exactly one terminal result: the agent's, and no second one reached the broker.
 async fn one_result(host: &Host, pending: crate::agent::PendingAction) -> anyhow::Result<ActionResult> {
     let r = pending.result(RESULT_WAIT).await?;
-    let sent = host.eval("window.__host.overlay.results.length").await?.as_u64().unwrap_or(0);
-    ensure!(sent <= 1, "the Host sent {sent} results for one request");
-    let refused = session_of(host)?.broker().refusals();
+    let action = r.envelope["in_reply_to_action_id"].clone();
+    let sent = host.eval(&format!("window.__host.overlay.results.filter((x) => x.in_reply_to_action_id === {action}).length")).await?.as_u64().unwrap_or(0);
+    ensure!(sent <= 1, "the Host sent {sent} results for action {action}");
+    let sid = r.envelope["session_id"].as_str().unwrap_or_default().to_string();
+    let refused: Vec<_> = session_of(host)?.broker().refusals().into_iter().filter(|x| x.session_id == sid).collect();
     ensure!(refused.is_empty(), "the broker refused Host results: {refused:?}");
     Ok(r)
 }
@@ -349,4 +354,55 @@ pub async fn no_overlay_when_actions_off(host: &Host) -> anyhow::Result<String> 
     ensure!(n == 0, "{n} overlays opened with actions off");
     ensure!(session_of(host)?.broker().sent().iter().all(|f| f["session_id"] != agent.route().session_id.as_str()), "a request reached the Host");
     Ok("permission-denied, no request sent, no overlay".into())
+}
+
+/// The Host page navigates while the overlay is up: the interaction ends `stale` exactly once
+/// (the Host answers on pagehide, before its socket closes; the broker's later disconnect finds
+/// nothing pending).
+pub async fn host_navigation_makes_stale(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Right).await?;
+    let pending = agent.select(&[target], &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.eval("setTimeout(() => location.assign(location.href), 0), true").await?;
+    let res = pending.result(RESULT_WAIT).await?;
+    require_status(&res, Status::Stale)?;
+    let refused: Vec<_> = session_of(host)?.broker().refusals().into_iter().filter(|x| x.session_id == agent.route().session_id).collect();
+    ensure!(refused.is_empty(), "the broker refused Host results: {refused:?}");
+    Ok(format!("Host navigation -> stale ({:?})", res.reason))
+}
+
+/// Remount and a changed Host instance, both `stale`.
+pub async fn stale_targets(host: &Host) -> anyhow::Result<String> {
+    let a = remount_makes_stale(host).await?;
+    let b = other_host_instance_is_stale(host).await?;
+    Ok(format!("{a}; {b}"))
+}
+
+/// Host query parameters of the agent-action checks: agent actions on.
+pub const ACTIONS_QUERY: &str = "actions=on";
+
+/// The operational checklist item 5 rows (each on a Host opened with [`ACTIONS_QUERY`]).
+pub fn checks() -> Vec<super::Check> {
+    use super::Check;
+    vec![
+        Check { name: "checklist-5-highlight-by-keyboard-and-pointer-each-permissioned", run: |h| Box::pin(pointer_and_keyboard_are_permissioned_independently(h)) },
+        Check { name: "checklist-5-confirm-by-pointer-swallows-input-below", run: |h| Box::pin(confirm_by_pointer(h)) },
+        Check { name: "checklist-5-select-by-keyboard", run: |h| Box::pin(select_by_keyboard_restores_focus(h, Leaf::Left)) },
+        Check { name: "checklist-5-cancel-by-escape", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::ClosedShadow)) },
+        Check { name: "checklist-5-timeout-expires", run: |h| Box::pin(timeout_expires(h)) },
+        Check { name: "checklist-5-stale-target", run: |h| Box::pin(stale_targets(h)) },
+        Check { name: "checklist-5-navigation-makes-stale", run: |h| Box::pin(host_navigation_makes_stale(h)) },
+        Check { name: "checklist-5-disconnect-and-reconnect", run: |h| Box::pin(disconnect_then_reconnect(h)) },
+        Check { name: "checklist-5-focus-restoration-oopif", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::Oopif)) },
+    ]
+}
+
+/// The Host query a check needs: [`ACTIONS_QUERY`] for the item 5 rows, none otherwise.
+pub fn host_query(check: &str) -> &'static str {
+    if checks().iter().any(|c| c.name == check) {
+        ACTIONS_QUERY
+    } else {
+        ""
+    }
 }

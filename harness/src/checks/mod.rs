@@ -58,7 +58,16 @@ pub fn all() -> Vec<Check> {
         Check { name: "script-dispatched-focus-is-ignored", run: |h| Box::pin(focus::script_dispatched_focus_is_ignored(h)) },
         Check { name: "remounted-or-detached-focus-is-invalidated", run: |h| Box::pin(focus::remounted_or_detached_focus_is_invalidated(h)) },
         Check { name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
+        Check { name: "checklist-1-interactive-capabilities-off-open-no-overlay", run: |h| Box::pin(actions::no_overlay_when_actions_off(h)) },
     ]
+    .into_iter()
+    .chain(actions::checks())
+    .collect()
+}
+
+/// Host query parameters a check's Host is opened with (`verify`): agent actions for item 5.
+pub fn host_query(check: &str) -> &'static str {
+    actions::host_query(check)
 }
 
 /// Looks a check up by name.
