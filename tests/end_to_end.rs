@@ -202,6 +202,22 @@ mod agent_actions {
     }
 
     #[rstest]
+    fn a_zero_target_select_takes_the_area_of_a_pointer_drag(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::area_by_drag);
+    }
+
+    #[rstest]
+    fn a_zero_target_select_takes_the_pointer_area_by_keyboard(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::area_by_keyboard);
+    }
+
+    #[rstest]
     fn with_interactive_capabilities_off_no_overlay_opens(
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,

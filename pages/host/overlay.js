@@ -118,6 +118,7 @@ export function attachOverlay({ enabled, send }) {
 
   async function answer(a) {
     if (a.answering || a.done) return;
+    if (a.area) { await answerArea(a); return; }
     const t = a.targets.find((x) => x.pressed) || (a.mode === 'highlight' ? a.targets[0] : null);
     if (!t) return; // confirm / select need a chosen target
     a.answering = true;
@@ -128,6 +129,50 @@ export function attachOverlay({ enabled, send }) {
     if (moved(v.rect, approved)) { finish('stale', { reason: 'target moved beyond the approved rect' }); return; }
     const status = a.mode === 'select' ? 'selected' : 'confirmed';
     finish(status, { selected_target: Object.assign({}, t.ref, { rect: v.rect }) });
+  }
+
+  /**
+   * Zero-target select with capture_region: the chosen area is returned as `selected_target`: the
+   * action_ref of the candidate at the area's centre in a fresh snapshot, with `rect` = the area.
+   */
+  async function answerArea(a) {
+    const r = a.region;
+    if (!r) return; // nothing chosen yet
+    a.answering = true;
+    const snap = await freshAt(a, r);
+    if (a.done) return;
+    const c = (snap.candidates || []).find((x) => x.action_ref);
+    if (!c) { finish('stale', { reason: 'no target under the selected area' }); return; }
+    finish('selected', { selected_target: Object.assign({}, c.action_ref, { rect: r }) });
+  }
+
+  function setRegion(a, r) {
+    a.region = { x: Math.round(r.x * 1000) / 1000, y: Math.round(r.y * 1000) / 1000, width: Math.round(r.width * 1000) / 1000, height: Math.round(r.height * 1000) / 1000 };
+    Object.assign(a.box.style, { display: 'block', left: `${a.region.x}px`, top: `${a.region.y}px`, width: `${a.region.width}px`, height: `${a.region.height}px` });
+  }
+
+  /** Area selection by pointer drag on the overlay background (pointer path only). */
+  function wireArea(a, dialog) {
+    const box = document.createElement('div');
+    box.setAttribute('data-wippy-attention-region', '');
+    Object.assign(box.style, { position: 'absolute', display: 'none', boxSizing: 'border-box', border: '2px dashed #2878ff', background: 'rgba(40,120,255,0.12)', pointerEvents: 'none' });
+    a.box = box;
+    a.root.append(box);
+    let start = null;
+    a.root.addEventListener('pointerdown', (ev) => {
+      if (!ev.isTrusted || a.req.allow_pointer === false || dialog.contains(ev.target)) return;
+      start = { x: ev.clientX, y: ev.clientY };
+      a.root.setPointerCapture(ev.pointerId);
+    });
+    a.root.addEventListener('pointermove', (ev) => {
+      if (!start || !ev.isTrusted) return;
+      setRegion(a, { x: Math.min(start.x, ev.clientX), y: Math.min(start.y, ev.clientY), width: Math.abs(ev.clientX - start.x), height: Math.abs(ev.clientY - start.y) });
+    });
+    a.root.addEventListener('pointerup', (ev) => {
+      if (!start || !ev.isTrusted) return;
+      setRegion(a, { x: Math.min(start.x, ev.clientX), y: Math.min(start.y, ev.clientY), width: Math.abs(ev.clientX - start.x), height: Math.abs(ev.clientY - start.y) });
+      start = null;
+    });
   }
 
   async function refresh(a) {
@@ -151,7 +196,8 @@ export function attachOverlay({ enabled, send }) {
     root.setAttribute('data-wippy-attention-overlay', '');
     root.setAttribute('data-wippy-attention', 'exclude');
     Object.assign(root.style, { position: 'fixed', inset: '0', zIndex: '2147483647', background: 'rgba(0,0,0,0.04)' });
-    const a = { req, mode: req.mode, root, previous, targets: [], done: false, answering: false, refreshing: false };
+    const a = { req, mode: req.mode, root, previous, targets: [], done: false, answering: false, refreshing: false,
+      area: req.targets.length === 0, region: null, box: null };
     req.targets.forEach((ref, i) => {
       const b = document.createElement('button');
       b.type = 'button';
@@ -178,7 +224,7 @@ export function attachOverlay({ enabled, send }) {
     Object.assign(dialog.style, { position: 'absolute', right: '16px', bottom: '16px', width: '280px', background: '#fff', border: '1px solid #888', padding: '12px', font: '14px sans-serif' });
     const h = document.createElement('h2');
     h.id = 'wippy-attention-overlay-title';
-    h.textContent = TITLES[req.mode];
+    h.textContent = a.area ? 'Select an area' : TITLES[req.mode];
     dialog.append(h);
     if (typeof req.prompt === 'string' && req.prompt) { const p = document.createElement('p'); p.textContent = req.prompt; dialog.append(p); }
     const primary = document.createElement('button');
@@ -191,6 +237,26 @@ export function attachOverlay({ enabled, send }) {
     cancel.textContent = 'Cancel';
     cancel.setAttribute('data-wippy-attention-answer', 'cancel');
     cancel.addEventListener('click', (ev) => { if (allowed(a, ev)) finish('cancelled'); });
+    if (a.area) {
+      // Keyboard path: a 40 x 40 area centred on the current pointer (the newest recent event of a real pointer type), then "Use this area".
+      const here = document.createElement('button');
+      here.type = 'button';
+      here.textContent = 'Use current pointer area';
+      here.setAttribute('data-wippy-attention-answer', 'pointer-area');
+      here.addEventListener('click', async (ev) => {
+        if (!ev.isTrusted || ev.detail !== 0 || a.req.allow_keyboard === false) return;
+        const snap = await freshAt(a, { x: 0, y: 0, width: 0, height: 0 }).catch(() => null);
+        // The last real pointer position: keyboard-activated clicks are recorded as `unknown`
+        // pointer events at the activated control and are not where the pointer is.
+        const moves = ((snap && snap.recent_events) || []).filter((e) => e.pointer_type && e.pointer_type !== 'unknown');
+        const p = moves.length ? moves[moves.length - 1].point : null;
+        if (!p || a.done) return;
+        setRegion(a, { x: p.x - 20, y: p.y - 20, width: 40, height: 40 });
+        primary.focus({ preventScroll: true });
+      });
+      dialog.append(here);
+      wireArea(a, dialog);
+    }
     dialog.append(primary, cancel);
     root.append(dialog);
     a.onKey = (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); finish('cancelled'); } };
@@ -200,7 +266,7 @@ export function attachOverlay({ enabled, send }) {
     // out-of-process iframes whose hit-test regions come from the compositor.
     requestAnimationFrame(() => requestAnimationFrame(() => root.setAttribute('data-wippy-attention-ready', '')));
     active = a;
-    primary.focus({ preventScroll: true });
+    (a.area ? dialog.querySelector('[data-wippy-attention-answer=pointer-area]') : primary).focus({ preventScroll: true });
     const ttl = Date.parse(req.expires_at) - Date.now();
     a.expiry = setTimeout(() => finish(null), Math.max(0, ttl));
     a.refresh = setInterval(() => refresh(a), REFRESH_MS);
@@ -212,7 +278,8 @@ export function attachOverlay({ enabled, send }) {
     if (!enabled) { respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' }); return; }
     if (active) { respond(req, 'unavailable', { reason: 'another UI action is pending' }); return; }
     if (!['highlight', 'confirm', 'select'].includes(req.mode)) { respond(req, 'unavailable', { reason: `mode ${req.mode} is not supported by this Host` }); return; }
-    if (!Array.isArray(req.targets) || req.targets.length === 0) { respond(req, 'unavailable', { reason: 'area selection is not supported by this Host' }); return; }
+    if (!Array.isArray(req.targets)) { respond(req, 'unavailable', { reason: 'targets are invalid' }); return; }
+    if (req.targets.length === 0 && !(req.mode === 'select' && req.capture_region === true)) { respond(req, 'unavailable', { reason: 'targets are required' }); return; }
     if (req.targets.some((t) => t.host_instance_id !== hostId())) { respond(req, 'stale', { reason: 'Host instance changed' }); return; }
     open(req);
   }

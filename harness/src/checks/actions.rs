@@ -406,3 +406,55 @@ pub fn host_query(check: &str) -> &'static str {
         ""
     }
 }
+
+/// Zero-target select with capture_region: a trusted pointer drag over the left leaf chooses the
+/// area; "Use this area" answers `selected` with that exact rect and the left leaf's identity.
+pub async fn area_by_drag(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let left = host.landmark_rect("left-leaf").await?;
+    let truth_ref = leaf_ref(host, Leaf::Left).await?;
+    let area = ActionOptions { capture_region: true, allow_keyboard: false, ..Default::default() };
+    let pending = agent.select(&[], &area)?;
+    await_overlay(host, true).await?;
+    let before = pointer_downs(&leaf_log(host, Leaf::Left).await?);
+    let (x0, y0) = ((left.x + 4.0).round(), (left.y + 4.0).round());
+    let (x1, y1) = ((left.right() - 6.0).round(), (left.y + left.height - 5.0).round());
+    host.drag((x0, y0), (x1, y1), 4).await?;
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Selected)?;
+    let sel = res.selected_target.context("selected without selected_target")?;
+    let want = json!({"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0});
+    let got = &sel["rect"];
+    ensure!(["x", "y", "width", "height"].iter().all(|k| got[k].as_f64() == want[k].as_f64()), "area {got} is not the drag rectangle {want}");
+    ensure!(sel["target_id"] == truth_ref["target_id"] && sel["path_digest"] == truth_ref["path_digest"], "the area names {} not the left leaf", sel["target_id"]);
+    let after = pointer_downs(&leaf_log(host, Leaf::Left).await?);
+    ensure!(after == before, "the left leaf received {} pointerdowns through the overlay", after - before);
+    Ok(format!("dragged area {want} selected over {}", sel["target_id"]))
+}
+
+/// Zero-target select by keyboard: Enter on the auto-focused "Use current pointer area" takes a
+/// 40 x 40 area at the pointer (moved over the right leaf with trusted input), Enter again answers.
+pub async fn area_by_keyboard(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let right = host.landmark_rect("right-leaf").await?;
+    let truth_ref = leaf_ref(host, Leaf::Right).await?; // moves the pointer to the right leaf's centre
+    let (cx, cy) = right.center();
+    let pending = agent.select(&[], &ActionOptions { capture_region: true, allow_pointer: false, ..Default::default() })?;
+    await_overlay(host, true).await?;
+    host.press_key(Key::ENTER).await?;
+    wait_for(host, "the pointer area chosen", POINTER_TIMEOUT, || async {
+        let shown = host.eval("getComputedStyle(document.querySelector('[data-wippy-attention-region]')).display").await?;
+        Ok(if shown == "block" { Poll::Ready(()) } else { Poll::Pending(shown.to_string()) })
+    })
+    .await?;
+    host.press_key(Key::ENTER).await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Selected)?;
+    let sel = res.selected_target.context("selected without selected_target")?;
+    let r = &sel["rect"];
+    let (x, y) = (r["x"].as_f64().unwrap_or(f64::NAN), r["y"].as_f64().unwrap_or(f64::NAN));
+    ensure!((x + 20.0 - cx).abs() <= 0.5 && (y + 20.0 - cy).abs() <= 0.5 && r["width"] == 40.0 && r["height"] == 40.0, "area {r} is not 40x40 at the pointer ({cx}, {cy})");
+    ensure!(sel["target_id"] == truth_ref["target_id"], "the area names {} not the right leaf", sel["target_id"]);
+    Ok(format!("keyboard area {r} selected over {}", sel["target_id"]))
+}
