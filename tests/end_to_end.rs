@@ -218,6 +218,14 @@ mod agent_actions {
     }
 
     #[rstest]
+    fn a_target_moved_while_the_overlay_is_up_is_confirmed_with_its_new_rect(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::moved_target_is_confirmed_with_its_new_rect);
+    }
+
+    #[rstest]
     fn with_interactive_capabilities_off_no_overlay_opens(
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,

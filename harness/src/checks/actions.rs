@@ -458,3 +458,32 @@ pub async fn area_by_keyboard(host: &Host) -> anyhow::Result<String> {
     ensure!(sel["target_id"] == truth_ref["target_id"], "the area names {} not the right leaf", sel["target_id"]);
     Ok(format!("keyboard area {r} selected over {}", sel["target_id"]))
 }
+
+/// Geometry refresh (suite test 8): the target moves 24 px while the confirm overlay is up; the
+/// outline follows it, and the confirmation returns the same target with the new rect (Chromium's
+/// box model within 0.5 px).
+pub async fn moved_target_is_confirmed_with_its_new_rect(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Left).await?;
+    let pending = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.eval_in_frame(&super::leaf_frame(host.engine, Leaf::Left), "document.querySelector('[data-landmark=left-leaf]') ? (document.querySelector('[data-landmark=left-leaf]').style.transform = 'translateX(24px)', true) : false")
+        .await?;
+    let moved = host.landmark_rect("left-leaf").await?;
+    let old = super::rect_of(&target["rect"]).context("target rect")?;
+    ensure!((moved.x - old.x - 24.0).abs() <= 0.5, "the leaf did not move 24 px: {old:?} -> {moved:?}");
+    let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
+    wait_for(host, "the outline following the moved target", POINTER_TIMEOUT, || async {
+        let (x, _) = overlay_point(host, &sel).await?;
+        Ok(if (x - moved.center().0).abs() <= 0.5 { Poll::Ready(()) } else { Poll::Pending(format!("outline centre x {x}")) })
+    })
+    .await?;
+    host.press_key(Key::ENTER).await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Confirmed)?;
+    let s = res.selected_target.context("confirmed without selected_target")?;
+    let r = super::rect_of(&s["rect"]).context("selected_target rect")?;
+    ensure!(s["target_id"] == target["target_id"], "confirmed another target");
+    ensure!(r.max_edge_delta(&moved) <= 0.5, "confirmed rect {r:?} is not the moved box {moved:?}");
+    Ok(format!("moved {:.1} px, confirmed with the new rect", moved.x - old.x))
+}
