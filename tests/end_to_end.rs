@@ -88,3 +88,148 @@ fn boundary_snapshot_matches_its_golden(
 ) {
     run_host(layout, engine, async |h| sampling::boundary_golden(h).await.map(drop));
 }
+
+#[rstest]
+fn action_refs_with_agent_actions_on_equal_the_contracts_fields_and_semantic_path_digest(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    attention_harness::run_host_with(layout, engine, "actions=on", async |h| {
+        attention_harness::checks::actions::action_refs_match_the_contract(h, Leaf::Oopif).await?;
+        attention_harness::checks::actions::action_refs_match_the_contract(h, Leaf::ClosedShadow).await.map(drop)
+    });
+}
+
+#[rstest]
+fn no_candidate_carries_an_action_ref_with_agent_actions_off(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| attention_harness::checks::actions::no_action_refs_when_disabled(h).await.map(drop));
+}
+
+mod agent_actions {
+    use attention_harness::checks::actions as a;
+    use attention_harness::checks::expect::Leaf;
+    use attention_harness::{run_host, run_host_with, Engine, Layout};
+    use rstest::rstest;
+
+    fn on<F>(layout: Layout, engine: Engine, body: F)
+    where
+        F: AsyncFnOnce(&attention_harness::Host) -> anyhow::Result<String>,
+    {
+        run_host_with(layout, engine, "actions=on", async |h| body(h).await.map(drop));
+    }
+
+    #[rstest]
+    fn confirm_by_pointer_swallows_the_click_below_and_returns_focus_to_the_composer(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::confirm_by_pointer);
+    }
+
+    #[rstest]
+    fn select_by_enter_returns_focus_into_the_cross_origin_or_fragment_leaf(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, async |h| a::select_by_keyboard_restores_focus(h, Leaf::Left).await);
+    }
+
+    #[rstest]
+    fn escape_cancels_and_returns_focus_into_the_closed_shadow_root_leaf(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, async |h| a::escape_cancels_and_restores_focus(h, Leaf::ClosedShadow).await);
+    }
+
+    #[rstest]
+    fn escape_cancels_and_returns_focus_into_the_out_of_process_iframe_leaf(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, async |h| a::escape_cancels_and_restores_focus(h, Leaf::Oopif).await);
+    }
+
+    #[rstest]
+    fn pointer_and_keyboard_paths_are_permissioned_independently(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::pointer_and_keyboard_are_permissioned_independently);
+    }
+
+    #[rstest]
+    fn an_unanswered_overlay_expires_at_its_ttl(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::timeout_expires);
+    }
+
+    #[rstest]
+    fn a_remounted_target_ends_the_action_stale(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::remount_makes_stale);
+    }
+
+    #[rstest]
+    fn a_target_of_another_host_instance_is_stale(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::other_host_instance_is_stale);
+    }
+
+    #[rstest]
+    fn a_dropped_socket_ends_disconnected_and_a_rebound_socket_works(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::disconnect_then_reconnect);
+    }
+
+    #[rstest]
+    fn a_host_navigation_ends_the_action_stale_exactly_once(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::host_navigation_makes_stale);
+    }
+
+    #[rstest]
+    fn a_zero_target_select_takes_the_area_of_a_pointer_drag(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::area_by_drag);
+    }
+
+    #[rstest]
+    fn a_zero_target_select_takes_the_pointer_area_by_keyboard(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::area_by_keyboard);
+    }
+
+    #[rstest]
+    fn a_target_moved_while_the_overlay_is_up_is_confirmed_with_its_new_rect(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::moved_target_is_confirmed_with_its_new_rect);
+    }
+
+    #[rstest]
+    fn with_interactive_capabilities_off_no_overlay_opens(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        run_host(layout, engine, async |h| a::no_overlay_when_actions_off(h).await.map(drop));
+    }
+}

@@ -1,6 +1,7 @@
 //! attention-harness: drives Chromium through the reference Host and checks what the Attention
 //! runtime reports against the contract (`../shared/spec`) and against Chromium's own ground truth.
 
+pub mod agent;
 pub mod attention;
 pub mod browser;
 pub mod cdp;

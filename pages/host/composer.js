@@ -43,7 +43,7 @@ const RECEIPT_TIMEOUT_MS = Number(params.get('receipt_timeout_ms')) || 10000;
  * Wires the composer (form, textarea, toggle button, conversation list) to the Session.
  * Returns the test surface.
  */
-export function attachSession({ form, input, toggle, log }) {
+export function attachSession({ form, input, toggle, log, onActionRequest, onSocketClosed }) {
   const meta = document.querySelector('meta[name="wippy-session-token"]');
   const token = meta && /^[0-9a-f]{16,}$/.test(meta.content) ? meta.content : null;
   const state = {
@@ -100,19 +100,30 @@ export function attachSession({ form, input, toggle, log }) {
       state.error = String(e);
     }
     const url = `${location.origin.replace(/^http/, 'ws')}/api/v1/ws/join?token=${encodeURIComponent(token)}`;
-    socket = new WebSocket(url);
-    socket.addEventListener('message', (ev) => onFrame(ev.data));
-    socket.addEventListener('close', (ev) => {
+    open(url);
+  }
+
+  function open(url) {
+    const mine = new WebSocket(url);
+    socket = mine;
+    mine.addEventListener('message', (ev) => onFrame(ev.data));
+    mine.addEventListener('close', (ev) => {
+      if (socket !== mine) return;
+      if (onSocketClosed) onSocketClosed();
       state.status = 'closed';
       state.closeCode = ev.code;
       showToggle();
     });
-    socket.addEventListener('error', () => { state.error = 'socket error'; resolveReady(snapshotState()); });
+    mine.addEventListener('error', () => { state.error = 'socket error'; resolveReady(snapshotState()); });
   }
 
   function onFrame(text) {
     let frame;
     try { frame = JSON.parse(text); } catch { return; }
+    if (frame.type === 'session_ui_action_request') {
+      if (onActionRequest && frame.session_id === state.sessionId) onActionRequest(frame.data);
+      return;
+    }
     if (frame.type === 'welcome') {
       state.sessionId = frame.session_id;
       state.socketId = frame.socket_id;
@@ -174,7 +185,7 @@ export function attachSession({ form, input, toggle, log }) {
     if (attachments) data.context_attachments = attachments;
     if (ref) data.context_attachments_ref = ref;
     if (state.support.supported) {
-      data.runtime_context = { attention: { agent_actions_enabled: false, host_instance_id: window.wippyAttention && window.wippyAttention.host_instance_id } };
+      data.runtime_context = { attention: { agent_actions_enabled: !!(window.wippyAttention && window.wippyAttention.configure && window.wippyAttention.configure({}).agent_actions_enabled), host_instance_id: window.wippyAttention && window.wippyAttention.host_instance_id } };
     }
     return { type: 'session_message', request_id: requestId, data };
   }
@@ -252,5 +263,20 @@ export function attachSession({ form, input, toggle, log }) {
     chooseDelivery,
     /** Tests: close the socket (the next sends are Undelivered, never retried). */
     disconnect() { if (socket) socket.close(); },
+    /** Rejoin the same session on a new socket; resolves with the new socket id. */
+    reconnect() {
+      if (!token || !state.sessionId) return Promise.resolve(null);
+      const url = `${location.origin.replace(/^http/, 'ws')}/api/v1/ws/join?token=${encodeURIComponent(token)}&session_id=${encodeURIComponent(state.sessionId)}`;
+      const before = state.socketId;
+      open(url);
+      return new Promise((resolve) => {
+        const poll = () => (state.socketId !== before && state.status === 'open' ? resolve(state.socketId) : setTimeout(poll, 20));
+        poll();
+      });
+    },
+    /** Sends one UI action result envelope on the Session socket (overlay.js). */
+    sendActionResult(result) {
+      if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'session_ui_action_result', session_id: state.sessionId, data: result }));
+    },
   };
 }

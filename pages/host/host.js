@@ -7,8 +7,19 @@
 // name carries data-landmark. Sizes are fixed pixels so geometry is the same on every run (1280x720).
 
 import { attachSession } from './composer.js';
+import { attachOverlay } from './overlay.js';
 
 const params = new URLSearchParams(location.search);
+
+/**
+ * The Host's Attention configuration: `?actions=on` enables agent clarification actions (candidates
+ * carry `action_ref`, the Session may open Host-owned overlays); any other value or none leaves them
+ * off (spec operational verification item 1: interactive capabilities off open no overlay).
+ */
+export const AGENT_ACTIONS_ENABLED = params.get('actions') === 'on';
+if (window.wippyAttention && typeof window.wippyAttention.configure === 'function') {
+  window.wippyAttention.configure({ agent_actions_enabled: AGENT_ACTIONS_ENABLED });
+}
 
 /** Which engine mounts pages: `iframe` (default) or `fragment`. */
 export const ENGINES = ['iframe', 'fragment'];
@@ -514,8 +525,11 @@ function renderChat() {
   const send = form.querySelector('button[type=submit]');
   const log = h('ul', { class: 'chat-log', 'aria-label': 'Conversation' },
     h('li', {}, 'Assistant: point at something and ask about it.'));
-  const session = attachSession({ form, input, toggle, log });
+  let session = null;
+  const overlay = attachOverlay({ enabled: AGENT_ACTIONS_ENABLED, send: (r) => session && session.sendActionResult(r) });
+  session = attachSession({ form, input, toggle, log, onActionRequest: (req) => overlay.handle(req), onSocketClosed: () => overlay.disconnected() });
   window.__host.session = session;
+  window.__host.overlay = overlay;
   input.addEventListener('keydown', (e) => {
     // Only a trusted Enter sends (an untrusted one is ignored, as the runtime ignores untrusted input).
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.isTrusted) { e.preventDefault(); form.requestSubmit(); }

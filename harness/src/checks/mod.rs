@@ -4,6 +4,7 @@
 //! box model, the leaf's own event log, the Session's own rules.
 
 pub mod expect;
+pub mod actions;
 pub mod fidelity;
 pub mod focus;
 pub mod geometry;
@@ -39,7 +40,7 @@ pub struct Check {
     pub run: for<'a> fn(&'a Host) -> BoxFuture<'a, anyhow::Result<String>>,
 }
 
-fn default_host(_: crate::host::Engine) -> &'static str {
+pub(crate) fn default_host(_: crate::host::Engine) -> &'static str {
     ""
 }
 
@@ -84,9 +85,14 @@ pub fn all() -> Vec<Check> {
         Check { query: default_host, name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
         Check { query: shoelace_corpus, name: "shoelace-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
         Check { query: material_corpus, name: "material-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
+        Check { query: default_host, name: "checklist-1-interactive-capabilities-off-open-no-overlay", run: |h| Box::pin(actions::no_overlay_when_actions_off(h)) },
     ]
+    .into_iter()
+    .chain(actions::checks())
+    .collect()
 }
 
+/// Host query parameters a check's Host is opened with (`verify`): agent actions for item 5.
 /// Looks a check up by name.
 pub fn named(name: &str) -> Option<Check> {
     all().into_iter().find(|c| c.name == name)

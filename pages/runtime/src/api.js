@@ -8,7 +8,7 @@ import { W, nDateNow, nJSONParse, nJSONStringify } from './natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from './constants.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe } from './dom.js';
-import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, ACCT, bindings, upBuffer } from './state.js';
+import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, ACCT, ACTIONS, bindings, upBuffer } from './state.js';
 import { registerRoot, registerInternals } from './shadow-roots.js';
 import { advanceClock } from './clock.js';
 import { snapshot } from './snapshot.js';
@@ -16,6 +16,7 @@ import { envelope } from './envelope.js';
 import { focusApi } from './focus.js';
 import { ready, readyChildren } from './readiness.js';
 import { currentDocument } from './realm-document.js';
+import { markFocus, returnFocus } from './focus-return.js';
 
 export function defineInternal() {
   const internal = { registerRoot: registerRoot, registerInternals: registerInternals, role: ROLE, get realmId() { return REALM_ID; },
@@ -41,6 +42,14 @@ export function definePublicApi() {
       envelope: (s, o) => envelope(s, o),
       canonicalJson: (v) => canonicalJson(v),
       focus: () => safe(focusApi, null),
+      // Host-owned overlays: mark the focused control before opening, give focus back on close.
+      markFocus: () => safe(markFocus, false),
+      returnFocus: () => safe(returnFocus, false),
+      // The Host's Attention configuration: {agent_actions_enabled?: boolean}; returns the current one.
+      configure: (c) => {
+        if (c && typeof c.agent_actions_enabled === 'boolean') ACTIONS.enabled = c.agent_actions_enabled;
+        return { agent_actions_enabled: ACTIONS.enabled };
+      },
     };
   } else {
     api = { role: ROLE, get realm_id() { return REALM_ID; }, canonicalJson: (v) => canonicalJson(v),

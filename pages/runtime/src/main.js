@@ -14,10 +14,13 @@ import { W } from './natives.js';
 import { installShadowPatch } from './shadow-roots.js';
 import { installDocumentListeners } from './realm-document.js';
 import { defineInternal, definePublicApi } from './api.js';
+import { installFocusReturn } from './focus-return.js';
+import { ROLE } from './state.js';
 
 function install() {
   installShadowPatch();
   installDocumentListeners();
+  if (ROLE !== 'fragment-realm') installFocusReturn();
   defineInternal();
   definePublicApi();
 }

@@ -9,7 +9,8 @@ import { iso, r3, nonneg, isInt } from './util.js';
 import { obsNow } from './clock.js';
 import { canonicalJson } from './canonical-json.js';
 import { safe, randHex, viewportRect } from './dom.js';
-import { HOST, TOP, ACCT } from './state.js';
+import { HOST, TOP, ACCT, ACTIONS } from './state.js';
+import { actionRefFor } from './action-refs.js';
 import { latticePoints, captureOptions } from './lattice.js';
 import { pruneEvents } from './history.js';
 import { clampPath } from './segments.js';
@@ -104,6 +105,13 @@ export async function snapshot(options) {
   let ranked = Array.from(pool.keys()).sort((a, b) => prio.get(b) - prio.get(a));
   if (ranked.length > 128) { ranked = ranked.slice(0, 128); omissions.push({ reason: 'candidate-budget' }); }
   const vp = viewportRect();
+  const snapshotId = 'snap-' + randHex(8);
+  const withRef = (o) => {
+    if (!ACTIONS.enabled) return o;
+    const ref = actionRefFor(o, snapshotId, HOST.hostInstanceId, textNone);
+    if (ref) o.action_ref = ref;
+    return o;
+  };
   const build = (ids, events, extraOmissions) => {
     const keep = new Set(ids);
     const presentEvents = new Set(events.map((e) => e.event_id));
@@ -116,11 +124,11 @@ export async function snapshot(options) {
       if (c.redacted) anyRedacted = true;
       const o = candidateOut(c, textNone);
       o.sample_point_ids = o.sample_point_ids.filter((s) => pids.has(s) || presentEvents.has(s));
-      return o;
+      return withRef(o);
     }).filter((o) => o.sample_point_ids.length > 0);
     const keep2 = new Set(cands.map((c) => c.target_id));
     const snap = {
-      schema: SCHEMA, snapshot_id: 'snap-' + randHex(8), host_instance_id: HOST.hostInstanceId, mount_generation: HOST.mountGeneration,
+      schema: SCHEMA, snapshot_id: snapshotId, host_instance_id: HOST.hostInstanceId, mount_generation: HOST.mountGeneration,
       created_at: iso(createdMs),
       coordinate_space: { kind: 'host-viewport', width: r3(vp.width), height: r3(vp.height), device_pixel_ratio: (W.devicePixelRatio > 0 && isFinite(W.devicePixelRatio)) ? W.devicePixelRatio : 1 },
       capture: { radius_css_px: radius, grid_step_css_px: step, sampled_points: points.length, points: points,
@@ -150,7 +158,7 @@ export async function snapshot(options) {
   const est = new Map();
   const estSize = (id) => {
     let v = est.get(id);
-    if (v === undefined) { v = Math.ceil(safe(() => canonicalJson(candidateOut(pool.get(id), textNone)).length, 2000) * 1.25) + 2; est.set(id, v); }
+    if (v === undefined) { v = Math.ceil(safe(() => canonicalJson(withRef(candidateOut(pool.get(id), textNone))).length, 2000) * 1.25) + 2; est.set(id, v); }
     return v;
   };
   // First cut from estimates (cheap), then verify on the real bytes below.

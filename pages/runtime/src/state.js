@@ -26,6 +26,9 @@ export function renewRealm() { REALM_ID = 'r' + randB36(6); IS_SRCDOC = srcdocNo
 // The Host (top realm only): host_instance_id and mount_generation of the `host` segment.
 export const HOST = { hostInstanceId: ROLE === 'top' ? 'host-' + randHex(8) : null, mountGeneration: 1 };
 
+// Top realm: the Host's Attention configuration (action-refs.js; set by wippyAttention.configure).
+export const ACTIONS = { enabled: false };
+
 // This realm as child: its binding to window.parent.
 export const UP = {
   granted: false, hostInstanceId: null, parentOrigin: null, parentMountId: null, parentGeneration: null,
@@ -55,6 +58,8 @@ export const REALM = {
   boundDocument: null,       // the document the listeners, observer and ids below belong to
   forwardRoot: null,         // fragment realm: the main realm's registerRoot
   forwardInternals: null,    // fragment realm: the main realm's registerInternals
+  lastFocus: null,           // WeakRef: deep element of the last trusted focusin (focus-return.js)
+  focusMark: null,           // top realm: WeakRef of the control focused when an overlay opened
 };
 
 // The observation clock's offset (ms) over Date.now(): 0 except when a test advanced it through the

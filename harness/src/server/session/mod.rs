@@ -7,7 +7,7 @@
 //! (`GET /api/v1/sessions/capabilities`), [`attention_setting`] (`PATCH
 //! /api/v1/sessions/{id}/attention-context`), [`ws`] (the WebSocket `/api/v1/ws/join`),
 //! [`messages`] (`session_message` admission), [`staging`] (`/api/v1/sessions/context`),
-//! [`uploads`] (`POST /api/v1/uploads`), [`store`] (SQLite). [`SessionService`] is also the typed
+//! [`uploads`] (`POST /api/v1/uploads`), [`store`] (SQLite), [`ui_actions`] (the UI action broker). [`SessionService`] is also the typed
 //! read API tests use (`server.session()`).
 
 pub mod attention_setting;
@@ -16,6 +16,7 @@ pub mod capabilities;
 pub mod messages;
 pub mod staging;
 pub mod store;
+pub mod ui_actions;
 pub mod uploads;
 pub mod ws;
 
@@ -115,6 +116,7 @@ pub(crate) struct Inner {
     pub held_frames: Mutex<Vec<(String, String)>>,
     /// The database file was chosen by default (per process): removed when the Session ends.
     pub temporary_db: bool,
+    pub broker: ui_actions::Broker,
 }
 
 impl Drop for Inner {
@@ -176,6 +178,7 @@ impl SessionService {
                 held_sessions: Mutex::new(Default::default()),
                 held_frames: Mutex::new(Vec::new()),
                 temporary_db,
+                broker: ui_actions::Broker::default(),
             }),
         })
     }
@@ -274,6 +277,15 @@ impl SessionService {
     /// The command frames a held session received, as text.
     pub fn held_frames(&self, session_id: &str) -> Vec<String> {
         self.inner.held_frames.lock().map(|f| f.iter().filter(|(s, _)| s == session_id).map(|(_, t)| t.clone()).collect()).unwrap_or_default()
+    }
+    /// The UI action broker (agent clarification actions): routes, sent requests, refused results.
+    pub fn broker(&self) -> &ui_actions::Broker {
+        &self.inner.broker
+    }
+    /// Starts one agent action on the session's bound Host route; the receiver yields its one
+    /// terminal result envelope (relay.md Part 2). Must be called inside the Tokio runtime.
+    pub fn request_ui_action(&self, call: ui_actions::ActionCall) -> Result<tokio::sync::oneshot::Receiver<Value>, ui_actions::BrokerError> {
+        self.inner.broker.request(self, call)
     }
     /// Test hook: move the Session's clock forward (stage expiry) without waiting.
     pub fn advance_clock_ms(&self, ms: i64) {

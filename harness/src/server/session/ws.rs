@@ -5,7 +5,10 @@
 //! user's). The first frame the server sends is `{type:"welcome", topic:"session:<id>", session_id,
 //! socket_id, attention_context}`.
 //!
-//! Frames: every text frame is one command, answered by [`super::messages::admit`]. A frame over
+//! Frames: every text frame is one command, answered by [`super::messages::admit`], except
+//! `session_ui_action_result`, which goes to the UI action broker ([`super::ui_actions`]); the broker's
+//! `session_ui_action_request` frames go out on the same socket. An admitted message carrying
+//! `runtime_context.attention` binds this socket as the session's Host route. A frame over
 //! 32,768 bytes closes the socket with code 1009 (message too big) and is never parsed, so
 //! nothing is stored; exactly 32,768 bytes is admitted. Frames over 1 MiB are refused by the
 //! WebSocket layer itself before they are buffered.
@@ -68,11 +71,32 @@ async fn run(s: SessionService, session_id: String, mut socket: WebSocket) {
     if socket.send(Message::Text(welcome.to_string().into())).await.is_err() {
         return;
     }
-    while let Some(Ok(msg)) = socket.recv().await {
+    let (tx, mut outbound) = tokio::sync::mpsc::unbounded_channel::<String>();
+    s.inner.broker.socket_opened(&session_id, &socket_id, tx);
+    serve_frames(&s, &session_id, &socket_id, &mut socket, &mut outbound).await;
+    s.inner.broker.socket_closed(&s, &socket_id);
+}
+
+/// The socket's life: inbound commands and `session_ui_action_result`s, outbound broker requests.
+async fn serve_frames(
+    s: &SessionService,
+    session_id: &str,
+    socket_id: &str,
+    socket: &mut WebSocket,
+    outbound: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+) {
+    loop {
+        let msg = tokio::select! {
+            m = socket.recv() => match m { Some(Ok(m)) => m, _ => return },
+            Some(frame) = outbound.recv() => {
+                if socket.send(Message::Text(frame.into())).await.is_err() { return }
+                continue;
+            }
+        };
         let text = match msg {
             Message::Text(t) => t,
             Message::Binary(b) if b.len() > MAX_INLINE_COMMAND_BYTES => {
-                close_too_big(&s, &session_id, &mut socket, b.len()).await;
+                close_too_big(s, session_id, socket, b.len()).await;
                 return;
             }
             Message::Binary(_) => {
@@ -84,23 +108,33 @@ async fn run(s: SessionService, session_id: String, mut socket: WebSocket) {
         };
         let bytes = text.len();
         if bytes > MAX_INLINE_COMMAND_BYTES {
-            close_too_big(&s, &session_id, &mut socket, bytes).await;
+            close_too_big(s, session_id, socket, bytes).await;
             return;
         }
-        if s.inner.held_sessions.lock().is_ok_and(|h| h.contains(&session_id)) {
+        let parsed: Option<serde_json::Value> = serde_json::from_str(&text).ok();
+        if parsed.as_ref().is_some_and(|v| v["type"] == "session_ui_action_result") {
+            s.inner.broker.on_result(socket_id, parsed.as_ref().unwrap_or(&serde_json::Value::Null));
+            continue;
+        }
+        if s.inner.held_sessions.lock().is_ok_and(|h| h.contains(session_id)) {
             if let Ok(mut f) = s.inner.held_frames.lock() {
-                f.push((session_id.clone(), text.to_string()));
+                f.push((session_id.to_string(), text.to_string()));
             }
             continue;
         }
         let s2 = s.clone();
-        let (sid, sock) = (session_id.clone(), socket_id.clone());
+        let (sid, sock) = (session_id.to_string(), socket_id.to_string());
         let text = text.to_string();
         // SQLite and SHA-256 work off the async workers.
         let outcome = tokio::task::spawn_blocking(move || super::messages::admit(&s2, &sid, &sock, &text)).await;
         let Ok(outcome) = outcome else { return };
+        if outcome.frame["type"] == "received" {
+            if let Some(rc) = parsed.as_ref().and_then(|v| v["data"].get("runtime_context")) {
+                s.inner.broker.bind(s, session_id, socket_id, rc);
+            }
+        }
         s.record_reply(Reply {
-            session_id: session_id.clone(),
+            session_id: session_id.to_string(),
             request_id: outcome.request_id.clone(),
             command_bytes: bytes,
             runtime_context: outcome.runtime_context,

@@ -1,0 +1,485 @@
+//! Agent clarification actions (spec "Agent clarification actions", operational verification item 1
+//! and 5; relay.md "target_ref / action_ref fields", "path_digest computation"): the runtime's
+//! `action_ref`s checked against the candidate they describe, Chromium's box model and the
+//! contract module's own `path_digest` (one implementation of the digest on each side, compared).
+
+use anyhow::{ensure, Context};
+use serde_json::Value;
+
+use super::sampling::boundary_point;
+use super::{candidates, require_candidate, require_valid_payload, snapshot_at, Leaf};
+use crate::contract::canonical::{legacy_path_digest, path_digest};
+use crate::host::Host;
+
+/// Whether the Host's Attention configuration has agent actions on (`wippyAttention.configure`).
+pub async fn agent_actions_enabled(host: &Host) -> anyhow::Result<bool> {
+    let v = host.eval("window.wippyAttention.configure({}).agent_actions_enabled").await?;
+    v.as_bool().context("wippyAttention.configure({}) did not report agent_actions_enabled")
+}
+
+/// Checks one candidate's `action_ref` field by field against the candidate and the snapshot.
+pub fn require_action_ref(snap: &Value, cand: &Value) -> anyhow::Result<Value> {
+    let what = cand["target_id"].as_str().unwrap_or("?");
+    let r = cand.get("action_ref").with_context(|| format!("candidate {what} has no action_ref"))?;
+    let leaf = cand["path"].as_array().and_then(|p| p.last()).context("candidate without path")?;
+    ensure!(r["snapshot_id"] == snap["snapshot_id"], "{what}: action_ref snapshot_id {} != {}", r["snapshot_id"], snap["snapshot_id"]);
+    ensure!(r["host_instance_id"] == snap["host_instance_id"], "{what}: action_ref host_instance_id differs from the snapshot's");
+    ensure!(r["target_id"] == cand["target_id"], "{what}: action_ref target_id {}", r["target_id"]);
+    ensure!(r["mount_id"] == leaf["mount_id"] && r["generation"] == leaf["generation"], "{what}: action_ref mount {}/{} is not the leaf segment's {}/{}", r["mount_id"], r["generation"], leaf["mount_id"], leaf["generation"]);
+    ensure!(r["rect"] == cand["rect"], "{what}: action_ref rect {} != candidate rect {}", r["rect"], cand["rect"]);
+    let semantic = path_digest(&cand["path"])?;
+    ensure!(
+        r["path_digest"] == semantic.as_str(),
+        "{what}: the runtime's path_digest {} is not the contract module's semantic digest {semantic} (legacy would be {})",
+        r["path_digest"],
+        legacy_path_digest(&cand["path"])?
+    );
+    Ok(r.clone())
+}
+
+/// With agent actions on: a boundary snapshot and a snapshot over a deeper leaf carry an
+/// `action_ref` on every eligible candidate, each equal field by field to what the contract
+/// derives (the semantic `path_digest` computed by harness/src/contract/canonical.rs), and the
+/// snapshots pass the Session's v1 schema including its `action-reference` stage.
+pub async fn action_refs_match_the_contract(host: &Host, deeper: Leaf) -> anyhow::Result<String> {
+    ensure!(agent_actions_enabled(host).await?, "this check needs a Host opened with actions=on");
+    let (bx, by, left, right) = boundary_point(host).await?;
+    let snap = snapshot_at(host, bx, by).await?;
+    require_valid_payload(&snap)?;
+    let mut checked = 0;
+    for (truth, name) in [(&left, "left-leaf"), (&right, "right-leaf")] {
+        require_action_ref(&snap, require_candidate(&snap, truth, name)?)?;
+        checked += 1;
+    }
+    let truth = host.landmark_rect(deeper.landmark()).await?;
+    let (x, y) = truth.center();
+    let deep = snapshot_at(host, x, y).await?;
+    require_valid_payload(&deep)?;
+    let leaf = require_action_ref(&deep, require_candidate(&deep, &truth, deeper.landmark())?)?;
+    checked += 1;
+    for s in [&snap, &deep] {
+        for c in candidates(s) {
+            let eligible = c["path"].as_array().and_then(|p| p.last()).is_some_and(|l| l["kind"] == "element")
+                && c["rect"]["width"].as_f64().unwrap_or(0.0) > 0.0
+                && c["rect"]["height"].as_f64().unwrap_or(0.0) > 0.0;
+            ensure!(eligible == c.get("action_ref").is_some(), "candidate {} eligible={eligible} but action_ref present={}", c["target_id"], c.get("action_ref").is_some());
+            if eligible {
+                require_action_ref(s, c)?;
+                checked += 1;
+            }
+        }
+    }
+    Ok(format!("{checked} action_refs equal the contract's fields and semantic path_digest; {} leaf digest {}", deeper.landmark(), leaf["path_digest"]))
+}
+
+/// With agent actions off (the Host default): no candidate carries an `action_ref`.
+pub async fn no_action_refs_when_disabled(host: &Host) -> anyhow::Result<String> {
+    ensure!(!agent_actions_enabled(host).await?, "this check needs a Host without actions=on");
+    let (bx, by, _, _) = boundary_point(host).await?;
+    let snap = snapshot_at(host, bx, by).await?;
+    let with: Vec<&Value> = candidates(&snap).iter().filter(|c| c.get("action_ref").is_some()).collect();
+    ensure!(with.is_empty(), "agent actions are off, yet {} candidates carry an action_ref", with.len());
+    ensure!(!candidates(&snap).is_empty(), "the boundary snapshot has no candidates at all; nothing was proven");
+    Ok(format!("{} candidates, none with an action_ref", candidates(&snap).len()))
+}
+
+// ---- Host-owned overlay, end to end (operational verification item 5) ---------------------------
+
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use super::focus::await_truth;
+use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of};
+use super::{leaf_log, wait_for, Poll, POINTER_TIMEOUT};
+use crate::agent::{ActionOptions, ActionResult, Agent, Status};
+use crate::input::Key;
+
+const RESULT_WAIT: Duration = Duration::from_secs(15);
+
+/// Binds the harness as the agent to the Host tab: a trusted message from the composer carries
+/// the tab's runtime_context, which makes that socket the session's route.
+pub async fn bound_agent(host: &Host) -> anyhow::Result<Agent> {
+    let state = composer_ready(host).await?;
+    let sid = session_id(&state)?;
+    compose(host, "bind").await?;
+    let row = enter_and_settle(host).await?;
+    ensure!(row["delivery"] == "received", "the binding message was not received: {row}");
+    Ok(Agent::bind(session_of(host)?, &sid)?)
+}
+
+/// The `action_ref` of the candidate at `leaf`'s box, from a snapshot taken with the pointer there.
+pub async fn leaf_ref(host: &Host, leaf: Leaf) -> anyhow::Result<Value> {
+    let truth = host.landmark_rect(leaf.landmark()).await?;
+    let (x, y) = truth.center();
+    let snap = snapshot_at(host, x, y).await?;
+    require_action_ref(&snap, require_candidate(&snap, &truth, leaf.landmark())?)
+}
+
+pub async fn await_overlay(host: &Host, open: bool) -> anyhow::Result<()> {
+    let what = if open { "the Host overlay opening" } else { "the Host overlay closing" };
+    wait_for(host, what, POINTER_TIMEOUT, || async move {
+        // Open means painted (`data-wippy-attention-ready`); closed means no overlay element at all.
+        let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?.as_u64().unwrap_or(0);
+        let ready = host.eval("document.querySelectorAll('[data-wippy-attention-overlay][data-wippy-attention-ready]').length").await?.as_u64().unwrap_or(0);
+        let done = if open { n == 1 && ready == 1 } else { n == 0 };
+        Ok(if done { Poll::Ready(()) } else { Poll::Pending(format!("{n} overlays, {ready} painted")) })
+    })
+    .await
+}
+
+/// Centre of an overlay element (Host viewport CSS px).
+async fn overlay_point(host: &Host, selector: &str) -> anyhow::Result<(f64, f64)> {
+    let r = host
+        .eval(&format!(
+            "(() => {{ const e = document.querySelector('[data-wippy-attention-overlay] ' + {}); if (!e) return null; const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
+            json!(selector)
+        ))
+        .await?;
+    let a = r.as_array().with_context(|| format!("no overlay element {selector}"))?;
+    Ok((a[0].as_f64().unwrap_or(f64::NAN), a[1].as_f64().unwrap_or(f64::NAN)))
+}
+
+async fn click_overlay(host: &Host, selector: &str) -> anyhow::Result<()> {
+    let (x, y) = overlay_point(host, selector).await?;
+    host.click_at(x, y).await?;
+    Ok(())
+}
+
+/// Exactly one terminal result: the agent's, and no second one reached the broker.
+async fn one_result(host: &Host, pending: crate::agent::PendingAction) -> anyhow::Result<ActionResult> {
+    let r = pending.result(RESULT_WAIT).await?;
+    let action = r.envelope["in_reply_to_action_id"].clone();
+    let sent = host.eval(&format!("window.__host.overlay.results.filter((x) => x.in_reply_to_action_id === {action}).length")).await?.as_u64().unwrap_or(0);
+    ensure!(sent <= 1, "the Host sent {sent} results for action {action}");
+    let sid = r.envelope["session_id"].as_str().unwrap_or_default().to_string();
+    let refused: Vec<_> = session_of(host)?.broker().refusals().into_iter().filter(|x| x.session_id == sid).collect();
+    ensure!(refused.is_empty(), "the broker refused Host results: {refused:?}");
+    Ok(r)
+}
+
+fn require_status(r: &ActionResult, status: Status) -> anyhow::Result<()> {
+    ensure!(r.status == status, "expected {status:?}, got {:?} ({:?}): {}", r.status, r.reason, r.envelope);
+    Ok(())
+}
+
+fn pointer_downs(log: &[Value]) -> usize {
+    log.iter().filter(|e| e["type"] == "pointerdown").count()
+}
+
+/// Confirm by pointer over two targets at the boundary: a click on a target outline selects it and
+/// never reaches the leaf below (its own log), the primary button confirms that target, and focus
+/// returns to the composer (Chromium's focused element).
+pub async fn confirm_by_pointer(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let (bx, by, left, right) = boundary_point(host).await?;
+    let snap = snapshot_at(host, bx, by).await?;
+    let l = require_action_ref(&snap, require_candidate(&snap, &left, "left-leaf")?)?;
+    let r = require_action_ref(&snap, require_candidate(&snap, &right, "right-leaf")?)?;
+    let (cx, cy) = host.landmark_rect("composer-input").await?.center();
+    host.click_at(cx, cy).await?;
+    await_truth(host, "composer-input").await?;
+    let pending = agent.confirm(&[l.clone(), r.clone()], &ActionOptions { prompt: Some("Which one?".into()), ..Default::default() })?;
+    await_overlay(host, true).await?;
+    let before = pointer_downs(&leaf_log(host, Leaf::Right).await?);
+    let target_sel = format!("[data-wippy-attention-target={}]", json!(r["target_id"].as_str().unwrap_or_default()));
+    let (tx, ty) = overlay_point(host, &target_sel).await?;
+    ensure!((tx - right.center().0).abs() < 1.0 && (ty - right.center().1).abs() < 1.0, "the right outline is not over the right leaf");
+    host.click_at(tx, ty).await?;
+    wait_for(host, "the right outline pressed", POINTER_TIMEOUT, || async {
+        let p = host.eval(&format!("document.querySelector('[data-wippy-attention-overlay] ' + {}).getAttribute('aria-pressed')", json!(target_sel))).await?;
+        Ok(if p == "true" { Poll::Ready(()) } else { Poll::Pending(p.to_string()) })
+    })
+    .await?;
+    let after = pointer_downs(&leaf_log(host, Leaf::Right).await?);
+    ensure!(after == before, "the right leaf received {} pointerdowns through the overlay", after - before);
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Confirmed)?;
+    let sel = res.selected_target.context("confirmed without selected_target")?;
+    ensure!(sel["target_id"] == r["target_id"] && sel["path_digest"] == r["path_digest"], "confirmed {} instead of the right leaf", sel["target_id"]);
+    await_overlay(host, false).await?;
+    await_truth(host, "composer-input").await?;
+    Ok(format!("confirmed {} by pointer; leaf pointerdowns unchanged ({before}); focus back in the composer", sel["target_id"]))
+}
+
+/// Select by keyboard (Enter on the auto-focused primary button), focus restored into `leaf`.
+pub async fn select_by_keyboard_restores_focus(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, leaf).await?;
+    let (x, y) = host.landmark_rect(leaf.landmark()).await?.center();
+    host.click_at(x, y).await?;
+    await_truth(host, leaf.landmark()).await?;
+    let pending = agent.select(std::slice::from_ref(&target), &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.press_key(Key::ENTER).await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Selected)?;
+    ensure!(res.selected_target.as_ref().is_some_and(|s| s["target_id"] == target["target_id"]), "selected another target: {:?}", res.selected_target);
+    await_overlay(host, false).await?;
+    let f = await_truth(host, leaf.landmark()).await?;
+    Ok(format!("selected by Enter; focus back on {} <{}> in {}", leaf.landmark(), f.tag, f.frame_url))
+}
+
+/// Escape cancels, focus returns to `leaf`.
+pub async fn escape_cancels_and_restores_focus(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, leaf).await?;
+    let (x, y) = host.landmark_rect(leaf.landmark()).await?.center();
+    host.click_at(x, y).await?;
+    await_truth(host, leaf.landmark()).await?;
+    let pending = agent.highlight(&[target], &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.press_key(Key::ESCAPE).await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Cancelled)?;
+    await_overlay(host, false).await?;
+    let f = match await_truth(host, leaf.landmark()).await {
+        Ok(f) => f,
+        Err(e) => {
+            let top = host.eval("(document.activeElement && document.activeElement.outerHTML.slice(0, 120)) + ' hasFocus=' + document.hasFocus()").await?;
+            let inner = host.eval_in_frame(&super::leaf_frame(host.engine, leaf), "(document.activeElement && document.activeElement.outerHTML.slice(0, 120)) + ' hasFocus=' + document.hasFocus()").await?;
+            anyhow::bail!("{e:#}; top active {top}; leaf realm active {inner}");
+        }
+    };
+    Ok(format!("Escape cancelled; focus back on {} in {}", leaf.landmark(), f.frame_url))
+}
+
+/// allow_pointer false: a trusted click on the primary button does not answer; the keyboard
+/// (Space) does. allow_keyboard false: Enter does not answer; a pointer click does.
+pub async fn pointer_and_keyboard_are_permissioned_independently(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Left).await?;
+    let no_pointer = ActionOptions { allow_pointer: false, ..Default::default() };
+    let pending = agent.highlight(std::slice::from_ref(&target), &no_pointer)?;
+    await_overlay(host, true).await?;
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    // The click was delivered (trusted) yet must not answer: the overlay is still the active one.
+    let active = host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length === 0").await?;
+    ensure!(active == true, "a pointer click answered an action with allow_pointer false");
+    host.eval("document.querySelector('[data-wippy-attention-answer=primary]').focus(), true").await?;
+    host.press_key(Key::SPACE).await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Confirmed)?;
+    await_overlay(host, false).await?;
+
+    let no_keyboard = ActionOptions { allow_keyboard: false, ..Default::default() };
+    let pending = agent.highlight(&[target], &no_keyboard)?;
+    await_overlay(host, true).await?;
+    host.press_key(Key::ENTER).await?;
+    let active = host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length === 1").await?;
+    ensure!(active == true, "Enter answered an action with allow_keyboard false");
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = pending.result(RESULT_WAIT).await?;
+    require_status(&res, Status::Confirmed)?;
+    Ok("pointer refused without allow_pointer, keyboard refused without allow_keyboard; each other path answered".into())
+}
+
+/// A request nobody answers ends `expired` at its TTL and the overlay closes.
+pub async fn timeout_expires(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Right).await?;
+    let t0 = std::time::Instant::now();
+    let pending = agent.confirm(&[target], &ActionOptions { ttl_secs: 1, ..Default::default() })?;
+    await_overlay(host, true).await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Expired)?;
+    await_overlay(host, false).await?;
+    Ok(format!("expired after {:?} (TTL 1 s)", t0.elapsed()))
+}
+
+/// The target's realm is remounted while the overlay is up: `stale`, no selected_target.
+pub async fn remount_makes_stale(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Left).await?;
+    let pending = agent.confirm(&[target], &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.eval("window.__host.remount('leaf-left').then(() => true)").await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Stale)?;
+    ensure!(res.selected_target.is_none(), "a stale result carries a selected_target");
+    await_overlay(host, false).await?;
+    Ok(format!("remount -> stale ({:?})", res.reason))
+}
+
+/// A target from another Host instance (the same page reloaded) is stale.
+pub async fn other_host_instance_is_stale(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let mut target = leaf_ref(host, Leaf::Left).await?;
+    target["host_instance_id"] = json!("host-0000000000000000");
+    let res = one_result(host, agent.confirm(&[target], &ActionOptions::default())?).await?;
+    require_status(&res, Status::Stale)?;
+    Ok(format!("changed Host instance -> stale ({:?})", res.reason))
+}
+
+/// The socket drops while the overlay is up: `disconnected`, the overlay closes; a new socket
+/// binds again with the next message, and a later action works.
+pub async fn disconnect_then_reconnect(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Left).await?;
+    let pending = agent.select(std::slice::from_ref(&target), &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.eval("window.__host.session.disconnect(), true").await?;
+    let res = pending.result(RESULT_WAIT).await?;
+    require_status(&res, Status::Disconnected)?;
+    await_overlay(host, false).await?;
+    host.eval("window.__host.session.reconnect()").await?;
+    let again = bound_agent(host).await?;
+    ensure!(again.route().delivery_handle != agent.route().delivery_handle, "the new socket did not bind a new route");
+    let pending = again.select(&[target], &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.press_key(Key::ENTER).await?;
+    let res = pending.result(RESULT_WAIT).await?;
+    require_status(&res, Status::Selected)?;
+    Ok("disconnected, rebound, selected".into())
+}
+
+/// Interactive capabilities off (the Host default): the route is not authorized, the broker
+/// sends nothing and no overlay opens (operational verification item 1).
+pub async fn no_overlay_when_actions_off(host: &Host) -> anyhow::Result<String> {
+    ensure!(!agent_actions_enabled(host).await?, "this check needs a Host without actions=on");
+    let agent = bound_agent(host).await?;
+    ensure!(!agent.route().agent_actions_authorized, "the tab reported agent actions on");
+    let (bx, by, left, _) = boundary_point(host).await?;
+    let snap = snapshot_at(host, bx, by).await?;
+    let c = require_candidate(&snap, &left, "left-leaf")?;
+    ensure!(c.get("action_ref").is_none(), "a candidate carries an action_ref with actions off");
+    // Even a reference built by hand gets no overlay.
+    let forged = json!({"snapshot_id": snap["snapshot_id"], "target_id": c["target_id"], "host_instance_id": snap["host_instance_id"],
+        "mount_id": "m", "generation": 1, "path_digest": path_digest(&c["path"])?, "rect": c["rect"]});
+    let res = agent.confirm(&[forged], &ActionOptions::default())?.result(RESULT_WAIT).await?;
+    require_status(&res, Status::PermissionDenied)?;
+    let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?;
+    ensure!(n == 0, "{n} overlays opened with actions off");
+    ensure!(session_of(host)?.broker().sent().iter().all(|f| f["session_id"] != agent.route().session_id.as_str()), "a request reached the Host");
+    Ok("permission-denied, no request sent, no overlay".into())
+}
+
+/// The Host page navigates while the overlay is up: the interaction ends `stale` exactly once
+/// (the Host answers on pagehide, before its socket closes; the broker's later disconnect finds
+/// nothing pending).
+pub async fn host_navigation_makes_stale(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Right).await?;
+    let pending = agent.select(&[target], &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.eval("setTimeout(() => location.assign(location.href), 0), true").await?;
+    let res = pending.result(RESULT_WAIT).await?;
+    require_status(&res, Status::Stale)?;
+    let refused: Vec<_> = session_of(host)?.broker().refusals().into_iter().filter(|x| x.session_id == agent.route().session_id).collect();
+    ensure!(refused.is_empty(), "the broker refused Host results: {refused:?}");
+    Ok(format!("Host navigation -> stale ({:?})", res.reason))
+}
+
+/// Remount and a changed Host instance, both `stale`.
+pub async fn stale_targets(host: &Host) -> anyhow::Result<String> {
+    let a = remount_makes_stale(host).await?;
+    let b = other_host_instance_is_stale(host).await?;
+    Ok(format!("{a}; {b}"))
+}
+
+/// Host query parameters of the agent-action checks: agent actions on.
+pub const ACTIONS_QUERY: &str = "actions=on";
+
+/// The operational checklist item 5 rows (each on a Host opened with [`ACTIONS_QUERY`]).
+pub fn checks() -> Vec<super::Check> {
+    use super::Check;
+    vec![
+        Check { query: actions_host, name: "checklist-5-highlight-by-keyboard-and-pointer-each-permissioned", run: |h| Box::pin(pointer_and_keyboard_are_permissioned_independently(h)) },
+        Check { query: actions_host, name: "checklist-5-confirm-by-pointer-swallows-input-below", run: |h| Box::pin(confirm_by_pointer(h)) },
+        Check { query: actions_host, name: "checklist-5-select-by-keyboard", run: |h| Box::pin(select_by_keyboard_restores_focus(h, Leaf::Left)) },
+        Check { query: actions_host, name: "checklist-5-cancel-by-escape", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::ClosedShadow)) },
+        Check { query: actions_host, name: "checklist-5-timeout-expires", run: |h| Box::pin(timeout_expires(h)) },
+        Check { query: actions_host, name: "checklist-5-stale-target", run: |h| Box::pin(stale_targets(h)) },
+        Check { query: actions_host, name: "checklist-5-navigation-makes-stale", run: |h| Box::pin(host_navigation_makes_stale(h)) },
+        Check { query: actions_host, name: "checklist-5-disconnect-and-reconnect", run: |h| Box::pin(disconnect_then_reconnect(h)) },
+        Check { query: actions_host, name: "checklist-5-focus-restoration-oopif", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::Oopif)) },
+    ]
+}
+
+/// The Host query of the item 5 rows, whatever the engine.
+fn actions_host(_: crate::host::Engine) -> &'static str {
+    ACTIONS_QUERY
+}
+
+/// Zero-target select with capture_region: a trusted pointer drag over the left leaf chooses the
+/// area; "Use this area" answers `selected` with that exact rect and the left leaf's identity.
+pub async fn area_by_drag(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let left = host.landmark_rect("left-leaf").await?;
+    let truth_ref = leaf_ref(host, Leaf::Left).await?;
+    let area = ActionOptions { capture_region: true, allow_keyboard: false, ..Default::default() };
+    let pending = agent.select(&[], &area)?;
+    await_overlay(host, true).await?;
+    let before = pointer_downs(&leaf_log(host, Leaf::Left).await?);
+    let (x0, y0) = ((left.x + 4.0).round(), (left.y + 4.0).round());
+    let (x1, y1) = ((left.right() - 6.0).round(), (left.y + left.height - 5.0).round());
+    host.drag((x0, y0), (x1, y1), 4).await?;
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Selected)?;
+    let sel = res.selected_target.context("selected without selected_target")?;
+    let want = json!({"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0});
+    let got = &sel["rect"];
+    ensure!(["x", "y", "width", "height"].iter().all(|k| got[k].as_f64() == want[k].as_f64()), "area {got} is not the drag rectangle {want}");
+    ensure!(sel["target_id"] == truth_ref["target_id"] && sel["path_digest"] == truth_ref["path_digest"], "the area names {} not the left leaf", sel["target_id"]);
+    let after = pointer_downs(&leaf_log(host, Leaf::Left).await?);
+    ensure!(after == before, "the left leaf received {} pointerdowns through the overlay", after - before);
+    Ok(format!("dragged area {want} selected over {}", sel["target_id"]))
+}
+
+/// Zero-target select by keyboard: Enter on the auto-focused "Use current pointer area" takes a
+/// 40 x 40 area at the pointer (moved over the right leaf with trusted input), Enter again answers.
+pub async fn area_by_keyboard(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let right = host.landmark_rect("right-leaf").await?;
+    let truth_ref = leaf_ref(host, Leaf::Right).await?; // moves the pointer to the right leaf's centre
+    let (cx, cy) = right.center();
+    let pending = agent.select(&[], &ActionOptions { capture_region: true, allow_pointer: false, ..Default::default() })?;
+    await_overlay(host, true).await?;
+    host.press_key(Key::ENTER).await?;
+    wait_for(host, "the pointer area chosen", POINTER_TIMEOUT, || async {
+        let shown = host.eval("getComputedStyle(document.querySelector('[data-wippy-attention-region]')).display").await?;
+        Ok(if shown == "block" { Poll::Ready(()) } else { Poll::Pending(shown.to_string()) })
+    })
+    .await?;
+    host.press_key(Key::ENTER).await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Selected)?;
+    let sel = res.selected_target.context("selected without selected_target")?;
+    let r = &sel["rect"];
+    let (x, y) = (r["x"].as_f64().unwrap_or(f64::NAN), r["y"].as_f64().unwrap_or(f64::NAN));
+    ensure!((x + 20.0 - cx).abs() <= 0.5 && (y + 20.0 - cy).abs() <= 0.5 && r["width"] == 40.0 && r["height"] == 40.0, "area {r} is not 40x40 at the pointer ({cx}, {cy})");
+    ensure!(sel["target_id"] == truth_ref["target_id"], "the area names {} not the right leaf", sel["target_id"]);
+    Ok(format!("keyboard area {r} selected over {}", sel["target_id"]))
+}
+
+/// Geometry refresh (suite test 8): the target moves 24 px while the confirm overlay is up; the
+/// outline follows it, and the confirmation returns the same target with the new rect (Chromium's
+/// box model within 0.5 px).
+pub async fn moved_target_is_confirmed_with_its_new_rect(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Left).await?;
+    let pending = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.eval_in_frame(&super::leaf_frame(host.engine, Leaf::Left), "document.querySelector('[data-landmark=left-leaf]') ? (document.querySelector('[data-landmark=left-leaf]').style.transform = 'translateX(24px)', true) : false")
+        .await?;
+    let moved = host.landmark_rect("left-leaf").await?;
+    let old = super::rect_of(&target["rect"]).context("target rect")?;
+    ensure!((moved.x - old.x - 24.0).abs() <= 0.5, "the leaf did not move 24 px: {old:?} -> {moved:?}");
+    let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
+    wait_for(host, "the outline following the moved target", POINTER_TIMEOUT, || async {
+        let (x, _) = overlay_point(host, &sel).await?;
+        Ok(if (x - moved.center().0).abs() <= 0.5 { Poll::Ready(()) } else { Poll::Pending(format!("outline centre x {x}")) })
+    })
+    .await?;
+    host.press_key(Key::ENTER).await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Confirmed)?;
+    let s = res.selected_target.context("confirmed without selected_target")?;
+    let r = super::rect_of(&s["rect"]).context("selected_target rect")?;
+    ensure!(s["target_id"] == target["target_id"], "confirmed another target");
+    ensure!(r.max_edge_delta(&moved) <= 0.5, "confirmed rect {r:?} is not the moved box {moved:?}");
+    Ok(format!("moved {:.1} px, confirmed with the new rect", moved.x - old.x))
+}

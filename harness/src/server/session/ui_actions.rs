@@ -1,0 +1,513 @@
+//! The UI action broker of the reference Session (spec "Agent clarification actions", "Terminal
+//! statuses"; relay.md Part 2 "UI action protocol"): an agent's `highlight` / `confirm` / `select` /
+//! `capture_visual` request is checked (`validate_args`), bound to the Session's current Host route
+//! (the socket whose last admitted `session_message` carried `runtime_context.attention` with a
+//! `host_instance_id`), sent to that socket as `{type:"session_ui_action_request", session_id, data}`
+//! (never with the `delivery_handle`), and ends with exactly one terminal result: the Host's
+//! `{type:"session_ui_action_result", session_id, data}` once it passes `validate_result` and the
+//! correlation checks, or a result the broker synthesises (`unavailable` for argument errors, a
+//! pending action or a missing route, `expired` at `expires_at`, `disconnected` when the route's
+//! socket closes, `unavailable` "turn route replaced" when a newer socket binds).
+//!
+//! Concurrency: one interactive action pending per session. A second result for a completed action
+//! is refused as `duplicate`; every refused Host result is kept in [`Broker::refusals`].
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, oneshot};
+
+use crate::contract::attention_v1::{is_action_ref, is_rect};
+use crate::contract::lua::{get, is_string, only_keys};
+
+/// TTL bounds of an interactive action, seconds (relay.md: "an integer from 1 to 120").
+pub const MIN_TTL_SECS: u64 = 1;
+pub const MAX_TTL_SECS: u64 = 120;
+/// `prompt` is a string of at most 512 bytes.
+pub const MAX_PROMPT_BYTES: usize = 512;
+/// 1-32 targets (0 only for a `select` with `capture_region: true`).
+pub const MAX_TARGETS: usize = 32;
+pub const SCHEMA: &str = "wippy.ui-action.v1";
+
+/// The interactive modes this broker routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    Highlight,
+    Confirm,
+    Select,
+    CaptureVisual,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Highlight => "highlight",
+            Mode::Confirm => "confirm",
+            Mode::Select => "select",
+            Mode::CaptureVisual => "capture_visual",
+        }
+    }
+    /// relay.md "Statuses allowed per mode".
+    pub fn allows(self, status: &str) -> bool {
+        match self {
+            Mode::CaptureVisual => {
+                matches!(status, "prepared" | "cancelled" | "denied" | "expired" | "stale" | "disconnected" | "unavailable" | "error")
+            }
+            _ => TERMINAL_STATUSES.contains(&status) && !matches!(status, "prepared" | "denied"),
+        }
+    }
+}
+
+/// relay.md "Terminal statuses" (reads add `inspected`, which no interactive mode allows).
+pub const TERMINAL_STATUSES: &[&str] = &[
+    "selected", "confirmed", "prepared", "cancelled", "denied", "rejected", "expired", "stale", "disconnected",
+    "permission-denied", "unavailable", "error",
+];
+
+/// Reasons of the results the broker synthesises (relay.md).
+pub const REASON_EXPIRED: &str = "UI action expired";
+pub const REASON_DISCONNECTED: &str = "UI action route disconnected";
+pub const REASON_REPLACED: &str = "turn route replaced";
+pub const REASON_PENDING: &str = "another UI action is pending";
+pub const REASON_ROUTE_EXPIRED: &str = "UI action route expired";
+pub const REASON_NOT_AUTHORIZED: &str = "agent actions are not enabled for this Host";
+
+/// Errors of the agent-facing API that are the caller's programming mistakes (not results).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum BrokerError {
+    #[error("ttl_secs must be an integer from 1 to 120, got {0}")]
+    Ttl(u64),
+    #[error("call_id must be 1..128 bytes")]
+    CallId,
+}
+
+/// Validates action arguments as the broker's `validate_args` does; `Err` is the exact reason
+/// string of relay.md's argument errors.
+pub fn validate_args(mode: Mode, args: &Value) -> Result<(), &'static str> {
+    let Value::Object(a) = args else { return Err("arguments must be an object") };
+    if let Some(p) = a.get("prompt") {
+        if !matches!(p, Value::String(s) if s.len() <= MAX_PROMPT_BYTES) {
+            return Err("prompt is invalid");
+        }
+    }
+    let targets = match a.get("targets") {
+        None | Some(Value::Null) => &[][..],
+        Some(Value::Array(t)) if t.len() <= MAX_TARGETS => t.as_slice(),
+        Some(_) => return Err("targets are invalid"),
+    };
+    for t in targets {
+        if !is_action_ref(Some(t)) {
+            return Err("target reference is invalid");
+        }
+    }
+    for (key, error) in [("allow_pointer", "allow_pointer is invalid"), ("allow_keyboard", "allow_keyboard is invalid")] {
+        if !matches!(a.get(key), None | Some(Value::Bool(_))) {
+            return Err(error);
+        }
+    }
+    let capture_region = match (mode, a.get("capture_region")) {
+        (_, None) => false,
+        (Mode::CaptureVisual, Some(_)) => return Err("capture_region is not allowed"),
+        (_, Some(Value::Bool(b))) => *b,
+        (_, Some(_)) => return Err("capture_region is invalid"),
+    };
+    match (mode, a.get("capture")) {
+        (_, None) => {}
+        (Mode::CaptureVisual, Some(c)) => {
+            if !is_capture(c) {
+                return Err("capture is invalid");
+            }
+        }
+        (_, Some(_)) => return Err("capture is not allowed"),
+    }
+    if targets.is_empty() && !(mode == Mode::Select && capture_region) {
+        return Err("targets are required");
+    }
+    Ok(())
+}
+
+/// relay.md `capture`: `{scope? target|region|viewport, region? rect (required for region),
+/// allow_adjustment? bool, allow_viewport_choice? bool, format? image/png|image/webp}`.
+fn is_capture(c: &Value) -> bool {
+    let v = Some(c);
+    let scope = get(v, "scope").map(|s| s.as_str());
+    only_keys(v, &["scope", "region", "allow_adjustment", "allow_viewport_choice", "format"])
+        && matches!(scope, None | Some(Some("target" | "region" | "viewport")))
+        && (get(v, "region").is_none() || is_rect(get(v, "region")))
+        && (scope != Some(Some("region")) || get(v, "region").is_some())
+        && matches!(get(v, "allow_adjustment"), None | Some(Value::Bool(_)))
+        && matches!(get(v, "allow_viewport_choice"), None | Some(Value::Bool(_)))
+        && matches!(get(v, "format").map(|f| f.as_str()), None | Some(Some("image/png" | "image/webp")))
+}
+
+/// The result envelope's own shape (`validate_result`): a strict object with bounded strings, a
+/// terminal status and the status-bound members (`selected_target` exactly for selected/confirmed,
+/// `prepared_file` exactly for prepared, `inspection`/`targets` never for interactive modes).
+pub fn validate_result_envelope(r: &Value) -> Result<(), &'static str> {
+    let v = Some(r);
+    let keys = [
+        "schema", "message_type", "result_id", "in_reply_to_action_id", "request_id", "session_id", "host_instance_id",
+        "completed_at", "status", "reason", "selected_target", "prepared_file", "inspection", "targets",
+    ];
+    let status = get(v, "status").and_then(Value::as_str).unwrap_or_default();
+    let ok = only_keys(v, &keys)
+        && get(v, "schema").and_then(Value::as_str) == Some(SCHEMA)
+        && get(v, "message_type").and_then(Value::as_str) == Some("result")
+        && is_string(get(v, "result_id"), 128, false)
+        && is_string(get(v, "in_reply_to_action_id"), 128, false)
+        && is_string(get(v, "request_id"), 128, false)
+        && is_string(get(v, "session_id"), 128, false)
+        && is_string(get(v, "host_instance_id"), 160, false)
+        && is_string(get(v, "completed_at"), 64, false)
+        && (TERMINAL_STATUSES.contains(&status) || status == "inspected")
+        && (get(v, "reason").is_none() || is_string(get(v, "reason"), 512, true));
+    if !ok {
+        return Err("result envelope is invalid");
+    }
+    let needs_target = matches!(status, "selected" | "confirmed");
+    match get(v, "selected_target") {
+        Some(t) if needs_target && is_action_ref(Some(t)) => {}
+        None if !needs_target => {}
+        _ => return Err("selected_target is invalid"),
+    }
+    if (status == "prepared") != get(v, "prepared_file").is_some() {
+        return Err("prepared_file is invalid");
+    }
+    if get(v, "inspection").is_some() || get(v, "targets").is_some() || status == "inspected" {
+        return Err("inspection is not allowed");
+    }
+    Ok(())
+}
+
+/// Everything of a target ref but `rect` (the Host refreshes geometry).
+fn identity(t: &Value) -> Value {
+    match t {
+        Value::Object(m) => Value::Object(m.iter().filter(|(k, _)| k.as_str() != "rect").map(|(k, v)| (k.clone(), v.clone())).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The route the agent gets from the current turn (`bind_turn`): never sent to the Host.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentRoute {
+    pub delivery_handle: String,
+    pub session_id: String,
+    pub host_instance_id: String,
+    pub agent_actions_authorized: bool,
+}
+
+/// One agent call (leg 1 of relay.md).
+#[derive(Debug, Clone)]
+pub struct ActionCall {
+    pub delivery_handle: String,
+    pub call_id: String,
+    pub session_id: String,
+    pub mode: Mode,
+    pub args: Value,
+    pub ttl_secs: u64,
+}
+
+/// A Host result the broker refused, with why (for tests; the Host gets nothing back).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Refusal {
+    pub session_id: String,
+    pub socket_id: String,
+    pub error: String,
+    pub result: Value,
+}
+
+struct Route {
+    socket_id: String,
+    host_instance_id: String,
+    authorized: bool,
+    delivery_handle: String,
+    tx: mpsc::UnboundedSender<String>,
+}
+
+struct Pending {
+    action_id: String,
+    request_id: String,
+    session_id: String,
+    host_instance_id: String,
+    socket_id: String,
+    mode: Mode,
+    targets: Vec<Value>,
+    reply: oneshot::Sender<Value>,
+}
+
+#[derive(Default)]
+struct State {
+    /// session id -> its current Host route.
+    routes: HashMap<String, Route>,
+    /// socket id -> its outbound channel (every joined socket, bound or not).
+    sockets: HashMap<String, (String, mpsc::UnboundedSender<String>)>,
+    /// session id -> its pending interactive action.
+    pending: HashMap<String, Pending>,
+    /// action ids that ended (a later Host result for one is a `duplicate`).
+    completed: HashSet<String>,
+    refusals: Vec<Refusal>,
+    /// Every request frame sent to a Host socket, as sent.
+    sent: Vec<Value>,
+}
+
+/// The broker (one per Session). Cheap to clone.
+#[derive(Clone, Default)]
+pub struct Broker {
+    state: Arc<Mutex<State>>,
+}
+
+fn rfc3339(ms: i64) -> String {
+    super::rfc3339_ms(ms)
+}
+
+impl Broker {
+    /// A joined socket: frames the broker sends it go to `tx`.
+    pub(crate) fn socket_opened(&self, session_id: &str, socket_id: &str, tx: mpsc::UnboundedSender<String>) {
+        if let Ok(mut s) = self.state.lock() {
+            s.sockets.insert(socket_id.to_string(), (session_id.to_string(), tx));
+        }
+    }
+
+    /// A socket closed: its route ends, and the action pending on it ends `disconnected`.
+    pub(crate) fn socket_closed(&self, s_: &super::SessionService, socket_id: &str) {
+        let ended = {
+            let Ok(mut s) = self.state.lock() else { return };
+            s.sockets.remove(socket_id);
+            s.routes.retain(|_, r| r.socket_id != socket_id);
+            let sessions: Vec<String> = s.pending.iter().filter(|(_, p)| p.socket_id == socket_id).map(|(k, _)| k.clone()).collect();
+            sessions.into_iter().filter_map(|k| s.pending.remove(&k)).collect::<Vec<_>>()
+        };
+        for p in ended {
+            self.finish(s_, p, "disconnected", REASON_DISCONNECTED);
+        }
+    }
+
+    /// An admitted `session_message` carried `runtime_context.attention`: that socket becomes the
+    /// session's route (a newer socket replaces an older one; its pending action ends `unavailable`
+    /// "turn route replaced").
+    pub(crate) fn bind(&self, s_: &super::SessionService, session_id: &str, socket_id: &str, runtime_context: &Value) {
+        let attention = &runtime_context["attention"];
+        let Some(host) = attention["host_instance_id"].as_str().filter(|h| !h.is_empty() && h.len() <= 160) else { return };
+        let authorized = attention["agent_actions_enabled"] == Value::Bool(true);
+        let replaced = {
+            let Ok(mut s) = self.state.lock() else { return };
+            let Some((_, tx)) = s.sockets.get(socket_id).cloned() else { return };
+            let same = s.routes.get(session_id).is_some_and(|r| r.socket_id == socket_id && r.host_instance_id == host);
+            let handle = if same {
+                s.routes[session_id].delivery_handle.clone()
+            } else {
+                format!("dh-{}", super::new_uuid_v4())
+            };
+            s.routes.insert(
+                session_id.to_string(),
+                Route { socket_id: socket_id.to_string(), host_instance_id: host.to_string(), authorized, delivery_handle: handle, tx },
+            );
+            if same {
+                None
+            } else {
+                match s.pending.get(session_id) {
+                    Some(p) if p.socket_id != socket_id || p.host_instance_id != host => s.pending.remove(session_id),
+                    _ => None,
+                }
+            }
+        };
+        if let Some(p) = replaced {
+            self.finish(s_, p, "unavailable", REASON_REPLACED);
+        }
+    }
+
+    /// The agent's route for a session (`bind_turn`), if a Host tab is bound.
+    pub fn route(&self, session_id: &str) -> Option<AgentRoute> {
+        let s = self.state.lock().ok()?;
+        s.routes.get(session_id).map(|r| AgentRoute {
+            delivery_handle: r.delivery_handle.clone(),
+            session_id: session_id.to_string(),
+            host_instance_id: r.host_instance_id.clone(),
+            agent_actions_authorized: r.authorized,
+        })
+    }
+
+    /// Every request frame sent to a Host, oldest first.
+    pub fn sent(&self) -> Vec<Value> {
+        self.state.lock().map(|s| s.sent.clone()).unwrap_or_default()
+    }
+    /// Every Host result the broker refused, oldest first.
+    pub fn refusals(&self) -> Vec<Refusal> {
+        self.state.lock().map(|s| s.refusals.clone()).unwrap_or_default()
+    }
+    /// Whether `session_id` has an interactive action pending.
+    pub fn is_pending(&self, session_id: &str) -> bool {
+        self.state.lock().is_ok_and(|s| s.pending.contains_key(session_id))
+    }
+
+    /// Starts one action. The receiver yields its one terminal result envelope.
+    pub fn request(&self, s_: &super::SessionService, call: ActionCall) -> Result<oneshot::Receiver<Value>, BrokerError> {
+        if !(MIN_TTL_SECS..=MAX_TTL_SECS).contains(&call.ttl_secs) {
+            return Err(BrokerError::Ttl(call.ttl_secs));
+        }
+        if call.call_id.is_empty() || call.call_id.len() > 128 {
+            return Err(BrokerError::CallId);
+        }
+        let (tx, rx) = oneshot::channel();
+        let now = s_.now_ms();
+        let action_id = format!("act-{}", super::new_uuid_v4());
+        let mut pending = Pending {
+            action_id: action_id.clone(),
+            request_id: call.call_id.clone(),
+            session_id: call.session_id.clone(),
+            host_instance_id: String::new(),
+            socket_id: String::new(),
+            mode: call.mode,
+            targets: Vec::new(),
+            reply: tx,
+        };
+        if let Err(reason) = validate_args(call.mode, &call.args) {
+            self.finish(s_, pending, "unavailable", reason);
+            return Ok(rx);
+        }
+        let expires_at = now + (call.ttl_secs as i64) * 1000;
+        let frame = {
+            let Ok(mut s) = self.state.lock() else { return Ok(rx) };
+            let route = s.routes.get(&call.session_id).filter(|r| r.delivery_handle == call.delivery_handle);
+            let Some(route) = route else {
+                drop(s);
+                self.finish(s_, pending, "unavailable", REASON_ROUTE_EXPIRED);
+                return Ok(rx);
+            };
+            if !route.authorized {
+                drop(s);
+                self.finish(s_, pending, "permission-denied", REASON_NOT_AUTHORIZED);
+                return Ok(rx);
+            }
+            if s.pending.contains_key(&call.session_id) {
+                drop(s);
+                self.finish(s_, pending, "unavailable", REASON_PENDING);
+                return Ok(rx);
+            }
+            let a = call.args.as_object().cloned().unwrap_or_default();
+            let targets: Vec<Value> = a.get("targets").and_then(Value::as_array).cloned().unwrap_or_default();
+            let mut data = Map::new();
+            data.insert("schema".into(), json!(SCHEMA));
+            data.insert("message_type".into(), json!("request"));
+            data.insert("action_id".into(), json!(action_id));
+            data.insert("request_id".into(), json!(call.call_id));
+            data.insert("session_id".into(), json!(call.session_id));
+            data.insert("host_instance_id".into(), json!(route.host_instance_id));
+            data.insert("created_at".into(), json!(rfc3339(now)));
+            data.insert("expires_at".into(), json!(rfc3339(expires_at)));
+            data.insert("mode".into(), json!(call.mode.as_str()));
+            if let Some(p) = a.get("prompt") {
+                data.insert("prompt".into(), p.clone());
+            }
+            data.insert("targets".into(), Value::Array(targets.clone()));
+            data.insert("allow_pointer".into(), a.get("allow_pointer").cloned().unwrap_or(json!(true)));
+            data.insert("allow_keyboard".into(), a.get("allow_keyboard").cloned().unwrap_or(json!(true)));
+            if call.mode == Mode::CaptureVisual {
+                data.insert("capture".into(), a.get("capture").cloned().unwrap_or_else(|| json!({})));
+            } else {
+                data.insert("capture_region".into(), a.get("capture_region").cloned().unwrap_or(json!(false)));
+            }
+            let frame = json!({"type": "session_ui_action_request", "session_id": call.session_id, "data": Value::Object(data)});
+            pending.host_instance_id = route.host_instance_id.clone();
+            pending.socket_id = route.socket_id.clone();
+            pending.targets = targets;
+            let sent = route.tx.send(frame.to_string()).is_ok();
+            if !sent {
+                drop(s);
+                self.finish(s_, pending, "disconnected", REASON_DISCONNECTED);
+                return Ok(rx);
+            }
+            s.sent.push(frame.clone());
+            s.pending.insert(call.session_id.clone(), pending);
+            frame
+        };
+        // Expiry: the broker ends the action `expired` at expires_at unless it ended before.
+        let broker = self.clone();
+        let service = s_.clone();
+        let session_id = call.session_id.clone();
+        let action = frame["data"]["action_id"].as_str().unwrap_or_default().to_string();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis((expires_at - now).max(0) as u64)).await;
+            let p = broker.state.lock().ok().and_then(|mut s| {
+                if s.pending.get(&session_id).is_some_and(|p| p.action_id == action) {
+                    s.pending.remove(&session_id)
+                } else {
+                    None
+                }
+            });
+            if let Some(p) = p {
+                broker.finish(&service, p, "expired", REASON_EXPIRED);
+            }
+        });
+        Ok(rx)
+    }
+
+    /// A `session_ui_action_result` frame from a Host socket.
+    pub(crate) fn on_result(&self, socket_id: &str, frame: &Value) {
+        let result = frame.get("data").cloned().unwrap_or(Value::Null);
+        let session_id = frame["session_id"].as_str().unwrap_or_default().to_string();
+        let verdict = (|| -> Result<Pending, String> {
+            validate_result_envelope(&result).map_err(str::to_string)?;
+            let mut s = self.state.lock().map_err(|_| "broker unavailable".to_string())?;
+            if s.sockets.get(socket_id).map(|(sid, _)| sid.as_str()) != Some(session_id.as_str()) {
+                return Err("sender is not a socket of this session".into());
+            }
+            let action_id = result["in_reply_to_action_id"].as_str().unwrap_or_default();
+            if s.completed.contains(action_id) {
+                return Err("duplicate".into());
+            }
+            let p = s.pending.get(&session_id).ok_or("no pending action")?;
+            let correlated = p.action_id == action_id
+                && p.socket_id == socket_id
+                && result["request_id"] == p.request_id.as_str()
+                && result["session_id"] == p.session_id.as_str()
+                && result["host_instance_id"] == p.host_instance_id.as_str();
+            if !correlated {
+                return Err("result is not correlated with the pending action".into());
+            }
+            let status = result["status"].as_str().unwrap_or_default();
+            if !p.mode.allows(status) {
+                return Err(format!("status {status} is not allowed for mode {}", p.mode.as_str()));
+            }
+            if let Some(t) = result.get("selected_target") {
+                if t["host_instance_id"] != p.host_instance_id.as_str() {
+                    return Err("selected_target is on another Host".into());
+                }
+                if !p.targets.is_empty() && !p.targets.iter().any(|o| identity(o) == identity(t)) {
+                    return Err("selected_target is not among the offered targets".into());
+                }
+            }
+            Ok(s.pending.remove(&session_id).expect("checked above"))
+        })();
+        match verdict {
+            Ok(p) => {
+                if let Ok(mut s) = self.state.lock() {
+                    s.completed.insert(p.action_id.clone());
+                }
+                let _ = p.reply.send(result);
+            }
+            Err(error) => {
+                if let Ok(mut s) = self.state.lock() {
+                    s.refusals.push(Refusal { session_id, socket_id: socket_id.to_string(), error, result });
+                }
+            }
+        }
+    }
+
+    /// Ends `p` with a result the broker synthesises.
+    fn finish(&self, s_: &super::SessionService, p: Pending, status: &str, reason: &str) {
+        let result = json!({
+            "schema": SCHEMA, "message_type": "result", "result_id": format!("res-{}", super::new_uuid_v4()),
+            "in_reply_to_action_id": p.action_id, "request_id": p.request_id, "session_id": p.session_id,
+            "host_instance_id": if p.host_instance_id.is_empty() { "unbound".to_string() } else { p.host_instance_id.clone() },
+            "completed_at": rfc3339(s_.now_ms()), "status": status, "reason": reason,
+        });
+        if let Ok(mut s) = self.state.lock() {
+            s.completed.insert(p.action_id.clone());
+        }
+        let _ = p.reply.send(result);
+    }
+}

@@ -1,0 +1,297 @@
+// The Host-owned agent action overlay (spec "Agent clarification actions", "Terminal statuses";
+// relay.md Part 2 "UI action protocol"). Host code in the top realm, not part of the runtime: the
+// Host owns the Session socket and the user's consent; the runtime only supplies fresh snapshots
+// (with action_refs) for revalidation.
+//
+// - Opens for a `session_ui_action_request` addressed to this Host instance (others are ignored,
+//   as another tab's request must be), only when the Host's Attention configuration enabled agent
+//   actions (otherwise it answers `permission-denied` and nothing opens).
+// - Modes highlight, confirm, select: one outlined button per target at its action_ref rect, a
+//   dialog with the prompt (<= 512 bytes, as text), the primary button ("Done", "Yes, that’s it",
+//   "Use this area") and "Cancel". The overlay covers the viewport, so pointer input meant for the
+//   page below lands on it. Only trusted input answers: a click with detail > 0 is the pointer
+//   path (needs allow_pointer), one with detail 0 the keyboard path (Enter / Space; needs
+//   allow_keyboard). Escape cancels (a cancel grants nothing, so it is always allowed).
+// - Before accepting an answer the target is revalidated from a fresh runtime snapshot at its
+//   displayed centre: same Host instance, the same target_id found, leaf mount_id / generation and
+//   path_digest unchanged, and not moved beyond the rect shown to the user; otherwise `stale`.
+//   While open, the displayed geometry refreshes every 300 ms (a moved target is outlined where it
+//   is); a target that is gone or remounted ends the action `stale` at once.
+// - Exactly one terminal result per request. Expiry and a closed socket close the overlay without
+//   a result (the broker synthesises `expired` / `disconnected`); a Host navigation (pagehide) sends
+//   `stale`. On close, focus returns to the element focused before the overlay opened:
+//   `wippyAttention.markFocus()` / `returnFocus()` (runtime focus-return.js) reach controls inside
+//   closed shadow roots and child realms, which the Host cannot.
+
+const REFRESH_MS = 300;
+const MOVE_TOLERANCE = 0.5;
+
+const TITLES = { highlight: 'Highlighted area', confirm: 'Confirm the target', select: 'Select a target' };
+const PRIMARY = { highlight: 'Done', confirm: 'Yes, that’s it', select: 'Use this area' };
+
+function deepActive() {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+}
+
+function randomId() {
+  return crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2);
+}
+
+/**
+ * `enabled`: the Host's agent-actions setting. `send(result)`: sends one result envelope on the
+ * Session socket. Returns the handler and a test surface.
+ */
+export function attachOverlay({ enabled, send }) {
+  let active = null;
+  const results = [];
+
+  function hostId() { return window.wippyAttention && window.wippyAttention.host_instance_id; }
+
+  function envelope(req, status, extra) {
+    return Object.assign({ schema: 'wippy.ui-action.v1', message_type: 'result', result_id: `res-${randomId()}`,
+      in_reply_to_action_id: req.action_id, request_id: req.request_id, session_id: req.session_id,
+      host_instance_id: req.host_instance_id, completed_at: new Date().toISOString(), status }, extra || {});
+  }
+
+  function respond(req, status, extra) {
+    const r = envelope(req, status, extra);
+    results.push(r);
+    send(r);
+  }
+
+  /** Closes the active overlay; `status` null closes without a result (expiry, disconnect). */
+  function finish(status, extra) {
+    const a = active;
+    if (!a || a.done) return;
+    a.done = true;
+    active = null;
+    clearInterval(a.refresh);
+    clearTimeout(a.expiry);
+    window.removeEventListener('keydown', a.onKey, true);
+    a.root.remove();
+    if (status) respond(a.req, status, extra);
+    // The runtime knows the deep control (closed shadow roots, child realms); fall back to ours.
+    const back = window.wippyAttention && window.wippyAttention.returnFocus && window.wippyAttention.returnFocus();
+    if (!back && a.previous && a.previous.isConnected && typeof a.previous.focus === 'function') a.previous.focus({ preventScroll: true });
+  }
+
+  /** A fresh snapshot at `rect`'s centre, taken with the overlay transparent to the hit test. */
+  async function freshAt(a, rect) {
+    a.root.style.pointerEvents = 'none';
+    let p;
+    try {
+      p = window.wippyAttention.snapshot({ point: { x: rect.x + rect.width / 2, y: rect.y + rect.height / 2 }, radius_css_px: 0, step_css_px: 1 });
+    } finally {
+      a.root.style.pointerEvents = '';
+    }
+    return p;
+  }
+
+  /** `{ok, ref, reason}`: the target as it is now, or why it is stale. */
+  async function revalidate(a, t) {
+    const ref = t.ref;
+    if (ref.host_instance_id !== hostId()) return { ok: false, reason: 'Host instance changed' };
+    const snap = await freshAt(a, t.shown);
+    const c = (snap.candidates || []).find((x) => x.target_id === ref.target_id);
+    if (!c || !c.action_ref) return { ok: false, reason: 'target is gone' };
+    const now = c.action_ref;
+    if (now.mount_id !== ref.mount_id || now.generation !== ref.generation) return { ok: false, reason: 'target was remounted' };
+    if (now.path_digest !== ref.path_digest) return { ok: false, reason: 'target path changed' };
+    return { ok: true, rect: now.rect };
+  }
+
+  function place(button, r) {
+    Object.assign(button.style, { left: `${r.x}px`, top: `${r.y}px`, width: `${Math.max(1, r.width)}px`, height: `${Math.max(1, r.height)}px` });
+  }
+
+  function moved(a, b) {
+    return ['x', 'y', 'width', 'height'].some((k) => Math.abs(a[k] - b[k]) > MOVE_TOLERANCE);
+  }
+
+  /** Trusted activation allowed on this path? (detail 0 = keyboard-activated click.) */
+  function allowed(a, ev) {
+    if (!ev.isTrusted) return false;
+    return ev.detail === 0 ? a.req.allow_keyboard !== false : a.req.allow_pointer !== false;
+  }
+
+  async function answer(a) {
+    if (a.answering || a.done) return;
+    if (a.area) { await answerArea(a); return; }
+    const t = a.targets.find((x) => x.pressed) || (a.mode === 'highlight' ? a.targets[0] : null);
+    if (!t) return; // confirm / select need a chosen target
+    a.answering = true;
+    const approved = Object.assign({}, t.shown);
+    const v = await revalidate(a, t);
+    if (a.done) return;
+    if (!v.ok) { finish('stale', { reason: v.reason }); return; }
+    if (moved(v.rect, approved)) { finish('stale', { reason: 'target moved beyond the approved rect' }); return; }
+    const status = a.mode === 'select' ? 'selected' : 'confirmed';
+    finish(status, { selected_target: Object.assign({}, t.ref, { rect: v.rect }) });
+  }
+
+  /**
+   * Zero-target select with capture_region: the chosen area is returned as `selected_target`: the
+   * action_ref of the candidate at the area's centre in a fresh snapshot, with `rect` = the area.
+   */
+  async function answerArea(a) {
+    const r = a.region;
+    if (!r) return; // nothing chosen yet
+    a.answering = true;
+    const snap = await freshAt(a, r);
+    if (a.done) return;
+    const c = (snap.candidates || []).find((x) => x.action_ref);
+    if (!c) { finish('stale', { reason: 'no target under the selected area' }); return; }
+    finish('selected', { selected_target: Object.assign({}, c.action_ref, { rect: r }) });
+  }
+
+  function setRegion(a, r) {
+    a.region = { x: Math.round(r.x * 1000) / 1000, y: Math.round(r.y * 1000) / 1000, width: Math.round(r.width * 1000) / 1000, height: Math.round(r.height * 1000) / 1000 };
+    Object.assign(a.box.style, { display: 'block', left: `${a.region.x}px`, top: `${a.region.y}px`, width: `${a.region.width}px`, height: `${a.region.height}px` });
+  }
+
+  /** Area selection by pointer drag on the overlay background (pointer path only). */
+  function wireArea(a, dialog) {
+    const box = document.createElement('div');
+    box.setAttribute('data-wippy-attention-region', '');
+    Object.assign(box.style, { position: 'absolute', display: 'none', boxSizing: 'border-box', border: '2px dashed #2878ff', background: 'rgba(40,120,255,0.12)', pointerEvents: 'none' });
+    a.box = box;
+    a.root.append(box);
+    let start = null;
+    a.root.addEventListener('pointerdown', (ev) => {
+      if (!ev.isTrusted || a.req.allow_pointer === false || dialog.contains(ev.target)) return;
+      start = { x: ev.clientX, y: ev.clientY };
+      a.root.setPointerCapture(ev.pointerId);
+    });
+    a.root.addEventListener('pointermove', (ev) => {
+      if (!start || !ev.isTrusted) return;
+      setRegion(a, { x: Math.min(start.x, ev.clientX), y: Math.min(start.y, ev.clientY), width: Math.abs(ev.clientX - start.x), height: Math.abs(ev.clientY - start.y) });
+    });
+    a.root.addEventListener('pointerup', (ev) => {
+      if (!start || !ev.isTrusted) return;
+      setRegion(a, { x: Math.min(start.x, ev.clientX), y: Math.min(start.y, ev.clientY), width: Math.abs(ev.clientX - start.x), height: Math.abs(ev.clientY - start.y) });
+      start = null;
+    });
+  }
+
+  async function refresh(a) {
+    if (a.refreshing || a.answering || a.done) return;
+    a.refreshing = true;
+    try {
+      for (const t of a.targets) {
+        const v = await revalidate(a, t);
+        if (a.done || a.answering) return;
+        if (!v.ok) { finish('stale', { reason: v.reason }); return; }
+        t.shown = v.rect;
+        place(t.button, v.rect);
+      }
+    } finally { a.refreshing = false; }
+  }
+
+  function open(req) {
+    const previous = deepActive();
+    if (window.wippyAttention && window.wippyAttention.markFocus) window.wippyAttention.markFocus();
+    const root = document.createElement('div');
+    root.setAttribute('data-wippy-attention-overlay', '');
+    root.setAttribute('data-wippy-attention', 'exclude');
+    Object.assign(root.style, { position: 'fixed', inset: '0', zIndex: '2147483647', background: 'rgba(0,0,0,0.04)' });
+    const a = { req, mode: req.mode, root, previous, targets: [], done: false, answering: false, refreshing: false,
+      area: req.targets.length === 0, region: null, box: null };
+    req.targets.forEach((ref, i) => {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.setAttribute('data-wippy-attention-target', ref.target_id);
+      b.setAttribute('aria-label', ref.label || `Target ${i + 1}`);
+      Object.assign(b.style, { position: 'absolute', margin: '0', padding: '0', boxSizing: 'border-box', background: 'rgba(40,120,255,0.12)', border: '2px solid #2878ff' });
+      place(b, ref.rect);
+      const t = { ref, button: b, shown: Object.assign({}, ref.rect), pressed: false };
+      if (req.mode !== 'highlight') {
+        b.setAttribute('aria-pressed', 'false');
+        b.addEventListener('click', (ev) => {
+          if (!allowed(a, ev)) return;
+          for (const o of a.targets) { o.pressed = o === t; o.button.setAttribute('aria-pressed', String(o.pressed)); }
+        });
+      }
+      a.targets.push(t);
+      root.append(b);
+    });
+    if (a.targets.length === 1 && req.mode !== 'highlight') { a.targets[0].pressed = true; a.targets[0].button.setAttribute('aria-pressed', 'true'); }
+    const dialog = document.createElement('div');
+    dialog.setAttribute('role', 'dialog');
+    dialog.setAttribute('aria-modal', 'true');
+    dialog.setAttribute('aria-labelledby', 'wippy-attention-overlay-title');
+    Object.assign(dialog.style, { position: 'absolute', right: '16px', bottom: '16px', width: '280px', background: '#fff', border: '1px solid #888', padding: '12px', font: '14px sans-serif' });
+    const h = document.createElement('h2');
+    h.id = 'wippy-attention-overlay-title';
+    h.textContent = a.area ? 'Select an area' : TITLES[req.mode];
+    dialog.append(h);
+    if (typeof req.prompt === 'string' && req.prompt) { const p = document.createElement('p'); p.textContent = req.prompt; dialog.append(p); }
+    const primary = document.createElement('button');
+    primary.type = 'button';
+    primary.textContent = PRIMARY[req.mode];
+    primary.setAttribute('data-wippy-attention-answer', 'primary');
+    primary.addEventListener('click', (ev) => { if (allowed(a, ev)) answer(a); });
+    const cancel = document.createElement('button');
+    cancel.type = 'button';
+    cancel.textContent = 'Cancel';
+    cancel.setAttribute('data-wippy-attention-answer', 'cancel');
+    cancel.addEventListener('click', (ev) => { if (allowed(a, ev)) finish('cancelled'); });
+    if (a.area) {
+      // Keyboard path: a 40 x 40 area centred on the current pointer (the newest recent event of a real pointer type), then "Use this area".
+      const here = document.createElement('button');
+      here.type = 'button';
+      here.textContent = 'Use current pointer area';
+      here.setAttribute('data-wippy-attention-answer', 'pointer-area');
+      here.addEventListener('click', async (ev) => {
+        if (!ev.isTrusted || ev.detail !== 0 || a.req.allow_keyboard === false) return;
+        const snap = await freshAt(a, { x: 0, y: 0, width: 0, height: 0 }).catch(() => null);
+        // The last real pointer position: keyboard-activated clicks are recorded as `unknown`
+        // pointer events at the activated control and are not where the pointer is.
+        const moves = ((snap && snap.recent_events) || []).filter((e) => e.pointer_type && e.pointer_type !== 'unknown');
+        const p = moves.length ? moves[moves.length - 1].point : null;
+        if (!p || a.done) return;
+        setRegion(a, { x: p.x - 20, y: p.y - 20, width: 40, height: 40 });
+        primary.focus({ preventScroll: true });
+      });
+      dialog.append(here);
+      wireArea(a, dialog);
+    }
+    dialog.append(primary, cancel);
+    root.append(dialog);
+    a.onKey = (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); finish('cancelled'); } };
+    window.addEventListener('keydown', a.onKey, true);
+    document.body.append(root);
+    // Painted (two frames): from then on the browser routes pointer input to the overlay, also over
+    // out-of-process iframes whose hit-test regions come from the compositor.
+    requestAnimationFrame(() => requestAnimationFrame(() => root.setAttribute('data-wippy-attention-ready', '')));
+    active = a;
+    (a.area ? dialog.querySelector('[data-wippy-attention-answer=pointer-area]') : primary).focus({ preventScroll: true });
+    const ttl = Date.parse(req.expires_at) - Date.now();
+    a.expiry = setTimeout(() => finish(null), Math.max(0, ttl));
+    a.refresh = setInterval(() => refresh(a), REFRESH_MS);
+  }
+
+  function handle(req) {
+    if (!req || req.schema !== 'wippy.ui-action.v1' || req.message_type !== 'request') return;
+    if (req.host_instance_id !== hostId()) return; // another tab's request: never ours to answer
+    if (!enabled) { respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' }); return; }
+    if (active) { respond(req, 'unavailable', { reason: 'another UI action is pending' }); return; }
+    if (!['highlight', 'confirm', 'select'].includes(req.mode)) { respond(req, 'unavailable', { reason: `mode ${req.mode} is not supported by this Host` }); return; }
+    if (!Array.isArray(req.targets)) { respond(req, 'unavailable', { reason: 'targets are invalid' }); return; }
+    if (req.targets.length === 0 && !(req.mode === 'select' && req.capture_region === true)) { respond(req, 'unavailable', { reason: 'targets are required' }); return; }
+    if (req.targets.some((t) => t.host_instance_id !== hostId())) { respond(req, 'stale', { reason: 'Host instance changed' }); return; }
+    open(req);
+  }
+
+  // A Host navigation invalidates the active interaction.
+  window.addEventListener('pagehide', () => finish('stale', { reason: 'Host navigated' }));
+
+  return {
+    handle,
+    /** The socket closed: the interaction ends without a result (the broker answers `disconnected`). */
+    disconnected() { finish(null); },
+    get active() { return active ? { action_id: active.req.action_id, mode: active.mode } : null; },
+    get results() { return results.slice(); },
+  };
+}

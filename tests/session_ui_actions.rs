@@ -1,0 +1,312 @@
+//! The reference Session's UI action broker at the WebSocket level (relay.md Part 2): the Host is
+//! a raw socket, the agent the typed Session API. Every argument error of relay.md, the TTL and
+//! prompt / target boundaries, the strict result envelope and its correlation, per-mode statuses,
+//! `selected_target` among the offered targets (rect ignored), duplicates, one pending action per
+//! session, broker-synthesised `expired` / `disconnected` / `unavailable`, and reconnect.
+
+mod session_support;
+
+use std::time::{Duration, Instant};
+
+use attention_harness::server::session::ui_actions::{ActionCall, AgentRoute, BrokerError, Mode};
+use futures::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use session_support::*;
+use tokio::sync::oneshot::Receiver;
+use tokio_tungstenite::tungstenite::Message;
+
+const HOST: &str = "host-0123456789abcdef";
+
+fn target(id: &str) -> Value {
+    json!({"snapshot_id": "snap-1", "target_id": id, "host_instance_id": HOST, "mount_id": "leaf-1", "generation": 1,
+           "path_digest": format!("sha256:{}", "a".repeat(64)), "rect": {"x": 10, "y": 20, "width": 30, "height": 40}, "label": "Left"})
+}
+
+/// A Host tab: joins, sends one message carrying its runtime_context, returns the agent's route.
+async fn host_tab(server: &attention_harness::server::Server, session: Option<&str>, enabled: bool) -> (Ws, String, AgentRoute) {
+    let (mut ws, welcome) = join(server, session).await;
+    let sid = welcome["session_id"].as_str().unwrap().to_string();
+    let rc = json!({"runtime_context": {"attention": {"agent_actions_enabled": enabled, "host_instance_id": HOST}}});
+    let reply = send(&mut ws, &message(&format!("bind-{}", rand_id()), "hello", rc)).await;
+    assert_eq!(reply["type"], "received", "{reply}");
+    let route = server.session().broker().route(&sid).expect("the socket is bound as the session's route");
+    (ws, sid, route)
+}
+
+fn rand_id() -> String {
+    format!("{}-{}", std::process::id(), rand_nonce())
+}
+fn rand_nonce() -> u128 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed) as u128
+}
+
+fn call(server: &attention_harness::server::Server, route: &AgentRoute, call_id: &str, mode: Mode, args: Value, ttl: u64) -> Receiver<Value> {
+    server
+        .session()
+        .request_ui_action(ActionCall { delivery_handle: route.delivery_handle.clone(), call_id: call_id.into(), session_id: route.session_id.clone(), mode, args, ttl_secs: ttl })
+        .expect("a well-formed call")
+}
+
+async fn result(rx: Receiver<Value>) -> Value {
+    tokio::time::timeout(Duration::from_secs(10), rx).await.expect("a terminal result within 10 s").expect("the broker answers")
+}
+
+/// The next `session_ui_action_request` the Host socket gets.
+async fn host_request(ws: &mut Ws) -> Value {
+    let f = next_json(ws).await;
+    assert_eq!(f["type"], "session_ui_action_request", "{f}");
+    f
+}
+
+fn answer(req: &Value, status: &str, selected: Option<Value>) -> Value {
+    let d = &req["data"];
+    let mut r = json!({"schema": "wippy.ui-action.v1", "message_type": "result", "result_id": format!("res-{}", rand_id()),
+        "in_reply_to_action_id": d["action_id"], "request_id": d["request_id"], "session_id": d["session_id"],
+        "host_instance_id": d["host_instance_id"], "completed_at": "2026-01-01T00:00:00.000Z", "status": status});
+    if let Some(t) = selected {
+        r["selected_target"] = t;
+    }
+    json!({"type": "session_ui_action_result", "session_id": d["session_id"], "data": r})
+}
+
+async fn host_send(ws: &mut Ws, frame: &Value) {
+    ws.send(Message::Text(frame.to_string().into())).await.unwrap();
+}
+
+/// Nothing arrives on the Host socket within `ms`.
+async fn host_gets_nothing(ws: &mut Ws, ms: u64) {
+    if let Ok(Some(Ok(m))) = tokio::time::timeout(Duration::from_millis(ms), ws.next()).await {
+        panic!("the Host got an unexpected frame: {m:?}");
+    }
+}
+
+#[tokio::test]
+async fn every_argument_error_of_relay_md_ends_unavailable_with_its_reason_and_reaches_no_host() {
+    let server = server().await;
+    let (mut ws, _sid, route) = host_tab(&server, None, true).await;
+    let t = target("t-1");
+    let mut bad_ref = target("t-1");
+    bad_ref["token"] = json!("x");
+    let cases: Vec<(Mode, Value, &str)> = vec![
+        (Mode::Confirm, json!([t]), "arguments must be an object"),
+        (Mode::Confirm, json!({"targets": [t], "prompt": 5}), "prompt is invalid"),
+        (Mode::Confirm, json!({"targets": [t], "prompt": "x".repeat(513)}), "prompt is invalid"),
+        (Mode::Confirm, json!({"targets": t}), "targets are invalid"),
+        (Mode::Confirm, json!({"targets": vec![t.clone(); 33]}), "targets are invalid"),
+        (Mode::Highlight, json!({}), "targets are required"),
+        (Mode::Confirm, json!({"targets": []}), "targets are required"),
+        (Mode::Select, json!({"targets": []}), "targets are required"),
+        (Mode::Select, json!({"targets": [], "capture_region": false}), "targets are required"),
+        (Mode::CaptureVisual, json!({"targets": []}), "targets are required"),
+        (Mode::Confirm, json!({"targets": [bad_ref]}), "target reference is invalid"),
+        (Mode::Confirm, json!({"targets": [{"target_id": "t-1"}]}), "target reference is invalid"),
+        (Mode::Confirm, json!({"targets": [t], "allow_pointer": "yes"}), "allow_pointer is invalid"),
+        (Mode::Confirm, json!({"targets": [t], "allow_keyboard": 1}), "allow_keyboard is invalid"),
+        (Mode::Select, json!({"targets": [t], "capture_region": "true"}), "capture_region is invalid"),
+        (Mode::CaptureVisual, json!({"targets": [t], "capture": {"scope": "region"}}), "capture is invalid"),
+        (Mode::CaptureVisual, json!({"targets": [t], "capture": {"format": "image/jpeg"}}), "capture is invalid"),
+        (Mode::Highlight, json!({"targets": [t], "capture": {}}), "capture is not allowed"),
+        (Mode::CaptureVisual, json!({"targets": [t], "capture_region": true}), "capture_region is not allowed"),
+    ];
+    for (i, (mode, args, reason)) in cases.into_iter().enumerate() {
+        let r = result(call(&server, &route, &format!("bad-{i}"), mode, args.clone(), 30)).await;
+        assert_eq!((r["status"].as_str(), r["reason"].as_str()), (Some("unavailable"), Some(reason)), "case {i} {args}: {r}");
+        assert_eq!(r["request_id"], format!("bad-{i}"));
+    }
+    assert!(server.session().broker().sent().is_empty(), "an argument error reaches no Host");
+    host_gets_nothing(&mut ws, 200).await;
+}
+
+#[tokio::test]
+async fn limits_pass_at_the_boundary_and_fail_one_past_it() {
+    let server = server().await;
+    let (mut ws, _sid, route) = host_tab(&server, None, true).await;
+    // 512-byte prompt (multi-byte), 32 targets, TTL 120: sent.
+    let prompt = "é".repeat(256);
+    let rx = call(&server, &route, "edge-1", Mode::Confirm, json!({"targets": vec![target("t-1"); 32], "prompt": prompt}), 120);
+    let req = host_request(&mut ws).await;
+    assert_eq!(req["data"]["targets"].as_array().unwrap().len(), 32);
+    host_send(&mut ws, &answer(&req, "cancelled", None)).await;
+    assert_eq!(result(rx).await["status"], "cancelled");
+    let r = result(call(&server, &route, "edge-2", Mode::Confirm, json!({"targets": [target("t-1")], "prompt": format!("{prompt}x")}), 120)).await;
+    assert_eq!(r["reason"], "prompt is invalid");
+    // TTL 1 is accepted; 0 and 121 are typed errors of the call itself.
+    let rx = call(&server, &route, "edge-3", Mode::Highlight, json!({"targets": [target("t-1")]}), 1);
+    let req = host_request(&mut ws).await;
+    host_send(&mut ws, &answer(&req, "cancelled", None)).await;
+    assert_eq!(result(rx).await["status"], "cancelled");
+    for ttl in [0, 121] {
+        let e = server.session().request_ui_action(ActionCall { delivery_handle: route.delivery_handle.clone(), call_id: "ttl".into(),
+            session_id: route.session_id.clone(), mode: Mode::Highlight, args: json!({"targets": [target("t-1")]}), ttl_secs: ttl });
+        assert_eq!(e.err(), Some(BrokerError::Ttl(ttl)));
+    }
+}
+
+#[tokio::test]
+async fn the_host_gets_the_request_without_delivery_handle_and_one_correlated_result_ends_it_once() {
+    let server = server().await;
+    let (mut ws, sid, route) = host_tab(&server, None, true).await;
+    let rx = call(&server, &route, "call-ok", Mode::Confirm, json!({"targets": [target("t-1"), target("t-2")], "prompt": "Is it this?"}), 30);
+    let req = host_request(&mut ws).await;
+    let d = &req["data"];
+    assert!(!req.to_string().contains(&route.delivery_handle) && !req.to_string().contains("delivery_handle"), "delivery_handle reached the Host: {req}");
+    assert_eq!((d["schema"].as_str(), d["message_type"].as_str(), d["mode"].as_str()), (Some("wippy.ui-action.v1"), Some("request"), Some("confirm")));
+    assert_eq!((d["request_id"].as_str(), d["session_id"].as_str(), d["host_instance_id"].as_str()), (Some("call-ok"), Some(sid.as_str()), Some(HOST)));
+    assert_eq!((d["allow_pointer"].clone(), d["allow_keyboard"].clone(), d["capture_region"].clone()), (json!(true), json!(true), json!(false)));
+    let created = attention_harness::contract::Timestamp::parse_session(d["created_at"].as_str().unwrap()).unwrap();
+    let expires = attention_harness::contract::Timestamp::parse_session(d["expires_at"].as_str().unwrap()).unwrap();
+    assert_eq!(expires.secs - created.secs, 30, "expires_at = created_at + TTL");
+    // The Host refreshed the rect: selected_target is still "among the offered targets".
+    let mut moved = target("t-2");
+    moved["rect"]["x"] = json!(34);
+    let ok = answer(&req, "confirmed", Some(moved.clone()));
+    host_send(&mut ws, &ok).await;
+    let r = result(rx).await;
+    assert_eq!((r["status"].as_str(), r["selected_target"].clone()), (Some("confirmed"), moved));
+    // A second result for the completed action is a duplicate.
+    host_send(&mut ws, &ok).await;
+    wait_refusals(&server, 1).await;
+    assert_eq!(server.session().broker().refusals()[0].error, "duplicate");
+}
+
+async fn wait_refusals(server: &attention_harness::server::Server, n: usize) {
+    let until = Instant::now() + Duration::from_secs(5);
+    while server.session().broker().refusals().len() < n {
+        assert!(Instant::now() < until, "the broker did not refuse {n} results within 5 s: {:?}", server.session().broker().refusals());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn uncorrelated_malformed_or_disallowed_results_are_refused_and_the_action_stays_pending() {
+    let server = server().await;
+    let (mut ws, _sid, route) = host_tab(&server, None, true).await;
+    let (mut other, _, _) = host_tab(&server, None, true).await;
+    let rx = call(&server, &route, "call-c", Mode::Select, json!({"targets": [target("t-1")]}), 30);
+    let req = host_request(&mut ws).await;
+    let mut bad: Vec<(Value, &str)> = Vec::new();
+    let mut f = answer(&req, "cancelled", None);
+    f["data"]["extra"] = json!(1);
+    bad.push((f, "result envelope is invalid"));
+    let mut f = answer(&req, "cancelled", None);
+    f["data"]["reason"] = json!("x".repeat(513));
+    bad.push((f, "result envelope is invalid"));
+    bad.push((answer(&req, "selected", None), "selected_target is invalid"));
+    bad.push((answer(&req, "cancelled", Some(target("t-1"))), "selected_target is invalid"));
+    bad.push((answer(&req, "denied", None), "status denied is not allowed for mode select"));
+    let mut f = answer(&req, "cancelled", None);
+    f["data"]["in_reply_to_action_id"] = json!("act-other");
+    bad.push((f, "result is not correlated with the pending action"));
+    let mut f = answer(&req, "cancelled", None);
+    f["data"]["request_id"] = json!("call-other");
+    bad.push((f, "result is not correlated with the pending action"));
+    let mut f = answer(&req, "cancelled", None);
+    f["data"]["host_instance_id"] = json!("host-ffffffffffffffff");
+    bad.push((f, "result is not correlated with the pending action"));
+    bad.push((answer(&req, "selected", Some(target("t-9"))), "selected_target is not among the offered targets"));
+    let mut regen = target("t-1");
+    regen["generation"] = json!(2);
+    bad.push((answer(&req, "selected", Some(regen)), "selected_target is not among the offered targets"));
+    for (frame, _) in &bad {
+        host_send(&mut ws, frame).await;
+    }
+    wait_refusals(&server, bad.len()).await;
+    // The right result from another socket of the same user (another session) is not the route's.
+    host_send(&mut other, &answer(&req, "cancelled", None)).await;
+    wait_refusals(&server, bad.len() + 1).await;
+    let refusals = server.session().broker().refusals();
+    for (i, (_, why)) in bad.iter().enumerate() {
+        assert_eq!(refusals[i].error, *why, "refusal {i}");
+    }
+    assert_eq!(refusals[bad.len()].error, "sender is not a socket of this session");
+    assert!(server.session().broker().is_pending(&route.session_id), "refused results leave the action pending");
+    host_send(&mut ws, &answer(&req, "selected", Some(target("t-1")))).await;
+    assert_eq!(result(rx).await["status"], "selected");
+}
+
+#[tokio::test]
+async fn one_interactive_action_per_session_and_no_route_or_authority_gets_no_overlay() {
+    let server = server().await;
+    let (mut ws, _sid, route) = host_tab(&server, None, true).await;
+    let first = call(&server, &route, "one", Mode::Highlight, json!({"targets": [target("t-1")]}), 30);
+    let req = host_request(&mut ws).await;
+    let second = result(call(&server, &route, "two", Mode::Highlight, json!({"targets": [target("t-1")]}), 30)).await;
+    assert_eq!((second["status"].as_str(), second["reason"].as_str()), (Some("unavailable"), Some("another UI action is pending")));
+    host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
+    assert_eq!(result(first).await["status"], "confirmed");
+    // A stale delivery handle has no route.
+    let mut gone = route.clone();
+    gone.delivery_handle = "dh-not-issued".into();
+    let r = result(call(&server, &gone, "three", Mode::Highlight, json!({"targets": [target("t-1")]}), 30)).await;
+    assert_eq!((r["status"].as_str(), r["reason"].as_str()), (Some("unavailable"), Some("UI action route expired")));
+    // A Host tab with agent actions off: no request is sent.
+    let (mut off, _, off_route) = host_tab(&server, None, false).await;
+    assert!(!off_route.agent_actions_authorized);
+    let r = result(call(&server, &off_route, "four", Mode::Confirm, json!({"targets": [target("t-1")]}), 30)).await;
+    assert_eq!(r["status"], "permission-denied");
+    host_gets_nothing(&mut off, 200).await;
+    assert_eq!(server.session().broker().sent().len(), 1, "only the first action reached a Host");
+}
+
+#[tokio::test]
+async fn an_unanswered_action_expires_at_its_ttl_exactly_once() {
+    let server = server().await;
+    let (mut ws, _sid, route) = host_tab(&server, None, true).await;
+    let t0 = Instant::now();
+    let rx = call(&server, &route, "slow", Mode::Confirm, json!({"targets": [target("t-1")]}), 1);
+    let req = host_request(&mut ws).await;
+    let r = result(rx).await;
+    let took = t0.elapsed();
+    assert_eq!((r["status"].as_str(), r["reason"].as_str()), (Some("expired"), Some("UI action expired")));
+    assert!(took >= Duration::from_millis(950) && took < Duration::from_secs(3), "expired after {took:?}, TTL 1 s");
+    host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
+    wait_refusals(&server, 1).await;
+    assert_eq!(server.session().broker().refusals()[0].error, "duplicate", "a late answer after expiry is a duplicate");
+}
+
+#[tokio::test]
+async fn disconnect_ends_the_action_disconnected_and_a_new_socket_binds_again() {
+    let server = server().await;
+    let (mut ws, sid, route) = host_tab(&server, None, true).await;
+    let rx = call(&server, &route, "before", Mode::Select, json!({"targets": [target("t-1")]}), 60);
+    host_request(&mut ws).await;
+    ws.close(None).await.unwrap();
+    let r = result(rx).await;
+    assert_eq!((r["status"].as_str(), r["reason"].as_str(), r["request_id"].as_str()), (Some("disconnected"), Some("UI action route disconnected"), Some("before")));
+    assert!(server.session().broker().route(&sid).is_none(), "a closed socket is no route");
+    let r = result(call(&server, &route, "between", Mode::Select, json!({"targets": [target("t-1")]}), 60)).await;
+    assert_eq!(r["status"], "unavailable", "the old route is gone: {r}");
+    // Reconnect: the replacement socket binds with its next message; later actions work.
+    let (mut ws2, sid2, route2) = host_tab(&server, Some(&sid), true).await;
+    assert_eq!(sid2, sid);
+    assert_ne!(route2.delivery_handle, route.delivery_handle, "a new binding gets a new delivery handle");
+    let rx = call(&server, &route2, "after", Mode::Select, json!({"targets": [target("t-1")]}), 60);
+    let req = host_request(&mut ws2).await;
+    host_send(&mut ws2, &answer(&req, "selected", Some(target("t-1")))).await;
+    assert_eq!(result(rx).await["status"], "selected");
+}
+
+#[tokio::test]
+async fn a_newer_socket_binding_replaces_the_route_and_its_pending_action_ends_unavailable() {
+    let server = server().await;
+    let (mut ws, sid, route) = host_tab(&server, None, true).await;
+    let rx = call(&server, &route, "old-turn", Mode::Confirm, json!({"targets": [target("t-1")]}), 60);
+    host_request(&mut ws).await;
+    let (_ws2, _, route2) = host_tab(&server, Some(&sid), true).await;
+    let r = result(rx).await;
+    assert_eq!((r["status"].as_str(), r["reason"].as_str()), (Some("unavailable"), Some("turn route replaced")));
+    assert_ne!(route2.delivery_handle, route.delivery_handle);
+}
+
+#[tokio::test]
+async fn a_zero_target_select_with_capture_region_reaches_the_host() {
+    let server = server().await;
+    let (mut ws, _sid, route) = host_tab(&server, None, true).await;
+    let rx = call(&server, &route, "area", Mode::Select, json!({"targets": [], "capture_region": true, "allow_keyboard": false}), 30);
+    let req = host_request(&mut ws).await;
+    assert_eq!((req["data"]["capture_region"].clone(), req["data"]["allow_keyboard"].clone(), req["data"]["targets"].clone()), (json!(true), json!(false), json!([])));
+    host_send(&mut ws, &answer(&req, "cancelled", None)).await;
+    assert_eq!(result(rx).await["status"], "cancelled");
+}
