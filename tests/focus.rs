@@ -14,6 +14,14 @@ fn focus_kept_across_the_composer_is_cleared_by_a_later_sensitive_focus_in_leaf_
 }
 
 #[rstest]
+fn focus_kept_across_the_composer_is_cleared_by_a_later_focus_on_an_excluded_element_outside_it(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| focus::excluded_focus_clears_a_kept_focus(h).await.map(drop));
+}
+
+#[rstest]
 fn tab_and_shift_tab_through_every_realm_report_chromiums_focused_element(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,

@@ -155,6 +155,38 @@ pub async fn sensitive_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<
     Ok(format!("kept across the composer, then cleared by {}", done.join(" and ")))
 }
 
+/// The transfer rule keeps focus only for the excluded *conversation* controls: a focus kept across
+/// the composer is cleared by a later focus on a `data-wippy-attention="exclude"` element that is
+/// not part of them, in the leaf's realm and in the Host. The probes are made focusable
+/// (`tabindex`) by the test; the focus itself comes from a trusted click, confirmed by Chromium.
+pub async fn excluded_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<String> {
+    let mut done = Vec::new();
+    for (probe, leaf_realm) in [("probe-exclude", true), ("host-probe-exclude", false)] {
+        let focusable = format!("(document.querySelector('[data-landmark=\"{probe}\"]').tabIndex = 0, true)");
+        if leaf_realm {
+            host.eval_in_frame(&super::leaf_frame(host.engine, super::Leaf::Left), &focusable).await?;
+        } else {
+            host.eval(&focusable).await?;
+        }
+        click_landmark(host, "left-leaf").await?;
+        let truth = await_truth(host, "left-leaf").await?;
+        let snap = await_reported(host, &truth).await?;
+        let kept = snap["focus"].clone();
+        click_landmark(host, "composer-input").await?;
+        ensure!(await_truth(host, "composer-input").await?.expectation() == FocusRule::Keeps, "the composer input should keep the focus");
+        require_kept(host, &kept, host.landmark_rect("left-leaf").await?.center()).await?;
+        click_landmark(host, probe).await?;
+        let excluded = await_truth(host, probe).await?;
+        ensure!(
+            excluded.in_excluded && !excluded.in_composer && excluded.expectation() == FocusRule::Clears,
+            "{probe} should be an excluded element outside the conversation controls: {excluded:?}"
+        );
+        await_cleared(host, &format!("focus moved from the composer onto the excluded {probe}, after {} was kept", kept["event_id"])).await?;
+        done.push(probe);
+    }
+    Ok(format!("kept across the composer, then cleared by {}", done.join(" and ")))
+}
+
 /// Presses Tab (or Shift+Tab) and returns where Chromium says focus landed, once it moved off
 /// `from` (the element that had it).
 async fn tab(host: &Host, back: bool, from: &Option<Focused>) -> anyhow::Result<Option<Focused>> {

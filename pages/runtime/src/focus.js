@@ -10,7 +10,7 @@ import { obsNow } from './clock.js';
 import { safe, wrap, nodeType, isConnected } from './dom.js';
 import { ROLE, REALM, TOP, seenFocusEvents } from './state.js';
 import { shadowOf } from './shadow-roots.js';
-import { privacyOf, isSensitiveControl, isTransferTarget } from './privacy.js';
+import { privacyOf, isTransferTarget } from './privacy.js';
 import { isIframe } from './hit-test.js';
 import { describe } from './candidates.js';
 import { clampPath } from './segments.js';
@@ -37,11 +37,11 @@ export function onFocusIn(ev) {
   if (isIframe(el)) return; // the child realm reports its own focus
   const p = privacyOf(el);
   if (p.excluded) {
-    // Moving into excluded controls (the composer) keeps the last meaningful focus; sensitive
-    // controls (passwords ...) invalidate it.
+    // Moving into the excluded conversation controls (the composer) keeps the last meaningful
+    // focus; any other excluded element (sensitive controls, exclude markers) invalidates it.
     // The invalidation also reaches the top when this realm holds no focus record of its own:
     // the current focus may be a record kept from another realm across a composer transfer.
-    if (isSensitiveControl(p.excluded) || isSensitiveControl(el)) {
+    if (!isTransferTarget(el, p)) {
       clearLocalFocus(eventTime(ev));
       recordLocal({ kind: 'focus-invalidate', t_abs: eventTime(ev) });
     } else recordLocal({ kind: 'focus-change', t_abs: eventTime(ev) }); // no record, but moves on both sides do not compact

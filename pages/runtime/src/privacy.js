@@ -35,8 +35,15 @@ export function labelsSensitive(n) {
   try { const inner = nQSA.call(n, 'input,textarea,select'); for (let i = 0; i < inner.length; i++) if (isSensitiveControl(inner[i])) return true; } catch (_) { /* ignore */ }
   return false;
 }
-// Focus moving into these keeps the last meaningful focus (the composer and other excluded,
-// non-sensitive controls: the transfer rule); sensitive controls clear it.
+// Inside the excluded conversation controls: the chat composer, its upload list and previews
+// (`[data-wippy-composer]` on the element or a composed ancestor).
+export function inConversationControls(el) {
+  for (let n = el; n; n = composedParent(n)) if (nodeType(n) === 1 && hasAttr(n, 'data-wippy-composer')) return true;
+  return false;
+}
+// Focus moving into these keeps the last meaningful focus (spec: "unless the user moves into excluded
+// conversation controls"): the composer, never a sensitive control in it. Focus on any other
+// excluded element (data-wippy-attention="exclude", sensitive controls) clears it.
 export function isTransferTarget(el, p) {
-  return !!p.excluded && !isSensitiveControl(p.excluded) && !isSensitiveControl(el);
+  return !!p.excluded && inConversationControls(el) && !isSensitiveControl(p.excluded) && !isSensitiveControl(el);
 }
