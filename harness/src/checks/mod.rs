@@ -78,6 +78,7 @@ pub fn all() -> Vec<Check> {
         Check { query: default_host, name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
         Check { query: default_host, name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
         Check { query: default_host, name: "sensitive-focus-clears-a-kept-focus", run: |h| Box::pin(focus::sensitive_focus_clears_a_kept_focus(h)) },
+        Check { query: default_host, name: "excluded-focus-clears-a-kept-focus", run: |h| Box::pin(focus::excluded_focus_clears_a_kept_focus(h)) },
         Check { query: default_host, name: "tab-traversal-focus-matches-chromium", run: |h| Box::pin(focus::tab_traversal_matches_chromium(h)) },
         Check { query: default_host, name: "composer-transfer-keeps-focus-while-send-disables-it", run: |h| Box::pin(focus::composer_transfer_keeps_focus_while_send_disables_it(h)) },
         Check { query: default_host, name: "script-dispatched-focus-is-ignored", run: |h| Box::pin(focus::script_dispatched_focus_is_ignored(h)) },
