@@ -233,3 +233,11 @@ mod agent_actions {
         run_host(layout, engine, async |h| a::no_overlay_when_actions_off(h).await.map(drop));
     }
 }
+
+#[rstest]
+fn privacy_text_none_keeps_geometry_and_structure_without_any_text(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| privacy::text_none_keeps_geometry_without_text(h).await.map(drop));
+}

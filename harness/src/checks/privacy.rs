@@ -84,3 +84,44 @@ async fn no_canary(host: &Host, snap: &Value, at: &str) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// `privacy.text: "none"` keeps geometry and structure and drops every collected text: at the
+/// boundary and at the Host's probes, after a trusted click on the left leaf (so there is a
+/// focus too), the same snapshot point taken with and without the option has the same candidates
+/// with the same rects, paths and roles, while no summary (candidates, focus) has a name, text or
+/// value — and the safe snapshot did have names there, so the check can fail.
+pub async fn text_none_keeps_geometry_without_text(host: &Host) -> anyhow::Result<String> {
+    let (bx, by, left, _) = super::sampling::boundary_point(host).await?;
+    host.click_at(left.center().0, left.center().1).await?;
+    let mut compared = 0;
+    for (x, y) in [(bx, by), host.landmark_rect("host-privacy-probes").await?.center()] {
+        snapshot_at(host, x, y).await?; // the latest pointer is there for both snapshots
+        let point = serde_json::json!({"point": {"x": x, "y": y}});
+        let safe = host.snapshot_with(point.clone()).await?;
+        let mut none_opts = point;
+        none_opts["privacy"] = serde_json::json!({"text": "none"});
+        let none = host.snapshot_with(none_opts).await?;
+        super::require_valid_payload(&none)?;
+        let shape = |s: &Value| -> Vec<(String, String, String)> {
+            let mut v: Vec<_> = candidates(s)
+                .iter()
+                .map(|c| (c["rect"].to_string(), c["path"].to_string(), c["summary"]["role"].to_string()))
+                .collect();
+            v.sort();
+            v
+        };
+        ensure!(shape(&safe) == shape(&none), "privacy.text none changed the candidates' geometry or structure at ({x}, {y})");
+        ensure!(
+            candidates(&safe).iter().any(|c| c["summary"].get("name").is_some()),
+            "the safe snapshot at ({x}, {y}) has no name either: the comparison proves nothing"
+        );
+        let summaries = candidates(&none).iter().map(|c| &c["summary"]).chain(none.get("focus").map(|f| &f["summary"]));
+        for s in summaries {
+            for k in ["name", "text", "value"] {
+                ensure!(s.get(k).is_none(), "privacy.text none still carries summary.{k} = {} at ({x}, {y})", s[k]);
+            }
+        }
+        compared += candidates(&none).len();
+    }
+    Ok(format!("{compared} candidates kept with geometry and roles and without any text"))
+}
