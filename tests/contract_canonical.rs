@@ -1,7 +1,7 @@
 //! Canonical JSON and digests: goldens, Go scalar formatting, idempotence (property), and
 //! fuzz-style properties that no input panics the validator or the expanders.
 
-mod contract_support;
+use crate::contract_support;
 
 use attention_harness::contract::canonical::{canonical_json, path_digest, path_digest_matches, sha256_prefixed};
 use attention_harness::contract::validate::validate_slice;

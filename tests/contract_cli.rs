@@ -1,7 +1,7 @@
 //! The `contract` subcommands through `cli::run` (the lead wires them into main.rs): exit codes
 //! and the encode -> expand round trip through files.
 
-mod contract_support;
+use crate::contract_support;
 
 use attention_harness::contract::canonical::canonical_json;
 use attention_harness::contract::cli::{run, ContractCommand};

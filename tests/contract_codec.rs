@@ -1,7 +1,7 @@
 //! v2/v3/v4 codecs: golden shapes, dictionary and link rules, lattice encoding, limits, and a
 //! property test that `expand(encode(x))` is `x` byte for byte for generated snapshots.
 
-mod contract_support;
+use crate::contract_support;
 
 use attention_harness::contract::canonical::{canonical_json, path_digest};
 use attention_harness::contract::codec::{self, expand, ExpandError};

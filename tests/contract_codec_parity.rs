@@ -3,7 +3,7 @@
 //! `compact_fixture` / `compact_v3_fixture`, the same malformed cases, exact byte charging,
 //! aggregate memberships and the shared expansion budget.
 
-mod contract_support;
+use crate::contract_support;
 
 use attention_harness::contract::canonical::{canonical_json, sha256_prefixed};
 use attention_harness::contract::codec::{self, expand};

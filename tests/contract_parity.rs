@@ -3,7 +3,7 @@
 //! divergence from the Session shows up here first. Cases that only exercise Lua plumbing
 //! (renderer tables, prompt builder) are left out.
 
-mod contract_support;
+use crate::contract_support;
 
 use attention_harness::contract::canonical::{canonical_json, sha256_prefixed};
 use attention_harness::contract::{codec, validate, Timestamp, ValidateOptions};

@@ -1,7 +1,7 @@
 //! Model projection: event and target selection, realm representatives, sample and path
 //! reductions, partial counters, the trust label and the byte budget.
 
-mod contract_support;
+use crate::contract_support;
 
 use attention_harness::contract::codec;
 use attention_harness::contract::projection::{self, project, project_envelope, ProjectError};

@@ -1,7 +1,7 @@
 //! The Session validator: one case per error code (each starts from a valid array and changes one
 //! thing), every limit at N and N+1, the spec fixtures, inert kinds, visual v1.
 
-mod contract_support;
+use crate::contract_support;
 
 use attention_harness::contract::attention_v1::Stage;
 use attention_harness::contract::canonical::{canonical_json, lua_json_len, path_digest, sha256_prefixed};

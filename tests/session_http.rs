@@ -2,7 +2,7 @@
 //! Attention setting (§10), staged transport and references (§12) and uploads. Every rejection is
 //! proved to store nothing by reading the database (row counts and the rows themselves).
 
-mod session_support;
+use crate::session_support;
 
 use attention_harness::contract::delivery::{decide_from_response, SessionCapabilities};
 use attention_harness::contract::{canonical_json, sha256_prefixed};

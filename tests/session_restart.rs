@@ -4,8 +4,6 @@
 //! new one is started on the same file; the history it serves is byte for byte the same and the
 //! stored attachment is still the runtime's (same attachment_id and content_hash).
 
-mod session_support;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;

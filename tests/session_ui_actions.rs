@@ -4,7 +4,7 @@
 //! `selected_target` among the offered targets (rect ignored), duplicates, one pending action per
 //! session, broker-synthesised `expired` / `disconnected` / `unavailable`, and reconnect.
 
-mod session_support;
+use crate::session_support;
 
 use std::time::{Duration, Instant};
 

@@ -2,7 +2,7 @@
 //! contract validator, exactly one `received` per request, duplicates and conflicts, the stripped
 //! `runtime_context`, and the 1009 close. "Nothing persisted" is read from the database.
 
-mod session_support;
+use crate::session_support;
 
 use futures::{SinkExt, StreamExt};
 use serde_json::{json, Value};

@@ -1,0 +1,38 @@
+//! Every end-to-end test that drives the reference Host in Chromium, as one test binary: one browser
+//! per test process (Harness::global) and a fresh browser context per test (run_host), so the suite
+//! pays for one Chromium launch and one link instead of one per file. Each file keeps one concern;
+//! `cargo test --test browser omissions::` runs one of them. A new end-to-end file is registered here
+//! (tests/layout.rs fails for a file under tests/ that no binary includes).
+
+#[path = "budgets.rs"]
+mod budgets;
+#[path = "end_to_end.rs"]
+mod end_to_end;
+#[path = "failure_artifacts.rs"]
+mod failure_artifacts;
+#[path = "fidelity.rs"]
+mod fidelity;
+#[path = "focus.rs"]
+mod focus;
+#[path = "geometry.rs"]
+mod geometry;
+#[path = "history.rs"]
+mod history;
+#[path = "hostile.rs"]
+mod hostile;
+#[path = "input.rs"]
+mod input;
+#[path = "leases.rs"]
+mod leases;
+#[path = "omissions.rs"]
+mod omissions;
+#[path = "realm_document.rs"]
+mod realm_document;
+#[path = "runtime_canonical_json.rs"]
+mod runtime_canonical_json;
+#[path = "selection.rs"]
+mod selection;
+#[path = "session_e2e.rs"]
+mod session_e2e;
+#[path = "session_restart.rs"]
+mod session_restart;

@@ -1,0 +1,36 @@
+//! Every test that needs no shared browser, as one test binary: the contract module (canonical JSON,
+//! codecs, projection, validation, parity with the Session, goldens), the reference Session's HTTP and
+//! WebSocket surfaces and UI-action broker, the runtime bundle's freshness, and the command line
+//! (which starts its own processes). `cargo test --test contract session_ws::` runs one file.
+
+mod contract_support;
+mod session_support;
+
+#[path = "cli.rs"]
+mod cli;
+#[path = "contract_canonical.rs"]
+mod contract_canonical;
+#[path = "contract_cli.rs"]
+mod contract_cli;
+#[path = "contract_codec.rs"]
+mod contract_codec;
+#[path = "contract_codec_parity.rs"]
+mod contract_codec_parity;
+#[path = "contract_delivery.rs"]
+mod contract_delivery;
+#[path = "contract_parity.rs"]
+mod contract_parity;
+#[path = "contract_projection.rs"]
+mod contract_projection;
+#[path = "contract_validate.rs"]
+mod contract_validate;
+#[path = "goldens.rs"]
+mod goldens;
+#[path = "runtime_bundle.rs"]
+mod runtime_bundle;
+#[path = "session_http.rs"]
+mod session_http;
+#[path = "session_ui_actions.rs"]
+mod session_ui_actions;
+#[path = "session_ws.rs"]
+mod session_ws;
