@@ -9,10 +9,12 @@ pub mod fidelity;
 pub mod focus;
 pub mod geometry;
 pub mod history;
+pub mod outputs;
 pub mod privacy;
 pub mod realms;
 pub mod sampling;
 pub mod selection;
+pub mod sensitive;
 pub mod session;
 pub mod trusted;
 
