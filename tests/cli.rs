@@ -18,6 +18,8 @@ fn verify_json_reports_every_check_for_the_chosen_layout_and_engine() {
         assert!(r["check"].is_string() && r["detail"].is_string());
         assert_eq!(r["status"], "pass", "{r}");
     }
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("CANARY-"), "a privacy canary reached verify's JSON output: {text}");
     assert!(out.status.success(), "verify exits 0 when every check passes");
 }
 
@@ -63,4 +65,26 @@ fn contract_validate_exit_codes_are_0_accepted_1_rejected_2_unreadable() {
     assert!(String::from_utf8_lossy(&bad.stdout).contains(r#""code":"array-required""#));
     let missing = cli(&["contract", "validate", "/nonexistent/file.json"]);
     assert_eq!(missing.status.code(), Some(2));
+}
+
+/// The CLI's JSON output is an output like any other (issue 11's canary scan): a snapshot and an
+/// envelope taken where the reference Host's privacy probes are (password, exclude, redact with
+/// their canaries, in a child realm and in the Host document) carry candidates but no canary.
+#[test]
+fn snapshot_json_at_the_privacy_probes_carries_no_canary() {
+    for (point, extra) in [("privacy-probes", Some("--envelope")), ("host-privacy-probes", None)] {
+        let mut args = vec!["snapshot", "--layout", "managed", "--point", point];
+        args.extend(extra);
+        let out = cli(&args);
+        assert!(out.status.success(), "{point}: {}", String::from_utf8_lossy(&out.stderr));
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(!text.contains("CANARY-"), "a privacy canary reached the CLI's JSON at {point}: {text}");
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{point}: not JSON ({e})"));
+        let payload: Value = match extra {
+            Some(_) => serde_json::from_str(v[0]["content"].as_str().expect("an envelope with content")).unwrap(),
+            None => v,
+        };
+        let n = payload["candidates"].as_array().map(Vec::len).unwrap_or(0);
+        assert!(n > 0, "{point}: the snapshot has no candidates, so the absent canary proves nothing: {payload}");
+    }
 }

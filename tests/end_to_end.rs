@@ -241,3 +241,21 @@ fn privacy_text_none_keeps_geometry_and_structure_without_any_text(
 ) {
     run_host(layout, engine, async |h| privacy::text_none_keeps_geometry_without_text(h).await.map(drop));
 }
+
+/// Every sensitive control kind the spec names, in the light DOM and a closed shadow root of a
+/// same-origin iframe, a cross-origin iframe and a Web Fragment: enumerated by Chromium, pointed at,
+/// focused, typed into and selected with trusted input; then every output that leaves the realms
+/// (relay messages, socket frames, the Session's rows and SQLite file, console, artifacts) is
+/// scanned for canaries.
+#[rstest]
+fn every_sensitive_control_kind_is_excluded_and_no_canary_leaves_the_realms(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values("same-origin", "cross-origin", "fragment")] mount: &str,
+) {
+    let engine = if mount == "fragment" { Engine::Fragment } else { Engine::Iframe };
+    attention_harness::run_host_with(layout, engine, &format!("corpus=sensitive&mount={mount}"), async |h| {
+        let detail = attention_harness::checks::sensitive::sensitive_controls_leave_no_trace(h).await?;
+        eprintln!("{layout}/{mount}: {detail}");
+        Ok(())
+    });
+}

@@ -36,3 +36,11 @@ fn a_pointer_capture_change_stops_compaction_of_a_drag(
 ) {
     run_host(layout, engine, async |h| history::pointer_capture_change_stops_compaction(h).await.map(drop));
 }
+
+#[rstest]
+fn a_mount_generation_change_stops_compaction_over_the_same_target(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| history::mount_generation_change_stops_compaction(h).await.map(drop));
+}

@@ -309,3 +309,99 @@ pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Res
     ensure!(drag.iter().all(|e| over(&snap, e, &right)), "both drag entries must target the right leaf (Chromium's box): {b}");
     Ok(b)
 }
+
+/// Compaction stops when a target's mount generation changes (spec "What the Host observes"), even
+/// when the target itself does not: a button in an artifact boundary (generation 1) receives trusted
+/// moves, then its page remounts the boundary (a new element with the same mount id, generation 2,
+/// and the *same* button moved into it; Chromium's backend node ids confirm the button is the same
+/// node and the boundary is not), then more trusted moves. Moves on each side compact to their
+/// newest, but never across the remount: the history keeps two entries over one target_id, whose
+/// path now carries generation 2. Done in the Host document and in the left leaf's realm (out of
+/// process in engine iframe, where the child's observations are merged by the Host; fragment
+/// content in engine fragment).
+pub async fn mount_generation_change_stops_compaction(host: &Host) -> anyhow::Result<String> {
+    let in_host = generation_probe(host, None, "host").await?;
+    let in_leaf = generation_probe(host, Some(super::expect::leaf_frame(host.engine, Leaf::Left)), "leaf").await?;
+    Ok(format!("Host: {in_host}; left leaf: {in_leaf}"))
+}
+
+async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: &str) -> anyhow::Result<String> {
+    let eval = |js: String| {
+        let frame = frame.clone();
+        async move {
+            match frame {
+                None => host.eval(&js).await,
+                Some(f) => host.eval_in_frame(&f, &js).await,
+            }
+        }
+    };
+    // Page setup (not user input). In the Host: fixed over free space at the bottom of the nav
+    // area; in the leaf: absolute inside the leaf app, below its probes and left of its button.
+    let (container, place) = match frame {
+        None => ("document.body", "position: fixed; left: 8px; top: 640px; width: 160px; height: 48px;"),
+        Some(_) => ("document.getElementById('leaf-app')", "position: absolute; left: 8px; top: 86px; width: 120px; height: 30px;"),
+    };
+    let mount = format!("generation-probe-{name}");
+    let made = eval(format!(
+        r#"(() => {{
+            const a = document.createElement('div');
+            a.setAttribute('data-wippy-kind', 'artifact');
+            a.setAttribute('data-wippy-mount-id', '{mount}');
+            a.setAttribute('data-wippy-artifact-id', '{mount}');
+            a.setAttribute('data-landmark', '{mount}');
+            a.style.cssText = '{place} z-index: 10; background: #eef;';
+            const b = document.createElement('button');
+            b.textContent = 'Generation probe';
+            b.setAttribute('data-landmark', '{mount}-button');
+            b.style.cssText = 'position: absolute; left: 4px; top: 4px; right: 4px; bottom: 4px; font-size: 10px;';
+            a.append(b);
+            {container}.append(a);
+            return true;
+        }})()"#
+    ))
+    .await?;
+    ensure!(made == true, "the generation probe was not built in the {name} realm");
+    let button_mark = format!("{mount}-button");
+    let button = host.landmark_rect(&button_mark).await?;
+    let before = (host.locate_landmark(&mount).await?.backend_node_id, host.locate_landmark(&button_mark).await?.backend_node_id);
+    let y = button.y + button.height / 2.0;
+    let b = |dx: f64| (button.x + dx, y);
+    host.move_to(b(10.0).0, y).await?;
+    host.move_to_in_steps(b(40.0).0, y, 3).await?; // b20, b30, b40
+    history_with(host, "the move at b40 reaching the history", |e| e["type"] == "pointermove" && at(e, b(40.0))).await?;
+
+    // A fragment realm's `document` is patched onto the fragment's tree: look up by id from the app.
+    let scope = if frame.is_none() { "document" } else { container };
+    eval(format!(
+        r#"(() => {{
+            const old = {scope}.querySelector('[data-wippy-mount-id="{mount}"]');
+            const fresh = old.cloneNode(false);
+            fresh.append(...old.childNodes);
+            old.replaceWith(fresh);
+            return true;
+        }})()"#
+    ))
+    .await?;
+    let after = (host.locate_landmark(&mount).await?.backend_node_id, host.locate_landmark(&button_mark).await?.backend_node_id);
+    ensure!(after.1 == before.1 && after.0 != before.0, "Chromium: the remount must keep the button node and replace the boundary (before {before:?}, after {after:?})");
+    ensure!(host.landmark_rect(&button_mark).await?.max_edge_delta(&button) <= RECT_TOLERANCE, "the button moved in the remount");
+
+    host.move_to(b(60.0).0, y).await?;
+    host.move_to_in_steps(b(90.0).0, y, 3).await?; // b70, b80, b90
+    let snap = history_with(host, "the move at b90 reaching the history", |e| e["type"] == "pointermove" && at(e, b(90.0))).await?;
+    require_valid_payload(&snap)?;
+    ordered(&snap)?;
+    let brief = brief(&snap);
+    let evs = events(&snap);
+    let over_button: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove" && over(&snap, e, &button)).collect();
+    ensure!(
+        over_button.len() == 2 && at(over_button[0], b(40.0)) && at(over_button[1], b(90.0)),
+        "{name}: moves over the button compact to b40 before and b90 after the remount, and never across it: {brief}"
+    );
+    let ids: Vec<&Value> = over_button.iter().map(|e| &e["candidate_ids"][0]).collect();
+    ensure!(ids[0] == ids[1], "{name}: both entries must name the same target (the button was not replaced): {ids:?}");
+    let cand = candidates(&snap).iter().find(|c| &c["target_id"] == ids[0]).context("the button's candidate is missing")?;
+    let seg = cand["path"].as_array().into_iter().flatten().find(|s| s["mount_id"] == mount.as_str()).cloned().unwrap_or(Value::Null);
+    ensure!(seg["kind"] == "artifact" && seg["generation"] == 2, "{name}: the button's path must carry the remounted boundary at generation 2: {seg}");
+    Ok(format!("b40 (generation 1) and b90 (generation 2) kept apart over target {}", ids[0]))
+}

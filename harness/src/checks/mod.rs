@@ -9,10 +9,12 @@ pub mod fidelity;
 pub mod focus;
 pub mod geometry;
 pub mod history;
+pub mod outputs;
 pub mod privacy;
 pub mod realms;
 pub mod sampling;
 pub mod selection;
+pub mod sensitive;
 pub mod session;
 pub mod trusted;
 
@@ -60,6 +62,14 @@ fn material_corpus(engine: crate::host::Engine) -> &'static str {
     }
 }
 
+/// The sensitive-controls corpus, cross-origin in engine iframe, a Web Fragment in engine fragment.
+fn sensitive_corpus(engine: crate::host::Engine) -> &'static str {
+    match engine {
+        crate::host::Engine::Iframe => "corpus=sensitive&mount=cross-origin",
+        crate::host::Engine::Fragment => "corpus=sensitive&mount=fragment",
+    }
+}
+
 /// Every check `verify` runs, in order.
 pub fn all() -> Vec<Check> {
     vec![
@@ -75,6 +85,7 @@ pub fn all() -> Vec<Check> {
         Check { query: default_host, name: "checklist-7-capabilities-and-plain-message-received", run: |h| Box::pin(session::checklist_7(h)) },
         Check { query: default_host, name: "envelope-accepted-by-session-rules", run: |h| Box::pin(sampling::envelope_accepted(h)) },
         Check { query: default_host, name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
+        Check { query: sensitive_corpus, name: "sensitive-controls-excluded-and-no-canary-leaves", run: |h| Box::pin(sensitive::sensitive_controls_leave_no_trace(h)) },
         Check { query: default_host, name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
         Check { query: default_host, name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
         Check { query: default_host, name: "sensitive-focus-clears-a-kept-focus", run: |h| Box::pin(focus::sensitive_focus_clears_a_kept_focus(h)) },

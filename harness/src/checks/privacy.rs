@@ -67,7 +67,7 @@ pub async fn canaries_absent(host: &Host) -> anyhow::Result<String> {
     Ok(format!("{sampled} probes sampled, composer excluded, no canary"))
 }
 
-fn sampled_inside(snap: &Value, r: &BoxRect) -> bool {
+pub(crate) fn sampled_inside(snap: &Value, r: &BoxRect) -> bool {
     snap["capture"]["points"].as_array().into_iter().flatten().any(|p| {
         let (x, y) = (p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN));
         x >= r.x && x < r.right() && y >= r.y && y < r.y + r.height

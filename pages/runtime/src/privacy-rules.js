@@ -7,11 +7,21 @@ const SENSITIVE_AUTOCOMPLETE = /(one-time-code|current-password|new-password|cc-
 
 export const CONTROL_NAMES = { input: 1, textarea: 1, select: 1 };
 
-// Whether a form control is sensitive (its content must never leave the realm). Attribute values
-// are strings or null (absent): {localName, type, autocomplete, name, id, inputmode, ariaLabel}.
+// Whether a form control or an editing host (contenteditable) is sensitive (its content must never
+// leave the realm). Attribute values are strings or null (absent): {localName, type, autocomplete,
+// name, id, inputmode, ariaLabel, contenteditable}. An editing host has no type and usually no name:
+// "similarly named editable controls" are judged by its name, id, autocomplete and aria-label.
+export function isEditingHost(contenteditable) {
+  return contenteditable !== null && contenteditable !== undefined && contenteditable.trim().toLowerCase() !== 'false';
+}
 export function classifyControl(c) {
   const ln = c.localName;
-  if (ln !== 'input' && ln !== 'textarea' && ln !== 'select') return false;
+  if (ln !== 'input' && ln !== 'textarea' && ln !== 'select') {
+    if (!isEditingHost(c.contenteditable)) return false;
+    const ac = (c.autocomplete || '').toLowerCase();
+    if (SENSITIVE_AUTOCOMPLETE.test(ac)) return true;
+    return SENSITIVE_NAME.test([c.name, c.id, ac, c.ariaLabel].join(' '));
+  }
   const type = (c.type || '').toLowerCase();
   if (ln === 'input' && (type === 'password' || type === 'hidden' || type === 'file')) return true;
   const ac = (c.autocomplete || '').toLowerCase();

@@ -3,13 +3,16 @@
 // subtrees keep geometry but lose text. Walks the physical composed ancestry.
 import { nQSA } from './natives.js';
 import { attr, hasAttr, localName, nodeType, composedParent, byIdInRoot } from './dom.js';
-import { classifyControl, attentionMarker, CONTROL_NAMES } from './privacy-rules.js';
+import { classifyControl, attentionMarker, isEditingHost, CONTROL_NAMES } from './privacy-rules.js';
 
+// A sensitive form control, or a sensitive editing host (contenteditable with a credential-like
+// name, id, autocomplete or aria-label): its subtree is excluded.
 export function isSensitiveControl(el) {
   const ln = localName(el);
-  if (!CONTROL_NAMES[ln]) return false;
+  const ce = CONTROL_NAMES[ln] ? null : attr(el, 'contenteditable');
+  if (!CONTROL_NAMES[ln] && !isEditingHost(ce)) return false;
   return classifyControl({ localName: ln, type: attr(el, 'type'), autocomplete: attr(el, 'autocomplete'), name: attr(el, 'name'),
-    id: attr(el, 'id'), inputmode: attr(el, 'inputmode'), ariaLabel: attr(el, 'aria-label') });
+    id: attr(el, 'id'), inputmode: attr(el, 'inputmode'), ariaLabel: attr(el, 'aria-label'), contenteditable: ce });
 }
 export function selfExcluded(el) {
   if (attentionMarker(attr(el, 'data-wippy-attention')) === 'exclude') return true;

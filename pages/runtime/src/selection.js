@@ -22,7 +22,7 @@ import { deepActive } from './focus.js';
 import { bindingAlive } from './store.js';
 
 const nGetSelection = W.getSelection;
-const MARKERS = '[data-wippy-attention],[data-wippy-composer],input,textarea,select,label';
+const MARKERS = '[data-wippy-attention],[data-wippy-composer],input,textarea,select,label,[contenteditable]';
 
 // The document and every shadow root reachable from it (open and closed, bounded work).
 function treeRoots() {
@@ -122,6 +122,7 @@ function rangeRects(r) {
   }
   return rects.slice(0, 4);
 }
+function inEditableContent(el) { try { return el.isContentEditable === true; } catch (_) { return false; } }
 // The realm-local selection report, or null when this realm has no user selection.
 export function readSelection(tAbs) {
   const base = { selection_id: 'sel-' + REALM_ID + '-' + (++REALM.localSeq), t_abs: tAbs, selected_ms: obsNow() };
@@ -142,6 +143,9 @@ export function readSelection(tAbs) {
   const anchorEl = dir === 'backward' ? endEl : startEl, focusEl = dir === 'backward' ? startEl : endEl;
   const privacy = privacyOver(r);
   if (privacy === 'excluded') return Object.assign(base, { privacy: 'excluded', key: 'ex' });
+  // Editable values are unavailable (spec): a selection in editable content (contenteditable) is
+  // reported like one inside a text control, unless redaction already empties it.
+  if (!privacy && (inEditableContent(startEl) || inEditableContent(endEl))) return Object.assign(base, { privacy: 'unavailable', key: 'ed' });
   const out = Object.assign(base, {
     privacy: privacy, direction: dir,
     text: privacy === 'redacted' ? '' : cutBytes(normText(safe(() => c.sel.toString(), '')), SELECTION_TEXT_BYTES),

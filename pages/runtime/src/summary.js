@@ -23,6 +23,11 @@ export function isEditable(el) {
   const ce = attr(el, 'contenteditable');
   return ce !== null && ce.toLowerCase() !== 'false';
 }
+// Inside editable content (an editing host or an element in one): editable values are unavailable.
+function inEditable(el) {
+  if (isEditable(el)) return true;
+  try { return el.isContentEditable === true; } catch (_) { return false; }
+}
 export function collectText(el, limit) {
   let out = '';
   let budget = 4000;
@@ -163,7 +168,7 @@ export function summarize(el, privacy) {
     const name = cutBytes(cutScalars(nameOf(el, role), TEXT_MAX), 256);
     if (name) s.name = name;
     const ln = localName(el);
-    if (ln !== 'input' && ln !== 'textarea' && ln !== 'select' && !isEditable(el)) {
+    if (ln !== 'input' && ln !== 'textarea' && ln !== 'select' && !inEditable(el)) {
       const text = cutBytes(collectText(el, TEXT_MAX), 1024);
       if (text) s.text = text;
     }

@@ -55,6 +55,21 @@ test('ordinary controls and non-controls are not sensitive', () => {
   assert.equal(classifyControl(control('button', { name: 'password' })), false);
 });
 
+test('editing hosts (contenteditable) named like credentials are sensitive by name, id, autocomplete or aria-label', () => {
+  for (const ce of ['', 'true', 'plaintext-only', 'TRUE']) {
+    assert.equal(classifyControl(control('div', { contenteditable: ce, ariaLabel: 'Recovery passphrase' })), true, `aria-label, ce=${ce}`);
+    assert.equal(classifyControl(control('div', { contenteditable: ce, id: 'pin-code' })), true, `id, ce=${ce}`);
+  }
+  assert.equal(classifyControl(control('span', { contenteditable: 'true', name: 'api_token' })), true);
+  assert.equal(classifyControl(control('div', { contenteditable: 'true', autocomplete: 'one-time-code' })), true);
+  assert.equal(classifyControl(control('div', { contenteditable: 'true', autocomplete: 'cc-number' })), true);
+  // Near misses and non-editable elements stay ordinary.
+  assert.equal(classifyControl(control('div', { contenteditable: 'true', ariaLabel: 'Notes' })), false);
+  assert.equal(classifyControl(control('div', { contenteditable: 'true', id: 'pinned-notes' })), false);
+  assert.equal(classifyControl(control('div', { contenteditable: 'false', ariaLabel: 'Password' })), false);
+  assert.equal(classifyControl(control('div', { ariaLabel: 'Password' })), false, 'not editable');
+});
+
 test('the data-wippy-attention marker: exclude and redact, trimmed and case-insensitive', () => {
   assert.equal(attentionMarker('exclude'), 'exclude');
   assert.equal(attentionMarker(' Exclude '), 'exclude');
