@@ -274,6 +274,15 @@ fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        // The SIGINT handler is in place before "Press Ctrl-C" is printed: a Ctrl-C (or a test's
+        // SIGINT) sent right after that line must stop the server cleanly, not kill it.
+        let mut interrupt = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::interrupt()) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: cannot listen for Ctrl-C: {e}");
+                return ExitCode::from(2);
+            }
+        };
         println!("Host site:  {}", server.host_origin());
         println!("Child site: {}", server.child_origin());
         println!("Session database: {}", server.session().db_path().display());
@@ -286,7 +295,7 @@ fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
         println!("Press Ctrl-C to stop.");
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        let _ = tokio::signal::ctrl_c().await;
+        interrupt.recv().await;
         ExitCode::SUCCESS
     })
 }
