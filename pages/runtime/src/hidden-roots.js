@@ -1,0 +1,80 @@
+// Shadow roots the runtime cannot enter (spec "Partial results and errors": a boundary the runtime
+// cannot traverse is an explicit `unsupported-boundary` omission, never a host presented as the
+// final element). A declarative closed root (<template shadowrootmode="closed">) on an element that
+// never hands it out (no ElementInternals) is invisible to page script: `shadowRoot` is null, the
+// attachShadow patch never saw it, and every hit test retargets to the host. What still shows is the
+// caret: `document.caretPositionFromPoint(x, y, {shadowRoots})` (CSSOM View) retargets a caret that
+// lies in a shadow tree it was not given to just before that tree's host, i.e. to (the host's parent,
+// the host's index). A caret never lands exactly there from the host's own content, padding or
+// descendants (an element's own box gives (host, 0) or a position in its own text; measured on
+// Chromium 156 for empty, inline-block, flex, grid, user-select: none, pseudo-element icons,
+// replaced children), so that position at a point inside the host proves a root the runtime cannot
+// see. The point itself is probed first; when the walk reaches a host from its own light-DOM child
+// (slotted content: the caret lands in the light DOM), a few points of the host's box are probed.
+// Only elements that can host a shadow root are considered (HTML custom elements and the DOM
+// standard's valid shadow host names; `body` is left out: the page itself).
+import { doc, nCaretPositionFromPoint, nNamespaceURI, nPerfNow } from './natives.js';
+import { localName, nodeType, parentOf, hostOf, rectOf, viewportRect } from './dom.js';
+import { shadowOf } from './shadow-roots.js';
+import { childNodes } from './flat-tree.js';
+
+const XHTML = 'http://www.w3.org/1999/xhtml';
+const SHADOW_HOST_NAMES = { article: 1, aside: 1, blockquote: 1, div: 1, footer: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1,
+  header: 1, main: 1, nav: 1, p: 1, section: 1, span: 1 };
+const hidden = new WeakSet(); // hosts proved to have a root the runtime cannot enter (roots are never removed)
+const probed = new WeakMap(); // host -> time of a probe that found nothing (layout may change: kept briefly)
+const PROBE_TTL_MS = 250;
+
+// Whether el could host a shadow root at all (DOM: attach a shadow root, valid shadow host name).
+export function canHostShadow(el) {
+  if (nodeType(el) !== 1) return false;
+  let ns = null;
+  try { ns = nNamespaceURI.call(el); } catch (_) { ns = null; }
+  if (ns !== XHTML) return false;
+  const ln = localName(el);
+  return !!SHADOW_HOST_NAMES[ln] || /^[a-z][^A-Z]*-[^A-Z]*$/.test(ln);
+}
+// The shadow roots the runtime knows on el's composed ancestor chain (so the caret is not
+// retargeted out of them).
+function knownRootsAbove(el) {
+  const roots = [];
+  for (let n = parentOf(el), guard = 0; n && guard < 4096; guard++) {
+    if (nodeType(n) === 11) { roots.push(n); n = hostOf(n); continue; }
+    n = parentOf(n);
+  }
+  return roots;
+}
+// Whether the caret at (x, y) sits just before el, retargeted out of a shadow tree of el's.
+export function caretRetargetedTo(el, x, y, roots) {
+  if (!nCaretPositionFromPoint) return false;
+  const parent = parentOf(el);
+  if (!parent) return false;
+  let cp = null;
+  try { cp = nCaretPositionFromPoint.call(doc(), x, y, { shadowRoots: roots || knownRootsAbove(el) }); } catch (_) { cp = null; }
+  if (!cp) return false;
+  let node = null, offset = -1;
+  try { node = cp.offsetNode; offset = cp.offset; } catch (_) { return false; }
+  return node === parent && offset === childNodes(parent).indexOf(el);
+}
+// Whether el has a shadow root the runtime cannot enter. `at` ({x, y}, optional): a point over el
+// (probed first). `probe`: also probe el's box (when the point is on el's slotted light content).
+export function hasHiddenRoot(el, at, probe) {
+  if (hidden.has(el)) return true;
+  if (!canHostShadow(el) || localName(el) === 'body' || shadowOf(el)) return false;
+  const roots = knownRootsAbove(el);
+  if (at && caretRetargetedTo(el, at.x, at.y, roots)) { hidden.add(el); return true; }
+  if (!probe) return false;
+  const last = probed.get(el);
+  const now = nPerfNow();
+  if (last !== undefined && now - last < PROBE_TTL_MS) return false;
+  probed.set(el, now);
+  const r = rectOf(el);
+  const v = viewportRect();
+  if (!(r.width > 0 && r.height > 0)) return false;
+  for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
+    const x = r.x + r.width * fx, y = r.y + r.height * fy;
+    if (x < 0 || y < 0 || x >= v.width || y >= v.height) continue;
+    if (caretRetargetedTo(el, x, y, roots)) { hidden.add(el); return true; }
+  }
+  return false;
+}
