@@ -60,6 +60,8 @@ pub struct Figures {
     /// ARIA state (checked, pressed, expanded, selected, disabled, required, invalid) against the
     /// AX node's properties, at the `ax_comparable` points.
     pub state_agree: usize,
+    /// Of those, points where either side reports some state (the rest agree trivially).
+    pub state_nonempty: usize,
     /// Points whose candidate has a text Chromium renders (not a form control), and how many agree
     /// with the AX subtree's static text.
     pub text_comparable: usize,
@@ -103,7 +105,7 @@ impl Figures {
     }
     pub fn line(&self) -> String {
         format!(
-            "{} points: element {:.2} % ({} of them unsupported-boundary omissions, {} confirmed), rect {:.2} % of {} (max {:.3} px), role {:.2} % / name {:.2} % / state {:.2} % of {}, text {:.2} % of {}",
+            "{} points: element {:.2} % ({} of them unsupported-boundary omissions, {} confirmed), rect {:.2} % of {} (max {:.3} px), role {:.2} % / name {:.2} % / state {:.2} % of {} ({} with a state), text {:.2} % of {}",
             self.points,
             self.element_pct(),
             self.omitted,
@@ -115,6 +117,7 @@ impl Figures {
             self.name_pct(),
             self.state_pct(),
             self.ax_comparable,
+            self.state_nonempty,
             self.text_pct(),
             self.text_comparable
         )
@@ -267,10 +270,13 @@ impl Oracle<'_> {
 
 /// Chromium's AX role in the ARIA vocabulary the runtime reports: CDP gives ARIA roles in lower
 /// case and Chromium's internal roles that have no ARIA counterpart in CamelCase (`LabelText` for a
-/// `<label>`, `DisclosureTriangle` for a `<summary>` ...); an element without an ARIA role is
-/// `generic` in the runtime's summary (pages/runtime/README.md "Snapshot decisions").
+/// `<label>` ...); an element without an ARIA role is `generic` in the runtime's summary
+/// (pages/runtime/README.md "Snapshot decisions"), except a `<summary>`, which the runtime reports
+/// as the `button` it acts as (Chromium's `DisclosureTriangle`).
 pub fn aria_role(chromium: &str) -> &str {
-    if chromium.starts_with(|c: char| c.is_ascii_uppercase()) {
+    if chromium == "DisclosureTriangle" {
+        "button"
+    } else if chromium.starts_with(|c: char| c.is_ascii_uppercase()) {
         "generic"
     } else {
         chromium
@@ -289,9 +295,9 @@ mod tests {
     use super::aria_role;
 
     #[test]
-    fn chromium_internal_roles_without_an_aria_role_compare_as_generic() {
+    fn chromium_internal_roles_without_an_aria_role_compare_as_generic_and_a_disclosure_triangle_as_button() {
         assert_eq!(aria_role("LabelText"), "generic");
-        assert_eq!(aria_role("DisclosureTriangle"), "generic");
+        assert_eq!(aria_role("DisclosureTriangle"), "button", "a <summary> is the button it acts as");
         assert_eq!(aria_role("button"), "button");
         assert_eq!(aria_role("generic"), "generic");
         assert_eq!(aria_role("tab"), "tab");
@@ -476,6 +482,9 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
                         f.note(format!("({x},{y}): {tag} name {name:?}, Chromium {:?}", t.ax.name));
                     }
                     let (mine, theirs) = (runtime_states(&c["summary"]["state"]), comparable_states(&t.ax.states));
+                    if !mine.is_empty() || !theirs.is_empty() {
+                        f.state_nonempty += 1;
+                    }
                     if mine == theirs {
                         f.state_agree += 1;
                     } else {

@@ -59,8 +59,12 @@ function hiddenFromNames(el) {
   if (hasAttr(el, 'hidden')) return true;
   return false;
 }
+// content-visibility: hidden (also hidden="until-found") skips an element's contents.
 function displayOf(el) {
-  try { const cs = nGetCS(el); return { display: cs.display, hidden: cs.display === 'none' || cs.visibility === 'hidden' || cs.visibility === 'collapse' }; } catch (_) { return { display: 'inline', hidden: false }; }
+  try {
+    const cs = nGetCS(el);
+    return { display: cs.display, hidden: cs.display === 'none' || cs.visibility === 'hidden' || cs.visibility === 'collapse' || cs.contentVisibility === 'hidden' };
+  } catch (_) { return { display: 'inline', hidden: false }; }
 }
 // Name from content (accessible name computation, step 2F, as Chromium computes it): the text
 // alternatives of the element's flat-tree children (a shadow host's shadow tree, a slot's assigned
@@ -75,7 +79,13 @@ export function nameFromContent(el) {
 function contentParts(n, budget, depth, names) {
   const parts = [];
   if (depth > 64) return parts;
-  const kids = flatChildren(n);
+  let kids = flatChildren(n);
+  // A closed <details> renders only its first <summary> (the rest is in the user-agent slot that
+  // is not rendered).
+  if (localName(n) === 'details' && !hasAttr(n, 'open')) {
+    const sum = kids.find((k) => nodeType(k) === 1 && localName(k) === 'summary');
+    kids = sum ? [sum] : [];
+  }
   for (let i = 0; i < kids.length && budget.nodes-- > 0; i++) {
     const c = kids[i];
     const t = nodeType(c);
