@@ -2,8 +2,12 @@
 //! corpus and at every element centre, the runtime's pointer candidate (`snapshot({point,
 //! radius_css_px: 0})`, one sample at the point) is compared with Chromium: its own hit test
 //! (`DOM.getNodeForLocation`, author shadow trees pierced, in the frame that owns the point) with
-//! the promotion rule applied, its box model (rect within 0.5 px) and its accessibility tree (role
-//! and name, where the AX node is not ignored).
+//! the promotion rule applied, its box model (rect within 0.5 px) and its accessibility tree (role,
+//! name, ARIA state from the AX node's properties, and text against the static text Chromium renders
+//! in the node's AX subtree, where the AX node is not ignored). Where the runtime answers a point
+//! with an `unsupported-boundary` omission instead of a candidate (a shadow root it cannot enter),
+//! Chromium must confirm it: the element the omission names hosts a closed shadow root and
+//! Chromium's real leaf is in its flat subtree (or is the host).
 //!
 //! The promotion rule (pages/runtime/README.md "Candidate promotion"): from the hit node, walk the
 //! flat tree outward (a slotted node's parent is its assigned slot, a shadow root's is its host),
