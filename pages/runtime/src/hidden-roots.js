@@ -17,10 +17,9 @@ import { doc, nCaretPositionFromPoint, nNamespaceURI, nPerfNow } from './natives
 import { localName, nodeType, parentOf, hostOf, rectOf, viewportRect } from './dom.js';
 import { shadowOf } from './shadow-roots.js';
 import { childNodes } from './flat-tree.js';
+import { canHostShadowRoot } from './shadow-hosts.js';
 
 const XHTML = 'http://www.w3.org/1999/xhtml';
-const SHADOW_HOST_NAMES = { article: 1, aside: 1, blockquote: 1, div: 1, footer: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1,
-  header: 1, main: 1, nav: 1, p: 1, section: 1, span: 1 };
 const hidden = new WeakSet(); // hosts proved to have a root the runtime cannot enter (roots are never removed)
 const probed = new WeakMap(); // host -> time of a probe that found nothing (layout may change: kept briefly)
 const PROBE_TTL_MS = 250;
@@ -30,9 +29,7 @@ export function canHostShadow(el) {
   if (nodeType(el) !== 1) return false;
   let ns = null;
   try { ns = nNamespaceURI.call(el); } catch (_) { ns = null; }
-  if (ns !== XHTML) return false;
-  const ln = localName(el);
-  return !!SHADOW_HOST_NAMES[ln] || /^[a-z][^A-Z]*-[^A-Z]*$/.test(ln);
+  return canHostShadowRoot(localName(el), ns === XHTML);
 }
 // The shadow roots the runtime knows on el's composed ancestor chain (so the caret is not
 // retargeted out of them).
