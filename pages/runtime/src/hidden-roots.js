@@ -12,9 +12,14 @@
 // see. The point itself is probed first; when the walk reaches a host from its own light-DOM child
 // (slotted content: the caret lands in the light DOM), a few points of the host's box are probed.
 // Only elements that can host a shadow root are considered (HTML custom elements and the DOM
-// standard's valid shadow host names; `body` is left out: the page itself).
-import { doc, nCaretPositionFromPoint, nNamespaceURI, nPerfNow } from './natives.js';
-import { localName, nodeType, parentOf, hostOf, rectOf, viewportRect } from './dom.js';
+// standard's valid shadow host names; `body` is left out: the page itself). One natural position
+// looks the same: an inline element with no rendered content (an empty padded `span` alone on its
+// line) puts the caret just before itself; an inline element whose content box has no width is
+// therefore never taken for a host (a hidden root that renders something gives it width). A probe
+// point counts only where the host itself is hit (so a caret after an overlapping previous sibling
+// is never read as one before the host).
+import { doc, nCaretPositionFromPoint, nNamespaceURI, nPerfNow, nDocEFP, nRootEFP, nGetCS } from './natives.js';
+import { localName, nodeType, parentOf, hostOf, rectOf, viewportRect, treeRoot } from './dom.js';
 import { shadowOf } from './shadow-roots.js';
 import { childNodes } from './flat-tree.js';
 import { canHostShadowRoot } from './shadow-hosts.js';
@@ -57,7 +62,7 @@ export function caretRetargetedTo(el, x, y, roots) {
 // (probed first). `probe`: also probe el's box (when the point is on el's slotted light content).
 export function hasHiddenRoot(el, at, probe) {
   if (hidden.has(el)) return true;
-  if (!canHostShadow(el) || localName(el) === 'body' || shadowOf(el)) return false;
+  if (!canHostShadow(el) || localName(el) === 'body' || shadowOf(el) || emptyInline(el)) return false;
   const roots = knownRootsAbove(el);
   if (at && caretRetargetedTo(el, at.x, at.y, roots)) { hidden.add(el); return true; }
   if (!probe) return false;
@@ -71,7 +76,27 @@ export function hasHiddenRoot(el, at, probe) {
   for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
     const x = r.x + r.width * fx, y = r.y + r.height * fy;
     if (x < 0 || y < 0 || x >= v.width || y >= v.height) continue;
+    if (hitInScope(el, x, y) !== el) continue;
     if (caretRetargetedTo(el, x, y, roots)) { hidden.add(el); return true; }
   }
   return false;
+}
+// The element hit at (x, y) in el's own tree (document or shadow root), retargeted there.
+function hitInScope(el, x, y) {
+  const root = treeRoot(el);
+  try {
+    if (nodeType(root) === 9) return nDocEFP.call(root, x, y);
+    if (nodeType(root) === 11 && nRootEFP) return nRootEFP.call(root, x, y);
+  } catch (_) { /* ignore */ }
+  return null;
+}
+// An inline element whose content box has no width (padding and border only).
+function emptyInline(el) {
+  let cs = null;
+  try { cs = nGetCS(el); } catch (_) { return false; }
+  if (!cs || cs.display !== 'inline') return false;
+  const r = rectOf(el);
+  const px = (v) => { const n = parseFloat(v); return isFinite(n) ? n : 0; };
+  const content = r.width - px(cs.paddingLeft) - px(cs.paddingRight) - px(cs.borderLeftWidth) - px(cs.borderRightWidth);
+  return content <= 0.5;
 }
