@@ -46,7 +46,7 @@ export function isEditable(el) {
 // controls and labels of sensitive controls; inline content is joined as it is, blocks are set apart
 // by a space (the same walk as the name from content, but only text: no aria-label, alt or title).
 export function collectText(el, limit) {
-  return cutScalars(joinNameParts(contentParts(el, { nodes: 4000 }, 0, false)), limit);
+  return cutScalars(joinNameParts(contentParts(el, { nodes: 4000 }, 0, false)), limit).trim();
 }
 export function textOfSafe(el) {
   const p = privacyOf(el);
@@ -186,15 +186,16 @@ export function summarize(el, privacy) {
   const s = { role: role };
   const noText = privacy.redacted || privacy.textNone;
   if (!noText) {
-    const name = cutBytes(cutScalars(nameOf(el, role), TEXT_MAX), 256);
+    // A cut can end on the space between two words: what is reported stays whitespace-normalized.
+    const name = cutBytes(cutScalars(nameOf(el, role), TEXT_MAX), 256).trim();
     if (name) s.name = name;
     const ln = localName(el);
     if (ln !== 'input' && ln !== 'textarea' && ln !== 'select' && !isEditable(el)) {
-      const text = cutBytes(collectText(el, TEXT_MAX), 1024);
+      const text = cutBytes(collectText(el, TEXT_MAX), 1024).trim();
       if (text) s.text = text;
     }
     const v = valueOf(el);
-    if (v) s.value = cutBytes(cutScalars(normText(v), TEXT_MAX), 256);
+    if (v) s.value = cutBytes(cutScalars(normText(v), TEXT_MAX), 256).trim();
   }
   const st = stateOf(el, role);
   if (st) s.state = st;
