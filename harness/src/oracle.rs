@@ -190,6 +190,54 @@ pub struct AxFacts {
     pub name: String,
     /// Chromium leaves the node out of the accessibility tree (role and name then say little).
     pub ignored: bool,
+    /// The AX node id (for walking its subtree with `Accessibility.getChildAXNodes`).
+    pub node_id: String,
+    /// The frame whose document holds the node (AX node ids are per frame document).
+    pub frame_id: Option<String>,
+    /// ARIA states in the runtime's vocabulary (`checked`, `pressed`: "true" / "false" / "mixed";
+    /// `expanded`, `selected`, `disabled`, `required`, `invalid`: "true" / "false"), as Chromium
+    /// exposes them in the node's AX properties; absent where Chromium exposes none.
+    pub states: std::collections::BTreeMap<String, String>,
+}
+
+/// The AX properties that carry the states a summary reports, normalized to strings.
+pub fn ax_states(properties: &Value) -> std::collections::BTreeMap<String, String> {
+    let mut out = std::collections::BTreeMap::new();
+    for p in properties.as_array().into_iter().flatten() {
+        let name = p["name"].as_str().unwrap_or_default();
+        if !matches!(name, "checked" | "pressed" | "expanded" | "selected" | "disabled" | "required" | "invalid") {
+            continue;
+        }
+        let v = &p["value"]["value"];
+        let text = match v {
+            Value::Bool(b) => b.to_string(),
+            Value::String(s) if name == "invalid" => (s != "false").to_string(),
+            Value::String(s) => s.clone(),
+            _ => continue,
+        };
+        out.insert(name.to_string(), text);
+    }
+    out
+}
+
+/// The text Chromium renders in an element's AX subtree: the names of its non-ignored `StaticText`
+/// nodes (`Accessibility.queryAXTree`, tree order), joined by spaces. The accessibility tree follows
+/// the flat tree (slotted content where its slot is, shadow content as rendered, hidden content left
+/// out). `skip(text node)` leaves out text a summary never reads (the value and placeholder of form
+/// controls: the caller decides from the DOM).
+pub async fn ax_rendered_text(session: &Session, backend_node_id: i64, skip: impl Fn(i64) -> bool) -> Result<String, HostError> {
+    let r = session.call("Accessibility.queryAXTree", json!({"backendNodeId": backend_node_id, "role": "StaticText"})).await?;
+    let mut out = Vec::new();
+    for n in r["nodes"].as_array().into_iter().flatten() {
+        if n["ignored"].as_bool().unwrap_or(false) {
+            continue;
+        }
+        if n["backendDOMNodeId"].as_i64().is_some_and(&skip) {
+            continue;
+        }
+        out.push(n.pointer("/name/value").and_then(Value::as_str).unwrap_or_default().to_string());
+    }
+    Ok(out.join(" "))
 }
 
 /// What Chromium's own hit test finds at a Host-viewport point, in the frame that owns it.
@@ -399,6 +447,9 @@ pub async fn ax_facts(session: &Session, backend_node_id: i64) -> Result<AxFacts
         role: node.pointer("/role/value").and_then(Value::as_str).unwrap_or_default().to_string(),
         name: node.pointer("/name/value").and_then(Value::as_str).unwrap_or_default().to_string(),
         ignored: node["ignored"].as_bool().unwrap_or(true),
+        node_id: node["nodeId"].as_str().unwrap_or_default().to_string(),
+        frame_id: node["frameId"].as_str().map(str::to_string),
+        states: ax_states(&node["properties"]),
     })
 }
 
@@ -413,6 +464,10 @@ pub struct DomIndex {
     slot_of: HashMap<i64, i64>,
     /// backendNodeId -> its light-DOM children.
     children: HashMap<i64, Vec<i64>>,
+    /// Hosts of closed shadow roots.
+    closed_hosts: std::collections::HashSet<i64>,
+    /// backendNodeId -> its parent in its own tree (a shadow root's is its host).
+    tree_parent: HashMap<i64, i64>,
 }
 
 impl DomIndex {
@@ -422,7 +477,7 @@ impl DomIndex {
     }
 
     pub fn from_tree(root: &Value) -> DomIndex {
-        let mut ix = DomIndex { nodes: HashMap::new(), flat_parent: HashMap::new(), slot_of: HashMap::new(), children: HashMap::new() };
+        let mut ix = DomIndex { nodes: HashMap::new(), flat_parent: HashMap::new(), slot_of: HashMap::new(), children: HashMap::new(), closed_hosts: Default::default(), tree_parent: HashMap::new() };
         ix.add(root, None);
         ix
     }
@@ -436,9 +491,15 @@ impl DomIndex {
             }
         }
         self.nodes.insert(id, shallow);
+        if let Some(p) = parent {
+            self.tree_parent.insert(id, p);
+        }
         let slot = node.pointer("/assignedSlot/backendNodeId").and_then(Value::as_i64);
         if let Some(p) = slot.or(parent) {
             self.flat_parent.insert(id, p);
+        }
+        if node["shadowRoots"].as_array().into_iter().flatten().any(|r| r["shadowRootType"] == "closed") {
+            self.closed_hosts.insert(id);
         }
         for d in node["distributedNodes"].as_array().into_iter().flatten() {
             if let Some(n) = d["backendNodeId"].as_i64() {
@@ -480,6 +541,17 @@ impl DomIndex {
 
     pub fn local_name(&self, id: i64) -> String {
         self.nodes.get(&id).and_then(|n| n["localName"].as_str()).unwrap_or_default().to_string()
+    }
+
+    /// The node's parent in its own tree (a shadow root's is its host; a pseudo-element's its
+    /// originating element).
+    pub fn tree_parent(&self, id: i64) -> Option<i64> {
+        self.tree_parent.get(&id).copied()
+    }
+
+    /// Whether the element hosts a closed shadow root.
+    pub fn hosts_closed_root(&self, id: i64) -> bool {
+        self.closed_hosts.contains(&id)
     }
 
     /// An element node; a pseudo-element (`::before`, `::marker` ...) is not one.

@@ -71,6 +71,13 @@ fn sensitive_corpus(engine: crate::host::Engine) -> &'static str {
 }
 
 /// Every check `verify` runs, in order.
+/// The hand-written ElementInternals corpus (closed roots the runtime must enter or declare it
+/// cannot, required context, per-role state): a cross-origin iframe in both engines (it parses its
+/// declarative shadow roots itself, so it is never a fragment).
+fn internals_corpus(_: crate::host::Engine) -> &'static str {
+    "corpus=internals&mount=cross-origin"
+}
+
 pub fn all() -> Vec<Check> {
     vec![
         Check { query: default_host, name: "runtime-runs-before-page-scripts", run: |h| Box::pin(realms::runtime_before_page_scripts(h)) },
@@ -97,6 +104,7 @@ pub fn all() -> Vec<Check> {
         Check { query: default_host, name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
         Check { query: shoelace_corpus, name: "shoelace-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
         Check { query: material_corpus, name: "material-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
+        Check { query: internals_corpus, name: "internals-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
         Check { query: default_host, name: "checklist-1-interactive-capabilities-off-open-no-overlay", run: |h| Box::pin(actions::no_overlay_when_actions_off(h)) },
     ]
     .into_iter()

@@ -7,10 +7,11 @@
 import { W, nDateNow, nJSONParse, nJSONStringify } from './natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from './constants.js';
 import { canonicalJson } from './canonical-json.js';
-import { safe } from './dom.js';
 import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, ACCT, ACTIONS, bindings, upBuffer } from './state.js';
 import { registerRoot, registerInternals } from './shadow-roots.js';
 import { advanceClock } from './clock.js';
+import { mountOf } from './identity.js';
+import { safe, nodeType } from './dom.js';
 import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
 import { focusApi } from './focus.js';
@@ -23,6 +24,9 @@ export function defineInternal() {
     adoptDocument: () => { safe(currentDocument); },
     // Test hook: moves this realm's observation clock forward (the 60 s window) without a wait.
     advanceClock: (ms) => advanceClock(ms),
+    // Test hook: the mount id this realm gives an element (what an omission's mount_id names), so
+    // a test can tell which element an omission is about.
+    mountIdOf: (el) => safe(() => (nodeType(el) === 1 ? mountOf(el).mount_id : null), null),
     // Diagnostics for harness debugging: binding states only, never tokens.
     debug: () => ({ accounting: nJSONParse(nJSONStringify(ACCT)), role: ROLE, realm_id: REALM_ID, granted: UP.granted, seq: REALM.localSeq, sent: DBG.sent, dropped: DBG.dropped, unmatched: DBG.unmatched, inbound: DBG.inbound, events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
       children: Array.from(bindings.values()).map((b) => ({ mount_id: b.mountId, generation: b.generation, state: b.state, attempts: b.attempts,

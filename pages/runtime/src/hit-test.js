@@ -10,6 +10,7 @@ import { isInteractiveElement, ariaValue } from './roles.js';
 import { flatParent, hasBox, slottedTextAt } from './flat-tree.js';
 import { roleOf } from './summary.js';
 import { iframeGeometry } from './paths.js';
+import { hasHiddenRoot } from './hidden-roots.js';
 
 const DOCUMENT_ROOTS = { html: 1, body: 1, 'wf-document': 1, 'wf-html': 1, 'wf-body': 1 };
 export function isIframe(el) {
@@ -52,6 +53,14 @@ function ariaHidden(n) {
 // the accessibility tree (aria-hidden="true" or inert on it or a flat-tree ancestor), else the hit
 // element. Null when no element on the way has a box.
 export function promote(start) {
+  const r = promoteAt(start, null);
+  return r.el;
+}
+// promote(), at a point: {el} or, when the walk reaches a shadow host whose root the runtime cannot
+// enter before it found an interactive element, {hidden: host} (hidden-roots.js). The hit element
+// itself is checked at the point; a host reached from its light-DOM child (slotted content) by
+// probing its box.
+export function promoteAt(start, at) {
   const chain = [];
   for (let n = start; n && chain.length < 256; n = flatParent(n)) if (nodeType(n) === 1) chain.push(n);
   let hiddenUpTo = -1;
@@ -59,13 +68,20 @@ export function promote(start) {
   let raw = null;
   for (let i = 0; i < chain.length; i++) {
     const n = chain[i];
+    if (at && !DOCUMENT_ROOTS[localName(n)]) {
+      // The deepest element hit is probed at the point; when the walk started at its slotted text,
+      // or reached it from a light child, its box is probed too.
+      const fromLight = i > 0 || n !== start;
+      if (hasHiddenRoot(n, i === 0 ? at : null, fromLight)) return { el: null, hidden: n };
+    }
     if (!hasBox(n)) continue;
     if (!raw) raw = n;
-    if (i > hiddenUpTo && isInteractive(n)) return n;
+    if (i > hiddenUpTo && isInteractive(n)) return { el: n };
   }
-  return raw;
+  return { el: raw };
 }
 // -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted} | {kind:'iframe', el, x, y}
+//    | {kind:'hidden', el: the host whose root cannot be entered}
 export function hitTest(x, y) {
   const raw = deepHit(x, y);
   if (!raw || nodeType(raw) !== 1) return { kind: 'none' };
@@ -79,7 +95,13 @@ export function hitTest(x, y) {
     }
     return { kind: 'element', el: raw, redacted: !!p.redacted };
   }
-  const el = promote(deepHitNode(x, y, raw));
+  const pr = promoteAt(deepHitNode(x, y, raw), { x: x, y: y });
+  if (pr.hidden) {
+    const ph = privacyOf(pr.hidden);
+    if (ph.excluded) return { kind: 'excluded', el: ph.excluded };
+    return { kind: 'hidden', el: pr.hidden };
+  }
+  const el = pr.el;
   if (!el) return { kind: 'none' };
   if (DOCUMENT_ROOTS[localName(el)]) return { kind: 'none' }; // empty page area: no target
   const p = privacyOf(el);

@@ -17,14 +17,16 @@ const INPUT_ROLE = { checkbox: 'checkbox', radio: 'radio', range: 'slider', numb
   submit: 'button', reset: 'button', button: 'button', image: 'button', email: 'textbox', tel: 'textbox',
   url: 'textbox', text: 'textbox' };
 
-// ln: the element's localName; get(name): attribute value or null; has(name): attribute present;
-// internalRole: the role a custom element set on its ElementInternals (`internals.role`), or null.
-// Precedence as in Chromium: the host's role attribute, then the internals' default role, then the
-// element's implicit role.
-export function roleFor(ln, get, has, internalRole) {
+// The role a page declared: the role attribute's first token, else the role a custom element set on
+// its ElementInternals (`internals.role`), lower-cased, at most 256 bytes; null when none.
+export function explicitRoleFor(get, internalRole) {
   const explicit = get('role');
   if (explicit && explicit.trim()) return cutBytes(explicit.trim().split(/\s+/)[0].toLowerCase(), 256);
   if (typeof internalRole === 'string' && internalRole.trim()) return cutBytes(internalRole.trim().split(/\s+/)[0].toLowerCase(), 256);
+  return null;
+}
+// The element's implicit (native) role.
+export function implicitRoleFor(ln, get, has) {
   if (ln === 'a' || ln === 'area') return has('href') ? 'link' : 'generic';
   if (ln === 'img') return get('alt') === '' ? 'presentation' : 'img';
   if (ln === 'section') return (has('aria-label') || has('aria-labelledby')) ? 'region' : 'generic';
@@ -34,6 +36,37 @@ export function roleFor(ln, get, has, internalRole) {
     return INPUT_ROLE[t] || 'textbox';
   }
   return IMPLICIT_ROLE[ln] || 'generic';
+}
+// ln: the element's localName; get(name): attribute value or null; has(name): attribute present;
+// internalRole: the role a custom element set on its ElementInternals (`internals.role`), or null.
+// Precedence as in Chromium: the host's role attribute, then the internals' default role, then the
+// element's implicit role. (The required-context check is applied by the caller, which knows the
+// ancestors: requiredContextAllows.)
+export function roleFor(ln, get, has, internalRole) {
+  return explicitRoleFor(get, internalRole) || implicitRoleFor(ln, get, has);
+}
+
+// ARIA required context as Chromium enforces it (measured on Chromium 156: an `option` outside a
+// listbox, a `treeitem` outside a tree, a `listitem` outside a list is not that role; other roles
+// such as tab, menuitem, row, cell, gridcell keep their role anywhere). The nearest flat-tree
+// ancestor whose role is not generic/none/presentation must be one of the context roles (a `group`
+// is enough); otherwise the declared role is dropped and the element has its implicit role.
+export const REQUIRED_CONTEXT = {
+  option: { listbox: 1, group: 1 },
+  treeitem: { tree: 1, group: 1 },
+  listitem: { list: 1, group: 1, directory: 1 },
+};
+const CONTEXT_TRANSPARENT = { generic: 1, none: 1, presentation: 1 };
+// role: a declared role; ancestorRoles: an iterable of the flat-tree ancestors' computed roles,
+// nearest first (consumed lazily, only up to the first one that decides).
+export function requiredContextAllows(role, ancestorRoles) {
+  const ctx = REQUIRED_CONTEXT[role];
+  if (!ctx) return true;
+  for (const r of ancestorRoles) {
+    if (CONTEXT_TRANSPARENT[r]) continue;
+    return !!ctx[r];
+  }
+  return false;
 }
 
 export const NAME_FROM_CONTENT = { button: 1, link: 1, heading: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1, menuitemradio: 1,
@@ -88,4 +121,62 @@ export function displayIsInline(display) {
   return display === 'inline' || display === 'contents' || display === '';
 }
 
-export function triState(v) { if (v === 'true') return true; if (v === 'false') return false; if (v === 'mixed') return 'mixed'; return undefined; }
+// ARIA tokens are read trimmed and ASCII case-insensitively (Chromium: aria-selected="TRUE" is true).
+export function ariaToken(v) { return typeof v === 'string' ? v.trim().toLowerCase() : null; }
+export function triState(v) { const t = ariaToken(v); if (t === 'true') return true; if (t === 'false') return false; if (t === 'mixed') return 'mixed'; return undefined; }
+
+// Which ARIA states Chromium exposes for which roles (measured on Chromium 156 against
+// Accessibility.getPartialAXTree; ARIA 1.2 "supported states" where it agrees):
+// - checked: always for checkbox, switch, radio, menuitemcheckbox, menuitemradio (no aria-checked
+//   = false); only when set for option and treeitem; `mixed` only for checkbox and
+//   menuitemcheckbox (a mixed radio or switch is unchecked); never for other roles.
+// - pressed: only a button with aria-pressed (a toggle button), mixed allowed.
+// - expanded: for the roles below when aria-expanded is true/false (a details summary from `open`).
+// - selected: option, tab, treeitem, gridcell, row, columnheader, rowheader when aria-selected
+//   (native option: its selectedness); absent means not selected.
+// - disabled: any role (aria-disabled="true", or the element matches :disabled).
+// - required: only the roles below (aria-required, or a native required control).
+// - invalid: aria-invalid "true" (or any unknown token) on any role; "grammar"/"spelling" are not
+//   exposed as invalid; native form validity as Chromium reports it (see summary.js).
+const CHECKED_ALWAYS = { checkbox: 1, switch: 1, radio: 1, menuitemcheckbox: 1, menuitemradio: 1 };
+const CHECKED_WHEN_SET = { option: 1, treeitem: 1 };
+const CHECKED_MIXED = { checkbox: 1, menuitemcheckbox: 1 };
+const EXPANDED_ROLES = { application: 1, button: 1, checkbox: 1, combobox: 1, gridcell: 1, link: 1, listbox: 1, menuitem: 1,
+  menuitemcheckbox: 1, menuitemradio: 1, row: 1, rowheader: 1, columnheader: 1, tab: 1, treeitem: 1, switch: 1 };
+const SELECTED_ROLES = { option: 1, tab: 1, treeitem: 1, gridcell: 1, row: 1, columnheader: 1, rowheader: 1 };
+const REQUIRED_ROLES = { combobox: 1, gridcell: 1, listbox: 1, radiogroup: 1, spinbutton: 1, textbox: 1, searchbox: 1, tree: 1,
+  treegrid: 1, columnheader: 1, rowheader: 1 };
+// role: the computed role; aria(name): the ARIA attribute or ElementInternals value (string) or null;
+// native: {disabled, checked (true/false/'mixed' for a native checkbox/radio), selected (native
+// option), expanded (summary of a details), required, invalid} — undefined where not native.
+// Returns the summary's state object (only meaningful entries), or null when empty.
+export function stateFor(role, aria, native) {
+  const st = {};
+  const n = native || {};
+  if (n.disabled === true || ariaToken(aria('aria-disabled')) === 'true') st.disabled = true;
+  if (CHECKED_ALWAYS[role] || CHECKED_WHEN_SET[role]) {
+    let c = typeof n.checked === 'boolean' || n.checked === 'mixed' ? n.checked : triState(aria('aria-checked'));
+    if (c === undefined && CHECKED_ALWAYS[role]) c = false;
+    if (c === 'mixed' && !CHECKED_MIXED[role]) c = false;
+    if (c !== undefined) st.checked = c;
+  }
+  if (role === 'button') { const p = triState(aria('aria-pressed')); if (p !== undefined) st.pressed = p; }
+  if (EXPANDED_ROLES[role]) {
+    let e = triState(aria('aria-expanded'));
+    if (e === 'mixed') e = undefined;
+    if (e === undefined && typeof n.expanded === 'boolean') e = n.expanded;
+    if (e !== undefined) st.expanded = e;
+  }
+  if (SELECTED_ROLES[role]) {
+    const s = typeof n.selected === 'boolean' ? n.selected : triState(aria('aria-selected'));
+    if (s === true || s === false) st.selected = s;
+  }
+  if (REQUIRED_ROLES[role] && (n.required === true || ariaToken(aria('aria-required')) === 'true')) st.required = true;
+  const cur = aria('aria-current');
+  const curT = ariaToken(cur);
+  if (curT && curT !== 'false') st.current = curT === 'true' ? true : cutBytes(cur.trim(), 64);
+  const inv = ariaToken(aria('aria-invalid'));
+  if (inv !== null && inv !== '') { if (inv !== 'false' && inv !== 'grammar' && inv !== 'spelling') st.invalid = true; }
+  else if (n.invalid === true) st.invalid = true;
+  return Object.keys(st).length ? st : null;
+}

@@ -7,7 +7,7 @@
 import { GRANT_LIMITS, CODE_TO_REASON } from './constants.js';
 import { r3, isInt, shortId } from './util.js';
 import { safe } from './dom.js';
-import { targetIdOf } from './identity.js';
+import { targetIdOf, mountOf } from './identity.js';
 import { hitTest } from './hit-test.js';
 import { describe } from './candidates.js';
 import { hasUnsupportedTransform } from './paths.js';
@@ -27,11 +27,17 @@ export async function resolvePoints(points, budgets, deadlineAt, options) {
   const groups = new Map();
   const excludedSeen = new Set();
   const redactedSeen = new Set();
+  const hiddenSeen = new Set();
   for (const p of points) {
     const h = safe(() => hitTest(p.x, p.y), { kind: 'none' });
     if (h.kind === 'none') continue;
     if (h.kind === 'excluded') {
       if (!excludedSeen.has(h.el)) { excludedSeen.add(h.el); out.omissions.push({ reason: 'excluded', point_id: p.point_id }); }
+      continue;
+    }
+    if (h.kind === 'hidden') {
+      // A shadow root the runtime cannot enter: no candidate is invented at the host (hidden-roots.js).
+      if (!hiddenSeen.has(h.el)) { hiddenSeen.add(h.el); out.omissions.push({ reason: 'unsupported-boundary', mount_id: mountOf(h.el).mount_id, point_id: p.point_id }); }
       continue;
     }
     if (h.kind === 'iframe') {

@@ -2,19 +2,36 @@
 // aria-labelledby, aria-label, labels, alt, button value, content, title; safe text of the subtree,
 // 160 scalar values, skipping hidden/excluded/redacted/editable content; value only for range,
 // color, single selects, progress, meter; state omitted when empty).
-import { nFirstChild, nNextSibling, nNodeValue, nDocQSA, nFragQSA, nGetCS } from './natives.js';
+import { nNodeValue, nDocQSA, nFragQSA, nGetCS, nMatches, nFirstChild, nNextSibling } from './natives.js';
 import { TEXT_MAX } from './constants.js';
 import { cutBytes, cutScalars, normText } from './util.js';
 import { attr, hasAttr, localName, nodeType, parentOf, treeRoot, byIdInRoot } from './dom.js';
 import { privacyOf, selfExcluded, selfRedacted, labelsSensitive } from './privacy.js';
-import { roleFor, NAME_FROM_CONTENT, triState, ariaValue, joinNameParts, displayIsInline } from './roles.js';
+import { explicitRoleFor, implicitRoleFor, requiredContextAllows, NAME_FROM_CONTENT, stateFor, ariaValue, joinNameParts, displayIsInline } from './roles.js';
 import { internalsProp } from './shadow-roots.js';
-import { flatChildren } from './flat-tree.js';
+import { flatChildren, flatParent } from './flat-tree.js';
 
-// Role: the role attribute, else the role the element set on its ElementInternals, else implicit.
-export function roleOf(el) {
+// Role: the role attribute, else the role the element set on its ElementInternals, else implicit. A
+// declared role with an ARIA required context (option, treeitem, listitem) that its flat-tree
+// ancestors do not provide is dropped for the implicit role, as Chromium does (roles.js
+// REQUIRED_CONTEXT).
+export function roleOf(el) { return roleAt(el, 0); }
+function roleAt(el, depth) {
+  const get = (n) => attr(el, n);
+  const has = (n) => hasAttr(el, n);
+  const ln = localName(el);
   const ir = internalsProp(el, 'role');
-  return roleFor(localName(el), (n) => attr(el, n), (n) => hasAttr(el, n), typeof ir === 'string' ? ir : null);
+  const declared = explicitRoleFor(get, typeof ir === 'string' ? ir : null);
+  if (!declared) return implicitRoleFor(ln, get, has);
+  if (depth < 32 && !requiredContextAllows(declared, ancestorRoles(el, depth))) return implicitRoleFor(ln, get, has);
+  return declared;
+}
+function* ancestorRoles(el, depth) {
+  let n = flatParent(el);
+  for (let guard = 0; n && guard < 256; guard++, n = flatParent(n)) {
+    if (nodeType(n) !== 1) continue;
+    yield roleAt(n, depth + 1);
+  }
 }
 // An ARIA attribute, else the same state set on the element's ElementInternals.
 export function aria(el, name) { return ariaValue(name, (n) => attr(el, n), (p) => internalsProp(el, p)); }
@@ -28,23 +45,13 @@ function inEditable(el) {
   if (isEditable(el)) return true;
   try { return el.isContentEditable === true; } catch (_) { return false; }
 }
+// The safe text of a subtree as rendered: the text of its flat-tree descendants (a shadow host's
+// shadow tree, a slot's assigned nodes or its fallback content), in order, skipping hidden (aria-hidden,
+// `hidden`, display: none, visibility: hidden), excluded, redacted and editable content, form
+// controls and labels of sensitive controls; inline content is joined as it is, blocks are set apart
+// by a space (the same walk as the name from content, but only text: no aria-label, alt or title).
 export function collectText(el, limit) {
-  let out = '';
-  let budget = 4000;
-  const stack = [el];
-  while (stack.length && budget-- > 0) {
-    const n = stack.pop();
-    const t = nodeType(n);
-    if (t === 3) { out += ' ' + (nNodeValue.call(n) || ''); if (out.length > limit * 4 + 64) break; continue; }
-    if (t !== 1) continue;
-    if (n !== el) {
-      if (SKIP_TEXT[localName(n)] || selfExcluded(n) || selfRedacted(n) || isEditable(n) || labelsSensitive(n)) continue;
-    }
-    const kids = [];
-    for (let c = nFirstChild.call(n); c; c = nNextSibling.call(c)) kids.push(c);
-    for (let i = kids.length - 1; i >= 0; i--) stack.push(kids[i]);
-  }
-  return cutScalars(normText(out), limit);
+  return cutScalars(joinNameParts(contentParts(el, { nodes: 4000 }, 0, false)), limit).trim();
 }
 export function textOfSafe(el) {
   const p = privacyOf(el);
@@ -57,8 +64,12 @@ function hiddenFromNames(el) {
   if (hasAttr(el, 'hidden')) return true;
   return false;
 }
+// content-visibility: hidden (also hidden="until-found") skips an element's contents.
 function displayOf(el) {
-  try { const cs = nGetCS(el); return { display: cs.display, hidden: cs.display === 'none' || cs.visibility === 'hidden' || cs.visibility === 'collapse' }; } catch (_) { return { display: 'inline', hidden: false }; }
+  try {
+    const cs = nGetCS(el);
+    return { display: cs.display, hidden: cs.display === 'none' || cs.visibility === 'hidden' || cs.visibility === 'collapse' || cs.contentVisibility === 'hidden' };
+  } catch (_) { return { display: 'inline', hidden: false }; }
 }
 // Name from content (accessible name computation, step 2F, as Chromium computes it): the text
 // alternatives of the element's flat-tree children (a shadow host's shadow tree, a slot's assigned
@@ -66,12 +77,20 @@ function displayOf(el) {
 // element contributes its aria-label, an image its alt, else its own content, else its title.
 export function nameFromContent(el) {
   const budget = { nodes: 4000 };
-  return joinNameParts(contentParts(el, budget, 0));
+  return joinNameParts(contentParts(el, budget, 0, true));
 }
-function contentParts(n, budget, depth) {
+// names: true for the name from content (a child's aria-label, an image's alt, a title count),
+// false for the rendered text only.
+function contentParts(n, budget, depth, names) {
   const parts = [];
   if (depth > 64) return parts;
-  const kids = flatChildren(n);
+  let kids = flatChildren(n);
+  // A closed <details> renders only its first <summary> (the rest is in the user-agent slot that
+  // is not rendered).
+  if (localName(n) === 'details' && !hasAttr(n, 'open')) {
+    const sum = kids.find((k) => nodeType(k) === 1 && localName(k) === 'summary');
+    kids = sum ? [sum] : [];
+  }
   for (let i = 0; i < kids.length && budget.nodes-- > 0; i++) {
     const c = kids[i];
     const t = nodeType(c);
@@ -83,11 +102,13 @@ function contentParts(n, budget, depth) {
     if (d.hidden) continue;
     const inline = displayIsInline(d.display);
     if (ln === 'br') { parts.push({ text: ' ', inline: true }); continue; }
-    const al = normText(aria(c, 'aria-label'));
-    if (al) { parts.push({ text: al, inline }); continue; }
-    if (ln === 'img' || ln === 'area') { const a = normText(attr(c, 'alt')); if (a) parts.push({ text: a, inline }); continue; }
-    let text = joinNameParts(contentParts(c, budget, depth + 1));
-    if (!text) text = normText(attr(c, 'title'));
+    if (names) {
+      const al = normText(aria(c, 'aria-label'));
+      if (al) { parts.push({ text: al, inline }); continue; }
+      if (ln === 'img' || ln === 'area') { const a = normText(attr(c, 'alt')); if (a) parts.push({ text: a, inline }); continue; }
+    }
+    let text = joinNameParts(contentParts(c, budget, depth + 1, names));
+    if (!text && names) text = normText(attr(c, 'title'));
     if (text) parts.push({ text, inline });
   }
   return parts;
@@ -123,27 +144,32 @@ export function nameOf(el, role) {
   const title = normText(attr(el, 'title')); if (title) return title;
   return '';
 }
-export function stateOf(el) {
-  const st = {}; const ln = localName(el);
-  const set = (k, v) => { if (v !== undefined && v !== null && (typeof v === 'boolean' || typeof v === 'string' || (typeof v === 'number' && isFinite(v)))) st[k] = (typeof v === 'string') ? cutBytes(v, 64) : v; };
+// State as Chromium's accessibility tree exposes it for the element's computed role (roles.js
+// stateFor): ARIA attributes, else the same state on the element's ElementInternals, and the native
+// state of form controls (disabled via :disabled, incl. fieldsets and form-associated custom
+// elements; a checkbox/radio's checkedness; an option's selectedness; a details summary's `open`;
+// `required`; validity as Chromium reports it: a text field with an empty value is not invalid).
+export function stateOf(el, role) {
+  const ln = localName(el);
+  const native = {};
   try {
-    const isFormCtl = ln === 'button' || ln === 'input' || ln === 'select' || ln === 'textarea' || ln === 'option' || ln === 'fieldset';
-    if ((isFormCtl && el.disabled === true) || aria(el, 'aria-disabled') === 'true') set('disabled', true);
+    native.disabled = matchesDisabled(el);
     if (ln === 'input') {
       const t = (attr(el, 'type') || '').toLowerCase();
-      if (t === 'checkbox' || t === 'radio') set('checked', el.indeterminate ? 'mixed' : !!el.checked);
+      if (t === 'checkbox' || t === 'radio') native.checked = (t === 'checkbox' && el.indeterminate) ? 'mixed' : !!el.checked;
     }
-    if (st.checked === undefined) set('checked', triState(aria(el, 'aria-checked')));
-    set('expanded', triState(aria(el, 'aria-expanded')));
-    if (st.expanded === undefined && ln === 'summary') { const p = parentOf(el); if (p && localName(p) === 'details') set('expanded', hasAttr(p, 'open')); }
-    set('pressed', triState(aria(el, 'aria-pressed')));
-    if (ln === 'option') set('selected', !!el.selected); else set('selected', triState(aria(el, 'aria-selected')));
-    if (((ln === 'input' || ln === 'select' || ln === 'textarea') && el.required === true) || aria(el, 'aria-required') === 'true') set('required', true);
-    const cur = aria(el, 'aria-current'); if (cur && cur !== 'false') set('current', cur === 'true' ? true : cur);
-    const inv = aria(el, 'aria-invalid'); if (inv && inv !== 'false') set('invalid', true);
+    if (ln === 'option') native.selected = !!el.selected;
+    if (ln === 'summary') { const p = parentOf(el); if (p && localName(p) === 'details') native.expanded = hasAttr(p, 'open'); }
+    if ((ln === 'input' || ln === 'select' || ln === 'textarea') && el.required === true) native.required = true;
+    if ((ln === 'input' || ln === 'select' || ln === 'textarea') && el.willValidate === true && el.validity && el.validity.valid === false) {
+      const textField = ln === 'textarea' || (ln === 'input' && TEXT_INPUT[(attr(el, 'type') || 'text').toLowerCase()]);
+      if (!(textField && el.value === '')) native.invalid = true;
+    }
   } catch (_) { /* ignore */ }
-  return Object.keys(st).length ? st : null;
+  return stateFor(role || roleOf(el), (n) => aria(el, n), native);
 }
+const TEXT_INPUT = { text: 1, email: 1, url: 1, tel: 1, search: 1, password: 1, number: 1 };
+function matchesDisabled(el) { try { return nMatches.call(el, ':disabled'); } catch (_) { return false; } }
 export function valueOf(el) {
   const ln = localName(el);
   try {
@@ -165,17 +191,18 @@ export function summarize(el, privacy) {
   const s = { role: role };
   const noText = privacy.redacted || privacy.textNone;
   if (!noText) {
-    const name = cutBytes(cutScalars(nameOf(el, role), TEXT_MAX), 256);
+    // A cut can end on the space between two words: what is reported stays whitespace-normalized.
+    const name = cutBytes(cutScalars(nameOf(el, role), TEXT_MAX), 256).trim();
     if (name) s.name = name;
     const ln = localName(el);
     if (ln !== 'input' && ln !== 'textarea' && ln !== 'select' && !inEditable(el)) {
-      const text = cutBytes(collectText(el, TEXT_MAX), 1024);
+      const text = cutBytes(collectText(el, TEXT_MAX), 1024).trim();
       if (text) s.text = text;
     }
     const v = valueOf(el);
-    if (v) s.value = cutBytes(cutScalars(normText(v), TEXT_MAX), 256);
+    if (v) s.value = cutBytes(cutScalars(normText(v), TEXT_MAX), 256).trim();
   }
-  const st = stateOf(el);
+  const st = stateOf(el, role);
   if (st) s.state = st;
   return s;
 }

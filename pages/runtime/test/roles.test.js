@@ -2,7 +2,7 @@
 // generic), interactive promotion targets and ARIA tri-states.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { roleFor, isInteractiveElement, triState, NAME_FROM_CONTENT, INTERACTIVE_ROLES, ariaValue, joinNameParts, displayIsInline } from '../src/roles.js';
+import { roleFor, explicitRoleFor, implicitRoleFor, requiredContextAllows, stateFor, isInteractiveElement, triState, NAME_FROM_CONTENT, INTERACTIVE_ROLES, ariaValue, joinNameParts, displayIsInline } from '../src/roles.js';
 
 const role = (ln, attrs = {}) => roleFor(ln, (n) => (n in attrs ? attrs[n] : null), (n) => n in attrs);
 
@@ -119,8 +119,94 @@ test('tri-state ARIA values and roles named from content', () => {
   assert.equal(triState('true'), true);
   assert.equal(triState('false'), false);
   assert.equal(triState('mixed'), 'mixed');
-  assert.equal(triState('TRUE'), undefined);
+  // Chromium reads ARIA tokens trimmed and case-insensitively (aria-selected="TRUE" selects a tab).
+  assert.equal(triState('TRUE'), true);
+  assert.equal(triState(' false '), false);
+  assert.equal(triState('yes'), undefined);
+  assert.equal(triState(''), undefined);
   assert.equal(triState(null), undefined);
   assert.ok(NAME_FROM_CONTENT.button && NAME_FROM_CONTENT.link && NAME_FROM_CONTENT.heading);
   assert.ok(!NAME_FROM_CONTENT.textbox && !NAME_FROM_CONTENT.generic);
+});
+
+// Required context, as measured in Chromium 156 (Accessibility.getPartialAXTree): see roles.js.
+test('required context: option needs a listbox or group, treeitem a tree or group, listitem a list or group', () => {
+  const allows = (role, ancestors) => requiredContextAllows(role, ancestors);
+  assert.equal(allows('option', ['listbox']), true);
+  assert.equal(allows('option', ['generic', 'none', 'presentation', 'listbox']), true, 'generic-like ancestors are transparent');
+  assert.equal(allows('option', ['group']), true, 'a group alone is a context');
+  assert.equal(allows('option', []), false, 'no ancestor at all');
+  assert.equal(allows('option', ['generic', 'document']), false, 'outside any listbox');
+  assert.equal(allows('option', ['combobox']), false, 'a combobox does not own options');
+  assert.equal(allows('option', ['menu']), false);
+  assert.equal(allows('option', ['list', 'listbox']), false, 'the nearest non-generic ancestor decides');
+  assert.equal(allows('option', ['region', 'listbox']), false);
+  assert.equal(allows('option', ['option', 'listbox']), false, 'an option inside an option is not one');
+  assert.equal(allows('treeitem', ['group']), true);
+  assert.equal(allows('treeitem', ['generic', 'tree']), true);
+  assert.equal(allows('treeitem', ['document']), false);
+  assert.equal(allows('listitem', ['generic', 'list']), true);
+  assert.equal(allows('listitem', ['directory']), true);
+  assert.equal(allows('listitem', ['generic', 'document']), false);
+  for (const free of ['tab', 'menuitem', 'row', 'cell', 'gridcell', 'button', 'menuitemcheckbox']) assert.equal(allows(free, ['document']), true, free);
+});
+
+test('required context is lazy: ancestors after the deciding one are never read', () => {
+  let read = 0;
+  function* roles() { for (const r of ['generic', 'listbox', 'boom']) { read++; yield r; } }
+  assert.equal(requiredContextAllows('option', roles()), true);
+  assert.equal(read, 2);
+  let none = 0;
+  function* never() { none++; yield 'x'; }
+  assert.equal(requiredContextAllows('button', never()), true);
+  assert.equal(none, 0);
+});
+
+test('explicit and implicit roles are separate: the fallback of a dropped role is the implicit one', () => {
+  const get = (attrs) => (n) => (n in attrs ? attrs[n] : null);
+  assert.equal(explicitRoleFor(get({ role: ' Option x' }), null), 'option');
+  assert.equal(explicitRoleFor(get({}), 'tab'), 'tab');
+  assert.equal(explicitRoleFor(get({}), null), null);
+  assert.equal(implicitRoleFor('li', get({ role: 'option' }), () => true), 'listitem');
+  assert.equal(implicitRoleFor('div', get({ role: 'option' }), () => true), 'generic');
+});
+
+test('state as Chromium exposes it per role', () => {
+  const st = (role, attrs = {}, native) => stateFor(role, (n) => (n in attrs ? attrs[n] : null), native);
+  // checked: always for checkable roles (false by default), only when set for option/treeitem, never elsewhere.
+  assert.deepEqual(st('checkbox'), { checked: false });
+  assert.deepEqual(st('switch', { 'aria-checked': 'mixed' }), { checked: false }, 'a switch is never mixed');
+  assert.deepEqual(st('radio', { 'aria-checked': 'mixed' }), { checked: false });
+  assert.deepEqual(st('checkbox', { 'aria-checked': 'mixed' }), { checked: 'mixed' });
+  assert.deepEqual(st('menuitemcheckbox', { 'aria-checked': 'mixed' }), { checked: 'mixed' });
+  assert.deepEqual(st('checkbox', { 'aria-checked': ' true ' }), { checked: true });
+  assert.equal(st('option'), null);
+  assert.deepEqual(st('option', { 'aria-checked': 'true' }), { checked: true });
+  assert.equal(st('button', { 'aria-checked': 'true' }), null);
+  assert.equal(st('menuitem', { 'aria-checked': 'true' }), null);
+  assert.deepEqual(st('checkbox', { 'aria-checked': 'false' }, { checked: 'mixed' }), { checked: 'mixed' }, 'native state wins');
+  // pressed: buttons only.
+  assert.deepEqual(st('button', { 'aria-pressed': 'mixed' }), { pressed: 'mixed' });
+  assert.equal(st('switch', { 'aria-pressed': 'true' }).pressed, undefined);
+  // expanded: widget roles, not generic or dialog; empty is absent.
+  assert.deepEqual(st('button', { 'aria-expanded': 'false' }), { expanded: false });
+  assert.equal(st('button', { 'aria-expanded': '' }), null);
+  assert.equal(st('generic', { 'aria-expanded': 'true' }), null);
+  assert.equal(st('dialog', { 'aria-expanded': 'true' }), null);
+  assert.deepEqual(st('button', {}, { expanded: true }), { expanded: true }, 'a details summary');
+  // selected: selectable roles only; native option selectedness.
+  assert.deepEqual(st('tab', { 'aria-selected': 'TRUE' }), { selected: true });
+  assert.equal(st('button', { 'aria-selected': 'true' }), null);
+  assert.equal(st('option', { 'aria-selected': '' }), null);
+  assert.deepEqual(st('option', {}, { selected: false }), { selected: false });
+  // disabled on any role; required only where supported; invalid tokens.
+  assert.deepEqual(st('heading', { 'aria-disabled': 'true' }), { disabled: true });
+  assert.deepEqual(st('button', {}, { disabled: true }), { disabled: true });
+  assert.equal(st('checkbox', { 'aria-required': 'true' }).required, undefined);
+  assert.deepEqual(st('textbox', {}, { required: true }), { required: true });
+  assert.deepEqual(st('generic', { 'aria-invalid': 'true' }), { invalid: true });
+  assert.equal(st('button', { 'aria-invalid': 'spelling' }), null);
+  assert.equal(st('textbox', { 'aria-invalid': 'false' }, { invalid: true }), null, 'an explicit aria-invalid="false" wins');
+  assert.deepEqual(st('textbox', {}, { invalid: true }), { invalid: true });
+  assert.deepEqual(st('link', { 'aria-current': 'page' }), { current: 'page' });
 });
