@@ -383,3 +383,179 @@ fn realms_case(layout: Layout, artifact: String) {
         Ok(())
     });
 }
+
+// ---- Per-grant limits at the boundary: N passes, N + 1 is cut (issue 12) -------------------------
+//
+// The default transport grant allows 256 points, 128 candidates and a 128 KiB response (spec
+// "Recursive resolution"; relay.md "Budgets and timers"; pages/runtime constants.js GRANT_LIMITS).
+// `?extras=realms-buttons` mounts one Child-origin realm (mount `mount-realms-buttons-0`) tiled with
+// 4x4 px buttons, the only child realm of the Host realm in reach, so its lease is the root's whole
+// 128 candidates / 128 KiB and the grant's limits are the binding ones. A lattice straddling the
+// realm's left edge puts an exact number of points into it: the count comes from the lattice
+// definition and Chromium's box model of the frame (every point at least 1 px from the realm's
+// edges, so the owner of each point is certain). What the realm received, found and replied is read
+// from its internal debug hook (`debug().accounting`), what the parent cut from the snapshot's
+// omissions.
+
+const BUTTONS_MOUNT: &str = "mount-realms-buttons-0";
+const GRANT_POINTS: usize = 256;
+const GRANT_CANDIDATES: usize = 128;
+const GRANT_BYTES: u64 = 131_072;
+/// Tile size of `cell=buttons` (pages/apps/peer.html): 32 x 32 buttons of 4 x 4 px from the realm's origin.
+const TILE: f64 = 4.0;
+
+fn buttons_frame() -> Frame {
+    Frame::UrlContains("name=rl-0&".into())
+}
+
+/// The realm's viewport as visible in the Host viewport (Chromium's box model, clipped by ancestors).
+async fn buttons_region(h: &Host) -> anyhow::Result<BoxRect> {
+    let (_, at) = h
+        .locate_all("data-landmark", "rl-0-frame")
+        .await?
+        .into_iter()
+        .find(|(v, _)| v == "rl-0-frame")
+        .ok_or_else(|| anyhow::anyhow!("no rl-0-frame in the realms-buttons extra"))?;
+    let chain = h.frame_behind(&at).await?;
+    let (w, hh) = chain.viewport;
+    Ok(chain.clip(&chain.to_host.map_rect(&BoxRect { x: 0.0, y: 0.0, width: w, height: hh })))
+}
+
+/// How far `p` is from `r`'s boundary: inside, the distance to the nearest edge; outside, the
+/// distance along the axis that puts it out.
+fn edge_distance(r: &BoxRect, p: &Point) -> f64 {
+    if contains(r, p) {
+        (p.x - r.x).min(r.right() - p.x).min(p.y - r.y).min(r.bottom() - p.y)
+    } else {
+        (r.x - p.x).max(p.x - r.right()).max(r.y - p.y).max(p.y - r.bottom())
+    }
+}
+
+/// The smallest lattice (radius, centre) of step `step` whose points lie `phase` px past a multiple
+/// of `step` from the region's top-left corner, that puts exactly `n` points into `region` with
+/// every point at least 1 px from its edges. The disc straddles the region's left edge (and
+/// maybe its top or bottom edge).
+fn straddling(region: &BoxRect, n: usize, step: f64, phase: f64) -> Option<(f64, f64, f64)> {
+    for radius in 4..=100 {
+        let radius = radius as f64;
+        let reach = (radius / step).ceil() as i64 + 1;
+        let rows = (region.height / step).floor() as i64;
+        for j in -reach..=rows + reach {
+            let cy = region.y + phase + j as f64 * step;
+            for k in -reach..=reach {
+                let cx = region.x + phase + k as f64 * step;
+                let pts = lattice(cx, cy, radius, step);
+                let certain = pts.iter().all(|p| edge_distance(region, p) >= 1.0);
+                if certain && pts.iter().filter(|p| contains(region, p)).count() == n {
+                    return Some((cx, cy, radius));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// One snapshot of a straddling lattice with `n` points in the realm. Returns the snapshot, the ids
+/// of the lattice points in the realm (lattice order), the realm's accounting and the Host's record
+/// of its one child query.
+async fn straddle_snapshot(h: &Host, region: &BoxRect, n: usize, step: f64, phase: f64) -> anyhow::Result<(Value, Vec<Point>, Value, Value)> {
+    let (cx, cy, radius) = straddling(region, n, step, phase).ok_or_else(|| anyhow::anyhow!("no step-{step} lattice puts exactly {n} points into {region:?}"))?;
+    let pts = lattice(cx, cy, radius, step);
+    let inside: Vec<Point> = pts.iter().filter(|p| contains(region, p)).cloned().collect();
+    anyhow::ensure!(inside.len() == n, "the lattice search is wrong");
+    let snap = h.snapshot_with(json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step, "timeout_ms": 8000})).await?;
+    require_valid_payload(&snap)?;
+    anyhow::ensure!(
+        snap["capture"]["points"].as_array().map(Vec::len) == Some(pts.len()),
+        "capture.points differ from the lattice definition"
+    );
+    let realm = accounting(h, &buttons_frame()).await?["last"].clone();
+    let top = h.eval("window.__wippyAttentionRuntime.debug().accounting").await?["last"].clone();
+    let children = top["children"].as_array().cloned().unwrap_or_default();
+    anyhow::ensure!(
+        children.len() == 1 && children[0]["mount_id"] == BUTTONS_MOUNT,
+        "the lattice (centre {cx},{cy} radius {radius}) must reach only the buttons realm; the Host queried {:?}",
+        children.iter().map(|c| c["mount_id"].clone()).collect::<Vec<_>>()
+    );
+    eprintln!("{n} points in the realm: lattice step {step} radius {radius} at ({cx}, {cy}), {} points in all", pts.len());
+    Ok((snap, inside, realm, children[0].clone()))
+}
+
+fn omissions_of<'a>(snap: &'a Value, reason: &str) -> Vec<&'a Value> {
+    snap["omissions"].as_array().into_iter().flatten().filter(|o| o["reason"] == reason).collect()
+}
+
+fn id_list(points: &[Point]) -> Vec<String> {
+    points.iter().map(|p| p.id.clone()).collect()
+}
+
+/// 256 points into one realm reach it in one query and nothing is omitted; 257 reach it as the
+/// first 256 and the 257th is the `point-budget` omission naming the realm and that point.
+async fn point_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
+    let (snap, inside, realm, child) = straddle_snapshot(h, region, GRANT_POINTS, 2.0, 1.0).await?;
+    let want = id_list(&inside);
+    anyhow::ensure!(ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want, "256 points: the realm did not receive exactly its 256 points");
+    anyhow::ensure!(omissions_of(&snap, "point-budget").is_empty(), "256 points (the grant's limit) were cut: {:?}", snap["omissions"]);
+    anyhow::ensure!(u(&realm["candidates_found"]) <= GRANT_CANDIDATES as u64, "the point case must stay within the candidate limit");
+
+    let (snap, inside, realm, child) = straddle_snapshot(h, region, GRANT_POINTS + 1, 2.0, 1.0).await?;
+    let want = id_list(&inside[..GRANT_POINTS]);
+    anyhow::ensure!(ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want, "257 points: the realm must receive exactly the first 256");
+    let cut = omissions_of(&snap, "point-budget");
+    anyhow::ensure!(
+        cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[GRANT_POINTS].id.as_str() && cut[0].get("detail").is_none(),
+        "257 points: want one point-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
+        inside[GRANT_POINTS].id
+    );
+    anyhow::ensure!(snap["capture"]["complete"] == false, "a cut snapshot claims to be complete");
+    Ok(())
+}
+
+/// The tile (button landmark) under a point of the realm.
+fn tile_of(region: &BoxRect, p: &Point) -> String {
+    format!("rl-0-b{}-{}", ((p.x - region.x) / TILE).floor(), ((p.y - region.y) / TILE).floor())
+}
+
+/// 128 points on 128 distinct buttons (one per tile centre): the realm finds and returns all 128;
+/// 129: it finds 129, returns 128 and names the one cut with `candidate-budget` at its point.
+async fn candidate_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
+    for n in [GRANT_CANDIDATES, GRANT_CANDIDATES + 1] {
+        let (snap, inside, realm, child) = straddle_snapshot(h, region, n, TILE, TILE / 2.0).await?;
+        let tiles: std::collections::BTreeSet<String> = inside.iter().map(|p| tile_of(region, p)).collect();
+        anyhow::ensure!(tiles.len() == n, "{n} points must lie on {n} distinct buttons");
+        // Ground truth for the first and last point: Chromium's box of the button under it.
+        for p in [&inside[0], &inside[n - 1]] {
+            let b = h.landmark_rect(&tile_of(region, p)).await?;
+            anyhow::ensure!(contains(&b, p) && edge_distance(&b, p) >= 1.0, "point {} is not inside button {} ({b:?})", p.id, tile_of(region, p));
+        }
+        anyhow::ensure!(ids(&realm["point_ids"]) == id_list(&inside), "{n} candidates: the realm did not receive its points");
+        anyhow::ensure!(u(&realm["budgets"]["candidates"]) == GRANT_CANDIDATES as u64, "the realm's candidate lease is {} not 128", realm["budgets"]["candidates"]);
+        anyhow::ensure!(u(&realm["candidates_found"]) == n as u64, "{n} buttons under the lattice, the realm found {}", realm["candidates_found"]);
+        let sent = n.min(GRANT_CANDIDATES) as u64;
+        anyhow::ensure!(u(&realm["candidates_sent"]) == sent && u(&child["candidates"]) == sent, "{n} candidates: the realm sent {} (the Host got {}), want {sent}", realm["candidates_sent"], child["candidates"]);
+        anyhow::ensure!(u(&realm["reply_bytes_untrimmed"]) <= GRANT_BYTES, "the candidate case must stay within the byte limit");
+        let cut: Vec<&Value> = omissions_of(&snap, "candidate-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+        if n == GRANT_CANDIDATES {
+            anyhow::ensure!(cut.is_empty(), "128 candidates (the grant's limit) were cut: {cut:?}");
+        } else {
+            // Equal sample counts: the stable ranking keeps lattice order, so the last button is cut.
+            anyhow::ensure!(
+                cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[n - 1].id.as_str(),
+                "129 candidates: want one candidate-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
+                inside[n - 1].id
+            );
+        }
+    }
+    Ok(())
+}
+
+#[rstest]
+fn grant_limits_pass_at_the_limit_and_cut_one_past_it(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
+    run_host_with(layout, Engine::Iframe, "extras=realms-buttons", async |h| {
+        let region = buttons_region(h).await?;
+        eprintln!("realms-buttons realm visible at {region:?}");
+        point_limit(h, &region).await?;
+        candidate_limit(h, &region).await?;
+        Ok(())
+    });
+}
