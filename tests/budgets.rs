@@ -17,6 +17,9 @@
 //! left after its own queries, and each child received exactly the lease recorded for it; each
 //! realm's candidate has Chromium's box and exactly the sample points that landed on it; every
 //! snapshot passes `require_valid_payload`. `capture.duration_ms` is printed (a figure, not asserted).
+//!
+//! The per-grant limits (256 points, 128 candidates, 128 KiB per transport grant) are tested at N
+//! and N + 1 on `?extras=realms-buttons` (see "Per-grant limits at the boundary" below).
 
 use attention_harness::checks::{candidate_at, describe, rect_of, require_valid_payload};
 use attention_harness::oracle::BoxRect;
@@ -549,6 +552,128 @@ async fn candidate_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// An accessible name of exactly `bytes` UTF-8 bytes (1..=478) within the runtime's 160 Unicode
+/// scalar values: `a` three-byte "€" and ASCII "x" for the rest.
+fn name_of_bytes(bytes: usize) -> String {
+    let a = bytes.saturating_sub(160).div_ceil(2);
+    let c = bytes - 2 * a;
+    assert!((1..=478).contains(&bytes) && a <= c && c <= 160, "no name of {bytes} bytes");
+    let s = "€".repeat(a) + &"x".repeat(c - a);
+    debug_assert_eq!(s.len(), bytes);
+    s
+}
+
+/// The most bytes one slot can carry: the runtime keeps a name's first 160 scalar values and 256
+/// bytes, a text's first 160 scalar values (pages/runtime summary.js); see [`name_of_bytes`].
+fn max_bytes(slot: &Slot) -> usize {
+    if slot.1 == "name" {
+        256
+    } else {
+        478
+    }
+}
+
+/// One text slot of a button: its accessible name (`aria-label`) or its text content, each
+/// serialized once in the button's candidate summary (`name`, `text`).
+type Slot = (String, &'static str);
+
+/// Gives the realm's buttons these names and texts: page content, set in the realm itself as its
+/// own script would.
+async fn name_buttons(h: &Host, names: &BTreeMap<Slot, usize>) -> anyhow::Result<()> {
+    let list: Vec<(String, &str, String)> = names.iter().map(|((lm, f), b)| (lm.clone(), *f, name_of_bytes(*b))).collect();
+    let js = format!(
+        "(() => {{ for (const [lm, field, v] of {}) {{ const b = document.querySelector('[data-landmark=\"' + lm + '\"]'); if (!b) return lm; if (field === 'name') b.setAttribute('aria-label', v); else b.textContent = v; }} return true; }})()",
+        json!(list)
+    );
+    let r = h.eval_in_frame(&buttons_frame(), &js).await?;
+    anyhow::ensure!(r == true, "no button {r} in the realm");
+    Ok(())
+}
+
+/// The realm's reply to one snapshot of lattice (cx, cy, radius, step 4) with the buttons named
+/// as given: (snapshot, realm accounting).
+async fn reply_with(h: &Host, at: (f64, f64, f64), names: &BTreeMap<Slot, usize>) -> anyhow::Result<(Value, Value)> {
+    name_buttons(h, names).await?;
+    let snap = h.snapshot_with(json!({"point": {"x": at.0, "y": at.1}, "radius_css_px": at.2, "step_css_px": TILE, "timeout_ms": 8000})).await?;
+    require_valid_payload(&snap)?;
+    let realm = accounting(h, &buttons_frame()).await?["last"].clone();
+    anyhow::ensure!(realm["outcome"] == "result", "the realm did not answer with a result: {realm}");
+    Ok((snap, realm))
+}
+
+/// A reply of exactly 128 KiB (131,072 bytes, the realm's byte lease and the grant's limit) is sent
+/// whole; one byte more and the realm halves its candidates until the reply fits, naming the cut
+/// with `response-budget` at the first dropped candidate's point. The reply's size is set by the
+/// page's content: the accessible names and texts of the 128 buttons under the lattice, tuned from the
+/// realm's own measurement of its untrimmed reply (`reply_bytes_untrimmed`, UTF-8 bytes of the
+/// serialized query-result).
+async fn byte_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
+    let n = GRANT_CANDIDATES;
+    let at = straddling(region, n, TILE, TILE / 2.0).ok_or_else(|| anyhow::anyhow!("no lattice puts {n} points into {region:?}"))?;
+    let inside: Vec<Point> = lattice(at.0, at.1, at.2, TILE).into_iter().filter(|p| contains(region, p)).collect();
+    let tiles: Vec<String> = inside.iter().map(|p| tile_of(region, p)).collect();
+    let slots: Vec<Slot> = tiles.iter().flat_map(|t| [(t.clone(), "name"), (t.clone(), "text")]).collect();
+    let mut names: BTreeMap<Slot, usize> = slots.iter().map(|s| (s.clone(), 1)).collect();
+    let (_, r0) = reply_with(h, at, &names).await?;
+    let s0 = u(&r0["reply_bytes_untrimmed"]);
+    // Bytes per byte of name (each name is serialized once per candidate).
+    *names.get_mut(&slots[0]).expect("slot") += 100;
+    let (_, r1) = reply_with(h, at, &names).await?;
+    let s1 = u(&r1["reply_bytes_untrimmed"]);
+    anyhow::ensure!(s1 == s0 + 100, "100 more bytes of one name made the reply {} bytes longer, not 100", s1 as i64 - s0 as i64);
+    let need = (GRANT_BYTES as usize).checked_sub(s0 as usize).ok_or_else(|| anyhow::anyhow!("the reply is already {s0} bytes"))?;
+    anyhow::ensure!(need <= slots.iter().map(|s| max_bytes(s) - 1).sum::<usize>(), "{n} names and texts cannot add the {need} bytes that reach 128 KiB from {s0}");
+    // Spread `need` bytes over the names, then correct any remainder measured on the first one.
+    let mut left = need;
+    for t in &slots {
+        let add = left.min(max_bytes(t) - 1);
+        names.insert(t.clone(), 1 + add);
+        left -= add;
+    }
+    let mut exact = None;
+    for _ in 0..4 {
+        let (snap, realm) = reply_with(h, at, &names).await?;
+        let s = u(&realm["reply_bytes_untrimmed"]) as i64;
+        if s == GRANT_BYTES as i64 {
+            exact = Some((snap, realm));
+            break;
+        }
+        let t = slots.iter().find(|t| (1..=max_bytes(t) as i64).contains(&(names[*t] as i64 + GRANT_BYTES as i64 - s))).ok_or_else(|| anyhow::anyhow!("no name can absorb {} bytes", GRANT_BYTES as i64 - s))?;
+        let v = names[t] as i64 + GRANT_BYTES as i64 - s;
+        names.insert(t.clone(), v as usize);
+    }
+    let (snap, realm) = exact.ok_or_else(|| anyhow::anyhow!("the reply did not converge to {GRANT_BYTES} bytes"))?;
+    anyhow::ensure!(u(&realm["budgets"]["bytes"]) == GRANT_BYTES, "the realm's byte lease is {} not 131072", realm["budgets"]["bytes"]);
+    anyhow::ensure!(
+        u(&realm["reply_bytes"]) == GRANT_BYTES && u(&realm["candidates_sent"]) == n as u64,
+        "a 131,072-byte reply must be sent whole: sent {} bytes with {} candidates",
+        realm["reply_bytes"],
+        realm["candidates_sent"]
+    );
+    let cut: Vec<&Value> = omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+    anyhow::ensure!(cut.is_empty(), "a reply of exactly 128 KiB was cut: {cut:?}");
+
+    // One byte more.
+    let t = slots.iter().find(|t| names[*t] < max_bytes(t)).ok_or_else(|| anyhow::anyhow!("every name is full"))?.clone();
+    *names.get_mut(&t).expect("slot") += 1;
+    let (snap, realm) = reply_with(h, at, &names).await?;
+    anyhow::ensure!(u(&realm["reply_bytes_untrimmed"]) == GRANT_BYTES + 1, "one more byte of name gave a reply of {} bytes", realm["reply_bytes_untrimmed"]);
+    anyhow::ensure!(
+        u(&realm["candidates_sent"]) == (n / 2) as u64 && u(&realm["reply_bytes"]) <= GRANT_BYTES,
+        "a 131,073-byte reply must be halved to fit: sent {} bytes with {} candidates",
+        realm["reply_bytes"],
+        realm["candidates_sent"]
+    );
+    let cut: Vec<&Value> = omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+    anyhow::ensure!(
+        cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[n / 2].id.as_str() && cut[0].get("detail").is_none(),
+        "131,073 bytes: want one response-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
+        inside[n / 2].id
+    );
+    eprintln!("reply of 128 buttons: {s0} bytes with 1-byte names and texts; exactly {GRANT_BYTES} sent whole; {} trimmed to {} bytes / {} candidates", GRANT_BYTES + 1, realm["reply_bytes"], realm["candidates_sent"]);
+    Ok(())
+}
+
 #[rstest]
 fn grant_limits_pass_at_the_limit_and_cut_one_past_it(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
     run_host_with(layout, Engine::Iframe, "extras=realms-buttons", async |h| {
@@ -556,6 +681,7 @@ fn grant_limits_pass_at_the_limit_and_cut_one_past_it(#[values(Layout::Managed, 
         eprintln!("realms-buttons realm visible at {region:?}");
         point_limit(h, &region).await?;
         candidate_limit(h, &region).await?;
+        byte_limit(h, &region).await?;
         Ok(())
     });
 }
