@@ -49,6 +49,12 @@ export function grantLimits(lim) {
     bytes: Math.min(GRANT_LIMITS.bytes, isInt(lim.bytes) && lim.bytes > 0 ? lim.bytes : GRANT_LIMITS.bytes),
   };
 }
+// Parent side: the points of one child query within its grant's point limit. -> {points, cut:
+// point_id of the first point cut (the `point-budget` omission's point) or null}.
+export function capToGrant(points, limit) {
+  if (points.length <= limit) return { points: points, cut: null };
+  return { points: points.slice(0, limit), cut: points[limit].point_id };
+}
 // Parent side: a grant's lifetime in ms, at most GRANT_LIFETIME_MS.
 export function grantLifetime(expiresInMs) {
   return (isInt(expiresInMs) && expiresInMs > 0) ? Math.min(expiresInMs, GRANT_LIFETIME_MS) : GRANT_LIFETIME_MS;
