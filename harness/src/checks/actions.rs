@@ -499,7 +499,9 @@ async fn shift_leaf(host: &Host, leaf: Leaf, dx: f64) -> anyhow::Result<()> {
 /// Pointer path: the button is pressed on "Yes", the target moves 24 px, the button is released
 /// (the click answers). Keyboard path: Space is held on the auto-focused primary button, the target
 /// moves, Space is released. Each time the outline has followed the target before the gesture
-/// ends (so the rect shown at the answer is the new one). Both end `stale` with no `selected_target`, the leaf under the overlay
+/// ends (so the rect shown at the answer is the new one). The agent repeats the call_id while the
+/// overlay is up and after the result: both repeats get the first result and the Host gets no
+/// second request. Both end `stale` with no `selected_target`, the leaf under the overlay
 /// receives no pointerdown, and the overlay closes.
 pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String> {
     let agent = bound_agent(host).await?;
@@ -536,9 +538,19 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
         } else {
             host.key_up(Key::SPACE).await?;
         }
+        let retry = agent.repeat(&pending)?;
+        let sent = session_of(host)?.broker().sent().len();
         let res = one_result(host, pending).await?;
         require_status(&res, Status::Stale)?;
         ensure!(res.reason.as_deref() == Some("target moved beyond the approved rect"), "{path}: stale for another reason: {:?}", res.reason);
+        // The same call_id again (a retried tool call, once while pending and once after): the
+        // first result, and the action does not run twice (no second request, no second overlay).
+        let again = agent.repeat(&retry)?;
+        for r in [retry, again] {
+            let r = r.result(RESULT_WAIT).await?;
+            ensure!(r.envelope == res.envelope, "{path}: a repeated call_id got another result: {}", r.envelope);
+        }
+        ensure!(session_of(host)?.broker().sent().len() == sent, "{path}: a repeated call_id reached the Host again");
         ensure!(res.selected_target.is_none(), "a stale result carries a selected_target");
         ensure!(approved != false, "{path}: the overlay closed before the gesture ended");
         await_overlay(host, false).await?;
