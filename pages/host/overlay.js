@@ -5,7 +5,8 @@
 //
 // - Opens for a `session_ui_action_request` addressed to this Host instance (others are ignored,
 //   as another tab's request must be), only when the Host's Attention configuration enabled agent
-//   actions (otherwise it answers `permission-denied` and nothing opens).
+//   actions (otherwise it answers `permission-denied` and nothing opens). Turning the setting off
+//   while an overlay is up ends that interaction `permission-denied` (its authority is gone).
 // - Modes highlight, confirm, select: one outlined button per target at its action_ref rect, a
 //   dialog with the prompt (<= 512 bytes, as text), the primary button ("Done", "Yes, that’s it",
 //   "Use this area") and "Cancel". The overlay covers the viewport, so pointer input meant for the
@@ -47,6 +48,7 @@ function randomId() {
  * Session socket. Returns the handler and a test surface.
  */
 export function attachOverlay({ enabled, send }) {
+  let actionsOn = enabled;
   let active = null;
   const results = [];
 
@@ -283,7 +285,7 @@ export function attachOverlay({ enabled, send }) {
   function handle(req) {
     if (!req || req.schema !== 'wippy.ui-action.v1' || req.message_type !== 'request') return;
     if (req.host_instance_id !== hostId()) return; // another tab's request: never ours to answer
-    if (!enabled) { respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' }); return; }
+    if (!actionsOn) { respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' }); return; }
     if (active) { respond(req, 'unavailable', { reason: 'another UI action is pending' }); return; }
     if (!['highlight', 'confirm', 'select'].includes(req.mode)) { respond(req, 'unavailable', { reason: `mode ${req.mode} is not supported by this Host` }); return; }
     if (!Array.isArray(req.targets)) { respond(req, 'unavailable', { reason: 'targets are invalid' }); return; }
@@ -299,6 +301,11 @@ export function attachOverlay({ enabled, send }) {
     handle,
     /** The socket closed: the interaction ends without a result (the broker answers `disconnected`). */
     disconnected() { finish(null); },
+    /** The Host's agent-actions setting changed; turned off, it ends the active interaction `permission-denied`. */
+    setEnabled(on) {
+      actionsOn = !!on;
+      if (!actionsOn) finish('permission-denied', { reason: 'agent actions were turned off for this Host' });
+    },
     get active() { return active ? { action_id: active.req.action_id, mode: active.mode } : null; },
     get results() { return results.slice(); },
   };

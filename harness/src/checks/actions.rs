@@ -393,6 +393,7 @@ pub fn checks() -> Vec<super::Check> {
         Check { query: actions_host, name: "checklist-5-timeout-expires", run: |h| Box::pin(timeout_expires(h)) },
         Check { query: actions_host, name: "checklist-5-stale-target", run: |h| Box::pin(stale_targets(h)) },
         Check { query: actions_host, name: "checklist-5-moved-after-approval-is-stale", run: |h| Box::pin(moved_after_approval_is_stale(h)) },
+        Check { query: actions_host, name: "checklist-5-unavailable-while-pending-and-permission-denied-when-turned-off", run: |h| Box::pin(refused_while_pending_and_revoked(h)) },
         Check { query: actions_host, name: "checklist-5-navigation-makes-stale", run: |h| Box::pin(host_navigation_makes_stale(h)) },
         Check { query: actions_host, name: "checklist-5-disconnect-and-reconnect", run: |h| Box::pin(disconnect_then_reconnect(h)) },
         Check { query: actions_host, name: "checklist-5-focus-restoration-oopif", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::Oopif)) },
@@ -560,4 +561,47 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
     }
     shift_leaf(host, Leaf::Left, 0.0).await?;
     Ok(out.join("; "))
+}
+
+/// `unavailable` and `permission-denied` from real conditions while an overlay is up: a second
+/// action of the same session is refused `unavailable` "another UI action is pending" (and an
+/// argument error `unavailable` with its reason) without reaching the Host or disturbing the open
+/// overlay; then the Host's agent-actions setting is turned off (`__host.setAgentActions(false)`),
+/// which ends the open interaction `permission-denied`, stops `action_ref`s in snapshots (the right
+/// leaf's candidate at Chromium's box has none) and makes the Host refuse a later request
+/// `permission-denied` with no overlay.
+pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Right).await?;
+    let pending = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    let open = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
+    let sent = session_of(host)?.broker().sent().len();
+    let second = agent.highlight(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
+    require_status(&second, Status::Unavailable)?;
+    ensure!(second.reason.as_deref() == Some("another UI action is pending"), "second action: {:?}", second.reason);
+    let bad = agent.confirm(std::slice::from_ref(&target), &ActionOptions { prompt: Some("x".repeat(513)), ..Default::default() })?.result(RESULT_WAIT).await?;
+    require_status(&bad, Status::Unavailable)?;
+    ensure!(bad.reason.as_deref() == Some("prompt is invalid"), "513-byte prompt: {:?}", bad.reason);
+    ensure!(session_of(host)?.broker().sent().len() == sent, "a refused action reached the Host");
+    let still = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
+    ensure!(still == open && open.is_string(), "the open overlay changed ({open} -> {still})");
+
+    host.eval("window.__host.setAgentActions(false)").await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::PermissionDenied)?;
+    ensure!(res.reason.as_deref() == Some("agent actions were turned off for this Host"), "revoked: {:?}", res.reason);
+    ensure!(res.selected_target.is_none(), "a permission-denied result carries a selected_target");
+    await_overlay(host, false).await?;
+    ensure!(!agent_actions_enabled(host).await?, "the runtime still has agent actions on");
+    let truth = host.landmark_rect(Leaf::Right.landmark()).await?;
+    let (x, y) = truth.center();
+    let snap = snapshot_at(host, x, y).await?;
+    let c = require_candidate(&snap, &truth, Leaf::Right.landmark())?;
+    ensure!(c.get("action_ref").is_none(), "a candidate still carries an action_ref after agent actions were turned off");
+    let later = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
+    require_status(&later, Status::PermissionDenied)?;
+    let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?;
+    ensure!(n == 0, "{n} overlays opened after agent actions were turned off");
+    Ok(format!("second action and bad prompt unavailable; setting off -> permission-denied ({:?}); later request {:?}", res.reason, later.reason))
 }
