@@ -390,3 +390,21 @@ async fn the_request_cache_keeps_1024_calls_and_refuses_the_1025th_until_they_ex
     assert_ne!(again["result_id"], first["result_id"], "an expired call was answered from the cache");
     host_gets_nothing(&mut ws, 100).await;
 }
+
+/// Two agents bound to the same route (the same tab, one after the other, as `verify` does) share
+/// the request cache, so their call_ids must never collide: the second agent's call is a new
+/// call, not "the same call_id for another request".
+#[tokio::test]
+async fn two_agents_on_one_route_never_reuse_a_call_id() {
+    use attention_harness::agent::{ActionOptions, Agent};
+    let server = server().await;
+    let (mut ws, sid, _route) = host_tab(&server, None, true).await;
+    for (i, t) in ["t-1", "t-2"].into_iter().enumerate() {
+        let agent = Agent::bind(server.session(), &sid).expect("the tab is bound");
+        let pending = agent.confirm(&[target(t)], &ActionOptions::default()).unwrap_or_else(|e| panic!("agent {i}: {e}"));
+        let req = host_request(&mut ws).await;
+        assert_eq!(req["data"]["targets"][0]["target_id"], t);
+        host_send(&mut ws, &answer(&req, "cancelled", None)).await;
+        assert_eq!(pending.result(Duration::from_secs(10)).await.expect("a result").envelope["status"], "cancelled");
+    }
+}

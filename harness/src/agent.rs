@@ -82,7 +82,6 @@ pub fn action_ref(snapshot: &Value, target_id: &str) -> Result<Value, AgentError
 pub struct Agent {
     session: SessionService,
     route: AgentRoute,
-    calls: std::sync::atomic::AtomicU64,
 }
 
 /// An action in flight.
@@ -114,7 +113,7 @@ impl Agent {
     /// Binds to the session's current Host route (`bind_turn`).
     pub fn bind(session: &SessionService, session_id: &str) -> Result<Agent, AgentError> {
         let route = session.broker().route(session_id).ok_or_else(|| AgentError::NoRoute(session_id.to_string()))?;
-        Ok(Agent { session: session.clone(), route, calls: Default::default() })
+        Ok(Agent { session: session.clone(), route })
     }
     pub fn route(&self) -> &AgentRoute {
         &self.route
@@ -130,7 +129,10 @@ impl Agent {
     }
     /// Any mode with raw arguments (argument-error tests).
     pub fn ask_raw(&self, mode: Mode, args: Value, ttl_secs: u64) -> Result<PendingAction, AgentError> {
-        let n = self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        // Unique in the process, not per Agent: two agents bound to the same route share the
+        // broker's request cache, where a reused call_id means "the same call again".
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let call_id = format!("call-{}-{n}", &self.route.delivery_handle[..self.route.delivery_handle.len().min(12)]);
         let call = ActionCall { delivery_handle: self.route.delivery_handle.clone(), call_id: call_id.clone(), session_id: self.route.session_id.clone(), mode, args, ttl_secs };
         let rx = self.session.request_ui_action(call.clone())?;
