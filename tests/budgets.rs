@@ -17,6 +17,9 @@
 //! left after its own queries, and each child received exactly the lease recorded for it; each
 //! realm's candidate has Chromium's box and exactly the sample points that landed on it; every
 //! snapshot passes `require_valid_payload`. `capture.duration_ms` is printed (a figure, not asserted).
+//!
+//! The per-grant limits (256 points, 128 candidates, 128 KiB per transport grant) are tested at N
+//! and N + 1 on `?extras=realms-buttons` (see "Per-grant limits at the boundary" below).
 
 use attention_harness::checks::{candidate_at, describe, rect_of, require_valid_payload};
 use attention_harness::oracle::BoxRect;
@@ -380,6 +383,305 @@ fn realms_case(layout: Layout, artifact: String) {
         // 1,500 ms would turn work into child-timeout. The time is printed, and measured by `bench realms`.
         check_snapshot(h, &artifact, 20.0, 5.0, 8000).await?;
         check_snapshot(h, &artifact, 92.0, 8.0, 8000).await?;
+        Ok(())
+    });
+}
+
+// ---- Per-grant limits at the boundary: N passes, N + 1 is cut (issue 12) -------------------------
+//
+// The default transport grant allows 256 points, 128 candidates and a 128 KiB response (spec
+// "Recursive resolution"; relay.md "Budgets and timers"; pages/runtime constants.js GRANT_LIMITS).
+// `?extras=realms-buttons` mounts one Child-origin realm (mount `mount-realms-buttons-0`) tiled with
+// 4x4 px buttons, the only child realm of the Host realm in reach, so its lease is the root's whole
+// 128 candidates / 128 KiB and the grant's limits are the binding ones. A lattice straddling the
+// realm's left edge puts an exact number of points into it: the count comes from the lattice
+// definition and Chromium's box model of the frame (every point at least 1 px from the realm's
+// edges, so the owner of each point is certain). What the realm received, found and replied is read
+// from its internal debug hook (`debug().accounting`), what the parent cut from the snapshot's
+// omissions.
+
+const BUTTONS_MOUNT: &str = "mount-realms-buttons-0";
+const GRANT_POINTS: usize = 256;
+const GRANT_CANDIDATES: usize = 128;
+const GRANT_BYTES: u64 = 131_072;
+/// Tile size of `cell=buttons` (pages/apps/peer.html): 32 x 32 buttons of 4 x 4 px from the realm's origin.
+const TILE: f64 = 4.0;
+
+fn buttons_frame() -> Frame {
+    Frame::UrlContains("name=rl-0&".into())
+}
+
+/// The realm's viewport as visible in the Host viewport (Chromium's box model, clipped by ancestors).
+async fn buttons_region(h: &Host) -> anyhow::Result<BoxRect> {
+    let (_, at) = h
+        .locate_all("data-landmark", "rl-0-frame")
+        .await?
+        .into_iter()
+        .find(|(v, _)| v == "rl-0-frame")
+        .ok_or_else(|| anyhow::anyhow!("no rl-0-frame in the realms-buttons extra"))?;
+    let chain = h.frame_behind(&at).await?;
+    let (w, hh) = chain.viewport;
+    Ok(chain.clip(&chain.to_host.map_rect(&BoxRect { x: 0.0, y: 0.0, width: w, height: hh })))
+}
+
+/// How far `p` is from `r`'s boundary: inside, the distance to the nearest edge; outside, the
+/// distance along the axis that puts it out.
+fn edge_distance(r: &BoxRect, p: &Point) -> f64 {
+    if contains(r, p) {
+        (p.x - r.x).min(r.right() - p.x).min(p.y - r.y).min(r.bottom() - p.y)
+    } else {
+        (r.x - p.x).max(p.x - r.right()).max(r.y - p.y).max(p.y - r.bottom())
+    }
+}
+
+/// The smallest lattice (radius, centre) of step `step` whose points lie `phase` px past a multiple
+/// of `step` from the region's top-left corner, that puts exactly `n` points into `region` with
+/// every point at least 1 px from its edges. The disc straddles the region's left edge (and
+/// maybe its top or bottom edge).
+fn straddling(region: &BoxRect, n: usize, step: f64, phase: f64) -> Option<(f64, f64, f64)> {
+    for radius in 4..=100 {
+        let radius = radius as f64;
+        let reach = (radius / step).ceil() as i64 + 1;
+        let rows = (region.height / step).floor() as i64;
+        for j in -reach..=rows + reach {
+            let cy = region.y + phase + j as f64 * step;
+            for k in -reach..=reach {
+                let cx = region.x + phase + k as f64 * step;
+                let pts = lattice(cx, cy, radius, step);
+                let certain = pts.iter().all(|p| edge_distance(region, p) >= 1.0);
+                if certain && pts.iter().filter(|p| contains(region, p)).count() == n {
+                    return Some((cx, cy, radius));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// One snapshot of a straddling lattice with `n` points in the realm. Returns the snapshot, the ids
+/// of the lattice points in the realm (lattice order), the realm's accounting and the Host's record
+/// of its one child query.
+async fn straddle_snapshot(h: &Host, region: &BoxRect, n: usize, step: f64, phase: f64) -> anyhow::Result<(Value, Vec<Point>, Value, Value)> {
+    let (cx, cy, radius) = straddling(region, n, step, phase).ok_or_else(|| anyhow::anyhow!("no step-{step} lattice puts exactly {n} points into {region:?}"))?;
+    let pts = lattice(cx, cy, radius, step);
+    let inside: Vec<Point> = pts.iter().filter(|p| contains(region, p)).cloned().collect();
+    anyhow::ensure!(inside.len() == n, "the lattice search is wrong");
+    let snap = h.snapshot_with(json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step, "timeout_ms": 8000})).await?;
+    require_valid_payload(&snap)?;
+    anyhow::ensure!(
+        snap["capture"]["points"].as_array().map(Vec::len) == Some(pts.len()),
+        "capture.points differ from the lattice definition"
+    );
+    let realm = accounting(h, &buttons_frame()).await?["last"].clone();
+    let top = h.eval("window.__wippyAttentionRuntime.debug().accounting").await?["last"].clone();
+    let children = top["children"].as_array().cloned().unwrap_or_default();
+    anyhow::ensure!(
+        children.len() == 1 && children[0]["mount_id"] == BUTTONS_MOUNT,
+        "the lattice (centre {cx},{cy} radius {radius}) must reach only the buttons realm; the Host queried {:?}",
+        children.iter().map(|c| c["mount_id"].clone()).collect::<Vec<_>>()
+    );
+    eprintln!("{n} points in the realm: lattice step {step} radius {radius} at ({cx}, {cy}), {} points in all", pts.len());
+    Ok((snap, inside, realm, children[0].clone()))
+}
+
+fn omissions_of<'a>(snap: &'a Value, reason: &str) -> Vec<&'a Value> {
+    snap["omissions"].as_array().into_iter().flatten().filter(|o| o["reason"] == reason).collect()
+}
+
+fn id_list(points: &[Point]) -> Vec<String> {
+    points.iter().map(|p| p.id.clone()).collect()
+}
+
+/// 256 points into one realm reach it in one query and nothing is omitted; 257 reach it as the
+/// first 256 and the 257th is the `point-budget` omission naming the realm and that point.
+async fn point_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
+    let (snap, inside, realm, child) = straddle_snapshot(h, region, GRANT_POINTS, 2.0, 1.0).await?;
+    let want = id_list(&inside);
+    anyhow::ensure!(ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want, "256 points: the realm did not receive exactly its 256 points");
+    anyhow::ensure!(omissions_of(&snap, "point-budget").is_empty(), "256 points (the grant's limit) were cut: {:?}", snap["omissions"]);
+    anyhow::ensure!(u(&realm["candidates_found"]) <= GRANT_CANDIDATES as u64, "the point case must stay within the candidate limit");
+
+    let (snap, inside, realm, child) = straddle_snapshot(h, region, GRANT_POINTS + 1, 2.0, 1.0).await?;
+    let want = id_list(&inside[..GRANT_POINTS]);
+    anyhow::ensure!(ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want, "257 points: the realm must receive exactly the first 256");
+    let cut = omissions_of(&snap, "point-budget");
+    anyhow::ensure!(
+        cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[GRANT_POINTS].id.as_str() && cut[0].get("detail").is_none(),
+        "257 points: want one point-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
+        inside[GRANT_POINTS].id
+    );
+    anyhow::ensure!(snap["capture"]["complete"] == false, "a cut snapshot claims to be complete");
+    Ok(())
+}
+
+/// The tile (button landmark) under a point of the realm.
+fn tile_of(region: &BoxRect, p: &Point) -> String {
+    format!("rl-0-b{}-{}", ((p.x - region.x) / TILE).floor(), ((p.y - region.y) / TILE).floor())
+}
+
+/// 128 points on 128 distinct buttons (one per tile centre): the realm finds and returns all 128;
+/// 129: it finds 129, returns 128 and names the one cut with `candidate-budget` at its point.
+async fn candidate_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
+    for n in [GRANT_CANDIDATES, GRANT_CANDIDATES + 1] {
+        let (snap, inside, realm, child) = straddle_snapshot(h, region, n, TILE, TILE / 2.0).await?;
+        let tiles: std::collections::BTreeSet<String> = inside.iter().map(|p| tile_of(region, p)).collect();
+        anyhow::ensure!(tiles.len() == n, "{n} points must lie on {n} distinct buttons");
+        // Ground truth for the first and last point: Chromium's box of the button under it.
+        for p in [&inside[0], &inside[n - 1]] {
+            let b = h.landmark_rect(&tile_of(region, p)).await?;
+            anyhow::ensure!(contains(&b, p) && edge_distance(&b, p) >= 1.0, "point {} is not inside button {} ({b:?})", p.id, tile_of(region, p));
+        }
+        anyhow::ensure!(ids(&realm["point_ids"]) == id_list(&inside), "{n} candidates: the realm did not receive its points");
+        anyhow::ensure!(u(&realm["budgets"]["candidates"]) == GRANT_CANDIDATES as u64, "the realm's candidate lease is {} not 128", realm["budgets"]["candidates"]);
+        anyhow::ensure!(u(&realm["candidates_found"]) == n as u64, "{n} buttons under the lattice, the realm found {}", realm["candidates_found"]);
+        let sent = n.min(GRANT_CANDIDATES) as u64;
+        anyhow::ensure!(u(&realm["candidates_sent"]) == sent && u(&child["candidates"]) == sent, "{n} candidates: the realm sent {} (the Host got {}), want {sent}", realm["candidates_sent"], child["candidates"]);
+        anyhow::ensure!(u(&realm["reply_bytes_untrimmed"]) <= GRANT_BYTES, "the candidate case must stay within the byte limit");
+        let cut: Vec<&Value> = omissions_of(&snap, "candidate-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+        if n == GRANT_CANDIDATES {
+            anyhow::ensure!(cut.is_empty(), "128 candidates (the grant's limit) were cut: {cut:?}");
+        } else {
+            // Equal sample counts: the stable ranking keeps lattice order, so the last button is cut.
+            anyhow::ensure!(
+                cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[n - 1].id.as_str(),
+                "129 candidates: want one candidate-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
+                inside[n - 1].id
+            );
+        }
+    }
+    Ok(())
+}
+
+/// An accessible name of exactly `bytes` UTF-8 bytes (1..=478) within the runtime's 160 Unicode
+/// scalar values: `a` three-byte "€" and ASCII "x" for the rest.
+fn name_of_bytes(bytes: usize) -> String {
+    let a = bytes.saturating_sub(160).div_ceil(2);
+    let c = bytes - 2 * a;
+    assert!((1..=478).contains(&bytes) && a <= c && c <= 160, "no name of {bytes} bytes");
+    let s = "€".repeat(a) + &"x".repeat(c - a);
+    debug_assert_eq!(s.len(), bytes);
+    s
+}
+
+/// The most bytes one slot can carry: the runtime keeps a name's first 160 scalar values and 256
+/// bytes, a text's first 160 scalar values (pages/runtime summary.js); see [`name_of_bytes`].
+fn max_bytes(slot: &Slot) -> usize {
+    if slot.1 == "name" {
+        256
+    } else {
+        478
+    }
+}
+
+/// One text slot of a button: its accessible name (`aria-label`) or its text content, each
+/// serialized once in the button's candidate summary (`name`, `text`).
+type Slot = (String, &'static str);
+
+/// Gives the realm's buttons these names and texts: page content, set in the realm itself as its
+/// own script would.
+async fn name_buttons(h: &Host, names: &BTreeMap<Slot, usize>) -> anyhow::Result<()> {
+    let list: Vec<(String, &str, String)> = names.iter().map(|((lm, f), b)| (lm.clone(), *f, name_of_bytes(*b))).collect();
+    let js = format!(
+        "(() => {{ for (const [lm, field, v] of {}) {{ const b = document.querySelector('[data-landmark=\"' + lm + '\"]'); if (!b) return lm; if (field === 'name') b.setAttribute('aria-label', v); else b.textContent = v; }} return true; }})()",
+        json!(list)
+    );
+    let r = h.eval_in_frame(&buttons_frame(), &js).await?;
+    anyhow::ensure!(r == true, "no button {r} in the realm");
+    Ok(())
+}
+
+/// The realm's reply to one snapshot of lattice (cx, cy, radius, step 4) with the buttons named
+/// as given: (snapshot, realm accounting).
+async fn reply_with(h: &Host, at: (f64, f64, f64), names: &BTreeMap<Slot, usize>) -> anyhow::Result<(Value, Value)> {
+    name_buttons(h, names).await?;
+    let snap = h.snapshot_with(json!({"point": {"x": at.0, "y": at.1}, "radius_css_px": at.2, "step_css_px": TILE, "timeout_ms": 8000})).await?;
+    require_valid_payload(&snap)?;
+    let realm = accounting(h, &buttons_frame()).await?["last"].clone();
+    anyhow::ensure!(realm["outcome"] == "result", "the realm did not answer with a result: {realm}");
+    Ok((snap, realm))
+}
+
+/// A reply of exactly 128 KiB (131,072 bytes, the realm's byte lease and the grant's limit) is sent
+/// whole; one byte more and the realm halves its candidates until the reply fits, naming the cut
+/// with `response-budget` at the first dropped candidate's point. The reply's size is set by the
+/// page's content: the accessible names and texts of the 128 buttons under the lattice, tuned from the
+/// realm's own measurement of its untrimmed reply (`reply_bytes_untrimmed`, UTF-8 bytes of the
+/// serialized query-result).
+async fn byte_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
+    let n = GRANT_CANDIDATES;
+    let at = straddling(region, n, TILE, TILE / 2.0).ok_or_else(|| anyhow::anyhow!("no lattice puts {n} points into {region:?}"))?;
+    let inside: Vec<Point> = lattice(at.0, at.1, at.2, TILE).into_iter().filter(|p| contains(region, p)).collect();
+    let tiles: Vec<String> = inside.iter().map(|p| tile_of(region, p)).collect();
+    let slots: Vec<Slot> = tiles.iter().flat_map(|t| [(t.clone(), "name"), (t.clone(), "text")]).collect();
+    let mut names: BTreeMap<Slot, usize> = slots.iter().map(|s| (s.clone(), 1)).collect();
+    let (_, r0) = reply_with(h, at, &names).await?;
+    let s0 = u(&r0["reply_bytes_untrimmed"]);
+    // Bytes per byte of name (each name is serialized once per candidate).
+    *names.get_mut(&slots[0]).expect("slot") += 100;
+    let (_, r1) = reply_with(h, at, &names).await?;
+    let s1 = u(&r1["reply_bytes_untrimmed"]);
+    anyhow::ensure!(s1 == s0 + 100, "100 more bytes of one name made the reply {} bytes longer, not 100", s1 as i64 - s0 as i64);
+    let need = (GRANT_BYTES as usize).checked_sub(s0 as usize).ok_or_else(|| anyhow::anyhow!("the reply is already {s0} bytes"))?;
+    anyhow::ensure!(need <= slots.iter().map(|s| max_bytes(s) - 1).sum::<usize>(), "{n} names and texts cannot add the {need} bytes that reach 128 KiB from {s0}");
+    // Spread `need` bytes over the names, then correct any remainder measured on the first one.
+    let mut left = need;
+    for t in &slots {
+        let add = left.min(max_bytes(t) - 1);
+        names.insert(t.clone(), 1 + add);
+        left -= add;
+    }
+    let mut exact = None;
+    for _ in 0..4 {
+        let (snap, realm) = reply_with(h, at, &names).await?;
+        let s = u(&realm["reply_bytes_untrimmed"]) as i64;
+        if s == GRANT_BYTES as i64 {
+            exact = Some((snap, realm));
+            break;
+        }
+        let t = slots.iter().find(|t| (1..=max_bytes(t) as i64).contains(&(names[*t] as i64 + GRANT_BYTES as i64 - s))).ok_or_else(|| anyhow::anyhow!("no name can absorb {} bytes", GRANT_BYTES as i64 - s))?;
+        let v = names[t] as i64 + GRANT_BYTES as i64 - s;
+        names.insert(t.clone(), v as usize);
+    }
+    let (snap, realm) = exact.ok_or_else(|| anyhow::anyhow!("the reply did not converge to {GRANT_BYTES} bytes"))?;
+    anyhow::ensure!(u(&realm["budgets"]["bytes"]) == GRANT_BYTES, "the realm's byte lease is {} not 131072", realm["budgets"]["bytes"]);
+    anyhow::ensure!(
+        u(&realm["reply_bytes"]) == GRANT_BYTES && u(&realm["candidates_sent"]) == n as u64,
+        "a 131,072-byte reply must be sent whole: sent {} bytes with {} candidates",
+        realm["reply_bytes"],
+        realm["candidates_sent"]
+    );
+    let cut: Vec<&Value> = omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+    anyhow::ensure!(cut.is_empty(), "a reply of exactly 128 KiB was cut: {cut:?}");
+
+    // One byte more.
+    let t = slots.iter().find(|t| names[*t] < max_bytes(t)).ok_or_else(|| anyhow::anyhow!("every name is full"))?.clone();
+    *names.get_mut(&t).expect("slot") += 1;
+    let (snap, realm) = reply_with(h, at, &names).await?;
+    anyhow::ensure!(u(&realm["reply_bytes_untrimmed"]) == GRANT_BYTES + 1, "one more byte of name gave a reply of {} bytes", realm["reply_bytes_untrimmed"]);
+    anyhow::ensure!(
+        u(&realm["candidates_sent"]) == (n / 2) as u64 && u(&realm["reply_bytes"]) <= GRANT_BYTES,
+        "a 131,073-byte reply must be halved to fit: sent {} bytes with {} candidates",
+        realm["reply_bytes"],
+        realm["candidates_sent"]
+    );
+    let cut: Vec<&Value> = omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+    anyhow::ensure!(
+        cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[n / 2].id.as_str() && cut[0].get("detail").is_none(),
+        "131,073 bytes: want one response-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
+        inside[n / 2].id
+    );
+    eprintln!("reply of 128 buttons: {s0} bytes with 1-byte names and texts; exactly {GRANT_BYTES} sent whole; {} trimmed to {} bytes / {} candidates", GRANT_BYTES + 1, realm["reply_bytes"], realm["candidates_sent"]);
+    Ok(())
+}
+
+#[rstest]
+fn grant_limits_pass_at_the_limit_and_cut_one_past_it(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
+    run_host_with(layout, Engine::Iframe, "extras=realms-buttons", async |h| {
+        let region = buttons_region(h).await?;
+        eprintln!("realms-buttons realm visible at {region:?}");
+        point_limit(h, &region).await?;
+        candidate_limit(h, &region).await?;
+        byte_limit(h, &region).await?;
         Ok(())
     });
 }

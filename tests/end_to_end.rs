@@ -226,6 +226,22 @@ mod agent_actions {
     }
 
     #[rstest]
+    fn a_target_moved_between_approval_and_execution_ends_stale(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::moved_after_approval_is_stale);
+    }
+
+    #[rstest]
+    fn a_second_action_is_unavailable_and_turning_actions_off_ends_the_open_one_permission_denied(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::refused_while_pending_and_revoked);
+    }
+
+    #[rstest]
     fn with_interactive_capabilities_off_no_overlay_opens(
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,

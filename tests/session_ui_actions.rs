@@ -310,3 +310,101 @@ async fn a_zero_target_select_with_capture_region_reaches_the_host() {
     host_send(&mut ws, &answer(&req, "cancelled", None)).await;
     assert_eq!(result(rx).await["status"], "cancelled");
 }
+
+fn try_call(server: &attention_harness::server::Server, route: &AgentRoute, call_id: &str, mode: Mode, args: Value) -> Result<Receiver<Value>, BrokerError> {
+    server.session().request_ui_action(ActionCall {
+        delivery_handle: route.delivery_handle.clone(),
+        call_id: call_id.into(),
+        session_id: route.session_id.clone(),
+        mode,
+        args,
+        ttl_secs: 30,
+    })
+}
+
+/// relay.md "Concurrency": the same call_id with the same fingerprint gets the cached result back.
+/// A repeat while the action is pending waits for it (the Host sees one request and answers once);
+/// a repeat after it ended gets the first result, byte for byte, without reaching the Host; the
+/// fingerprint ignores spelled-out defaults; another mode or other arguments under the same
+/// call_id are refused; an argument error is a cached result like any other.
+#[tokio::test]
+async fn a_repeated_call_id_gets_the_first_result_and_the_host_sees_one_request() {
+    let server = server().await;
+    let (mut ws, _sid, route) = host_tab(&server, None, true).await;
+    let args = json!({"targets": [target("t-1")], "prompt": "This one?"});
+    let first = call(&server, &route, "same", Mode::Confirm, args.clone(), 30);
+    let req = host_request(&mut ws).await;
+    let again = try_call(&server, &route, "same", Mode::Confirm, args.clone()).expect("a repeat of a pending call waits for it");
+    host_gets_nothing(&mut ws, 200).await;
+    assert!(server.session().broker().is_pending(&route.session_id));
+    host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
+    let (a, b) = (result(first).await, result(again).await);
+    assert_eq!(a["status"], "confirmed");
+    assert_eq!(a, b, "the repeat while pending got another result");
+    // After the end: the same result again, and nothing reaches the Host.
+    let spelled = json!({"targets": [target("t-1")], "prompt": "This one?", "allow_pointer": true, "allow_keyboard": true, "capture_region": false});
+    for repeat in [args.clone(), spelled] {
+        let c = result(try_call(&server, &route, "same", Mode::Confirm, repeat).expect("a repeat of an ended call")).await;
+        assert_eq!(c, a, "a repeated call_id got another result");
+    }
+    host_gets_nothing(&mut ws, 200).await;
+    assert_eq!(server.session().broker().sent().len(), 1, "the Host got more than one request");
+    // The same call_id for another request is refused.
+    for (mode, other) in [(Mode::Confirm, json!({"targets": [target("t-2")]})), (Mode::Highlight, args.clone()), (Mode::Confirm, json!({"targets": [target("t-1")], "prompt": "This one?", "allow_pointer": false}))] {
+        assert_eq!(try_call(&server, &route, "same", mode, other).err(), Some(BrokerError::CallIdReused("same".into())));
+    }
+    // An argument error is cached as it is.
+    let bad = json!({"targets": [target("t-1")], "prompt": 7});
+    let e1 = result(try_call(&server, &route, "bad", Mode::Confirm, bad.clone()).unwrap()).await;
+    let e2 = result(try_call(&server, &route, "bad", Mode::Confirm, bad).unwrap()).await;
+    assert_eq!((e1["status"].as_str(), e1["reason"].as_str()), (Some("unavailable"), Some("prompt is invalid")));
+    assert_eq!(e1, e2);
+    host_gets_nothing(&mut ws, 100).await;
+}
+
+/// relay.md "a request cache of 1024": 1,024 kept calls are accepted, the 1,025th is refused while
+/// they are kept; repeats of kept calls still get their result; an ended call is kept 120 s after
+/// its result (the Session clock is moved forward), after which a new call is accepted again.
+#[tokio::test]
+async fn the_request_cache_keeps_1024_calls_and_refuses_the_1025th_until_they_expire() {
+    let server = server().await;
+    let (mut ws, _sid, route) = host_tab(&server, None, true).await;
+    let bad = json!({"targets": []});
+    let mut first = Value::Null;
+    for i in 0..attention_harness::server::session::ui_actions::REQUEST_CACHE {
+        let r = result(try_call(&server, &route, &format!("c-{i}"), Mode::Confirm, bad.clone()).unwrap_or_else(|e| panic!("call {i}: {e}"))).await;
+        assert_eq!(r["reason"], "targets are required");
+        if i == 0 {
+            first = r;
+        }
+    }
+    assert_eq!(try_call(&server, &route, "c-1024", Mode::Confirm, bad.clone()).err(), Some(BrokerError::CacheFull));
+    assert_eq!(result(try_call(&server, &route, "c-0", Mode::Confirm, bad.clone()).unwrap()).await, first, "a kept call was forgotten");
+    // 119 s later they are all still kept; 121 s later none is.
+    server.session().advance_clock_ms(119_000);
+    assert_eq!(try_call(&server, &route, "c-1024", Mode::Confirm, bad.clone()).err(), Some(BrokerError::CacheFull));
+    server.session().advance_clock_ms(2_000);
+    let r = result(try_call(&server, &route, "c-1024", Mode::Confirm, bad.clone()).expect("expired entries free the cache")).await;
+    assert_eq!(r["reason"], "targets are required");
+    let again = result(try_call(&server, &route, "c-0", Mode::Confirm, bad).unwrap()).await;
+    assert_ne!(again["result_id"], first["result_id"], "an expired call was answered from the cache");
+    host_gets_nothing(&mut ws, 100).await;
+}
+
+/// Two agents bound to the same route (the same tab, one after the other, as `verify` does) share
+/// the request cache, so their call_ids must never collide: the second agent's call is a new
+/// call, not "the same call_id for another request".
+#[tokio::test]
+async fn two_agents_on_one_route_never_reuse_a_call_id() {
+    use attention_harness::agent::{ActionOptions, Agent};
+    let server = server().await;
+    let (mut ws, sid, _route) = host_tab(&server, None, true).await;
+    for (i, t) in ["t-1", "t-2"].into_iter().enumerate() {
+        let agent = Agent::bind(server.session(), &sid).expect("the tab is bound");
+        let pending = agent.confirm(&[target(t)], &ActionOptions::default()).unwrap_or_else(|e| panic!("agent {i}: {e}"));
+        let req = host_request(&mut ws).await;
+        assert_eq!(req["data"]["targets"][0]["target_id"], t);
+        host_send(&mut ws, &answer(&req, "cancelled", None)).await;
+        assert_eq!(pending.result(Duration::from_secs(10)).await.expect("a result").envelope["status"], "cancelled");
+    }
+}

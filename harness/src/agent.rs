@@ -82,13 +82,14 @@ pub fn action_ref(snapshot: &Value, target_id: &str) -> Result<Value, AgentError
 pub struct Agent {
     session: SessionService,
     route: AgentRoute,
-    calls: std::sync::atomic::AtomicU64,
 }
 
 /// An action in flight.
 pub struct PendingAction {
     pub call_id: String,
     rx: tokio::sync::oneshot::Receiver<Value>,
+    /// The call as sent, so the agent can repeat it ([`Agent::repeat`]).
+    call: ActionCall,
 }
 
 impl PendingAction {
@@ -112,7 +113,7 @@ impl Agent {
     /// Binds to the session's current Host route (`bind_turn`).
     pub fn bind(session: &SessionService, session_id: &str) -> Result<Agent, AgentError> {
         let route = session.broker().route(session_id).ok_or_else(|| AgentError::NoRoute(session_id.to_string()))?;
-        Ok(Agent { session: session.clone(), route, calls: Default::default() })
+        Ok(Agent { session: session.clone(), route })
     }
     pub fn route(&self) -> &AgentRoute {
         &self.route
@@ -128,17 +129,20 @@ impl Agent {
     }
     /// Any mode with raw arguments (argument-error tests).
     pub fn ask_raw(&self, mode: Mode, args: Value, ttl_secs: u64) -> Result<PendingAction, AgentError> {
-        let n = self.calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+        // Unique in the process, not per Agent: two agents bound to the same route share the
+        // broker's request cache, where a reused call_id means "the same call again".
+        static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let call_id = format!("call-{}-{n}", &self.route.delivery_handle[..self.route.delivery_handle.len().min(12)]);
-        let rx = self.session.request_ui_action(ActionCall {
-            delivery_handle: self.route.delivery_handle.clone(),
-            call_id: call_id.clone(),
-            session_id: self.route.session_id.clone(),
-            mode,
-            args,
-            ttl_secs,
-        })?;
-        Ok(PendingAction { call_id, rx })
+        let call = ActionCall { delivery_handle: self.route.delivery_handle.clone(), call_id: call_id.clone(), session_id: self.route.session_id.clone(), mode, args, ttl_secs };
+        let rx = self.session.request_ui_action(call.clone())?;
+        Ok(PendingAction { call_id, rx, call })
+    }
+    /// Sends the same call again, with the same call_id (a retried tool call): the broker's request
+    /// cache answers it with the first call's result (relay.md "Concurrency").
+    pub fn repeat(&self, p: &PendingAction) -> Result<PendingAction, AgentError> {
+        let rx = self.session.request_ui_action(p.call.clone())?;
+        Ok(PendingAction { call_id: p.call_id.clone(), rx, call: p.call.clone() })
     }
     fn ask(&self, mode: Mode, targets: &[Value], o: &ActionOptions) -> Result<PendingAction, AgentError> {
         let mut args = Map::new();

@@ -152,6 +152,21 @@ impl Host {
 
     /// Presses and releases a key with modifiers held (`SHIFT` ...), e.g. Shift+Tab.
     pub async fn press_key_with(&self, key: Key, modifiers: i64) -> Result<(), HostError> {
+        self.key_down_with(key, modifiers).await?;
+        self.key_up_with(key, modifiers).await
+    }
+
+    /// Presses a key and holds it (a `keydown`; `key_up` releases it).
+    pub async fn key_down(&self, key: Key) -> Result<(), HostError> {
+        self.key_down_with(key, 0).await
+    }
+
+    /// Releases a held key (a `keyup`; Space activates a focused button here).
+    pub async fn key_up(&self, key: Key) -> Result<(), HostError> {
+        self.key_up_with(key, 0).await
+    }
+
+    async fn key_down_with(&self, key: Key, modifiers: i64) -> Result<(), HostError> {
         let mut down = json!({
             "modifiers": modifiers,
             "type": if key.text.is_some() { "keyDown" } else { "rawKeyDown" },
@@ -163,6 +178,10 @@ impl Host {
             down["unmodifiedText"] = json!(text);
         }
         self.page.call("Input.dispatchKeyEvent", down).await?;
+        Ok(())
+    }
+
+    async fn key_up_with(&self, key: Key, modifiers: i64) -> Result<(), HostError> {
         self.page
             .call(
                 "Input.dispatchKeyEvent",

@@ -530,6 +530,14 @@ function renderChat() {
   session = attachSession({ form, input, toggle, log, onActionRequest: (req) => overlay.handle(req), onSocketClosed: () => overlay.disconnected() });
   window.__host.session = session;
   window.__host.overlay = overlay;
+  // The Host's agent-actions setting, changed at run time (as a settings change or policy would):
+  // the runtime stops issuing action_refs, the next message's runtime_context reports it, and an
+  // active overlay ends `permission-denied`.
+  window.__host.setAgentActions = (on) => {
+    if (window.wippyAttention && typeof window.wippyAttention.configure === 'function') window.wippyAttention.configure({ agent_actions_enabled: !!on });
+    overlay.setEnabled(!!on);
+    return !!on;
+  };
   input.addEventListener('keydown', (e) => {
     // Only a trusted Enter sends (an untrusted one is ignored, as the runtime ignores untrusted input).
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.isTrusted) { e.preventDefault(); form.requestSubmit(); }

@@ -5,7 +5,8 @@
 //
 // - Opens for a `session_ui_action_request` addressed to this Host instance (others are ignored,
 //   as another tab's request must be), only when the Host's Attention configuration enabled agent
-//   actions (otherwise it answers `permission-denied` and nothing opens).
+//   actions (otherwise it answers `permission-denied` and nothing opens). Turning the setting off
+//   while an overlay is up ends that interaction `permission-denied` (its authority is gone).
 // - Modes highlight, confirm, select: one outlined button per target at its action_ref rect, a
 //   dialog with the prompt (<= 512 bytes, as text), the primary button ("Done", "Yes, that’s it",
 //   "Use this area") and "Cancel". The overlay covers the viewport, so pointer input meant for the
@@ -14,7 +15,10 @@
 //   allow_keyboard). Escape cancels (a cancel grants nothing, so it is always allowed).
 // - Before accepting an answer the target is revalidated from a fresh runtime snapshot at its
 //   displayed centre: same Host instance, the same target_id found, leaf mount_id / generation and
-//   path_digest unchanged, and not moved beyond the rect shown to the user; otherwise `stale`.
+//   path_digest unchanged, and not moved beyond the approved rect; otherwise `stale`. The approved
+//   rect is the one shown when the user began the answer (a trusted pointerdown, or Enter / Space
+//   keydown, on the primary button): a target that moves between that approval and the answer's
+//   execution (the click) is `stale`, even if the outline followed it meanwhile.
 //   While open, the displayed geometry refreshes every 300 ms (a moved target is outlined where it
 //   is); a target that is gone or remounted ends the action `stale` at once.
 // - Exactly one terminal result per request. Expiry and a closed socket close the overlay without
@@ -44,6 +48,7 @@ function randomId() {
  * Session socket. Returns the handler and a test surface.
  */
 export function attachOverlay({ enabled, send }) {
+  let actionsOn = enabled;
   let active = null;
   const results = [];
 
@@ -122,7 +127,8 @@ export function attachOverlay({ enabled, send }) {
     const t = a.targets.find((x) => x.pressed) || (a.mode === 'highlight' ? a.targets[0] : null);
     if (!t) return; // confirm / select need a chosen target
     a.answering = true;
-    const approved = Object.assign({}, t.shown);
+    const approval = a.approval && a.approval.find((x) => x.t === t);
+    const approved = approval ? approval.rect : Object.assign({}, t.shown);
     const v = await revalidate(a, t);
     if (a.done) return;
     if (!v.ok) { finish('stale', { reason: v.reason }); return; }
@@ -197,7 +203,7 @@ export function attachOverlay({ enabled, send }) {
     root.setAttribute('data-wippy-attention', 'exclude');
     Object.assign(root.style, { position: 'fixed', inset: '0', zIndex: '2147483647', background: 'rgba(0,0,0,0.04)' });
     const a = { req, mode: req.mode, root, previous, targets: [], done: false, answering: false, refreshing: false,
-      area: req.targets.length === 0, region: null, box: null };
+      area: req.targets.length === 0, region: null, box: null, approval: null };
     req.targets.forEach((ref, i) => {
       const b = document.createElement('button');
       b.type = 'button';
@@ -232,6 +238,10 @@ export function attachOverlay({ enabled, send }) {
     primary.textContent = PRIMARY[req.mode];
     primary.setAttribute('data-wippy-attention-answer', 'primary');
     primary.addEventListener('click', (ev) => { if (allowed(a, ev)) answer(a); });
+    // The approval: the rects shown when the answering gesture began.
+    const approve = () => { if (!a.answering) a.approval = a.targets.map((t) => ({ t, rect: Object.assign({}, t.shown) })); };
+    primary.addEventListener('pointerdown', (ev) => { if (ev.isTrusted && a.req.allow_pointer !== false) approve(); });
+    primary.addEventListener('keydown', (ev) => { if (ev.isTrusted && (ev.key === 'Enter' || ev.key === ' ') && a.req.allow_keyboard !== false) approve(); });
     const cancel = document.createElement('button');
     cancel.type = 'button';
     cancel.textContent = 'Cancel';
@@ -275,7 +285,7 @@ export function attachOverlay({ enabled, send }) {
   function handle(req) {
     if (!req || req.schema !== 'wippy.ui-action.v1' || req.message_type !== 'request') return;
     if (req.host_instance_id !== hostId()) return; // another tab's request: never ours to answer
-    if (!enabled) { respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' }); return; }
+    if (!actionsOn) { respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' }); return; }
     if (active) { respond(req, 'unavailable', { reason: 'another UI action is pending' }); return; }
     if (!['highlight', 'confirm', 'select'].includes(req.mode)) { respond(req, 'unavailable', { reason: `mode ${req.mode} is not supported by this Host` }); return; }
     if (!Array.isArray(req.targets)) { respond(req, 'unavailable', { reason: 'targets are invalid' }); return; }
@@ -291,6 +301,11 @@ export function attachOverlay({ enabled, send }) {
     handle,
     /** The socket closed: the interaction ends without a result (the broker answers `disconnected`). */
     disconnected() { finish(null); },
+    /** The Host's agent-actions setting changed; turned off, it ends the active interaction `permission-denied`. */
+    setEnabled(on) {
+      actionsOn = !!on;
+      if (!actionsOn) finish('permission-denied', { reason: 'agent actions were turned off for this Host' });
+    },
     get active() { return active ? { action_id: active.req.action_id, mode: active.mode } : null; },
     get results() { return results.slice(); },
   };

@@ -392,6 +392,8 @@ pub fn checks() -> Vec<super::Check> {
         Check { query: actions_host, name: "checklist-5-cancel-by-escape", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::ClosedShadow)) },
         Check { query: actions_host, name: "checklist-5-timeout-expires", run: |h| Box::pin(timeout_expires(h)) },
         Check { query: actions_host, name: "checklist-5-stale-target", run: |h| Box::pin(stale_targets(h)) },
+        Check { query: actions_host, name: "checklist-5-moved-after-approval-is-stale", run: |h| Box::pin(moved_after_approval_is_stale(h)) },
+        Check { query: actions_host, name: "checklist-5-unavailable-while-pending-and-permission-denied-when-turned-off", run: |h| Box::pin(refused_while_pending_and_revoked(h)) },
         Check { query: actions_host, name: "checklist-5-navigation-makes-stale", run: |h| Box::pin(host_navigation_makes_stale(h)) },
         Check { query: actions_host, name: "checklist-5-disconnect-and-reconnect", run: |h| Box::pin(disconnect_then_reconnect(h)) },
         Check { query: actions_host, name: "checklist-5-focus-restoration-oopif", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::Oopif)) },
@@ -482,4 +484,124 @@ pub async fn moved_target_is_confirmed_with_its_new_rect(host: &Host) -> anyhow:
     ensure!(s["target_id"] == target["target_id"], "confirmed another target");
     ensure!(r.max_edge_delta(&moved) <= 0.5, "confirmed rect {r:?} is not the moved box {moved:?}");
     Ok(format!("moved {:.1} px, confirmed with the new rect", moved.x - old.x))
+}
+
+/// Moves the leaf `leaf` by `dx` CSS px (the page's own layout change, in the leaf's realm).
+async fn shift_leaf(host: &Host, leaf: Leaf, dx: f64) -> anyhow::Result<()> {
+    let sel = format!("[data-landmark={}]", leaf.landmark());
+    let js = format!("(() => {{ const e = document.querySelector({}); if (!e) return false; e.style.transform = {}; return true; }})()", json!(sel), json!(format!("translateX({dx}px)")));
+    let done = host.eval_in_frame(&super::leaf_frame(host.engine, leaf), &js).await?;
+    ensure!(done == true, "no {} in its realm", leaf.landmark());
+    Ok(())
+}
+
+/// A target that moves between the user's approval and the answer's execution ends `stale`
+/// (spec: the Host revalidates "movement beyond the approved rect" before accepting an answer).
+/// Pointer path: the button is pressed on "Yes", the target moves 24 px, the button is released
+/// (the click answers). Keyboard path: Space is held on the auto-focused primary button, the target
+/// moves, Space is released. Each time the outline has followed the target before the gesture
+/// ends (so the rect shown at the answer is the new one). The agent repeats the call_id while the
+/// overlay is up and after the result: both repeats get the first result and the Host gets no
+/// second request. Both end `stale` with no `selected_target`, the leaf under the overlay
+/// receives no pointerdown, and the overlay closes.
+pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let mut out = Vec::new();
+    for path in ["pointer", "keyboard"] {
+        shift_leaf(host, Leaf::Left, 0.0).await?;
+        let before = host.landmark_rect("left-leaf").await?;
+        let target = leaf_ref(host, Leaf::Left).await?;
+        let downs = pointer_downs(&leaf_log(host, Leaf::Left).await?);
+        let pending = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?;
+        await_overlay(host, true).await?;
+        if path == "pointer" {
+            let (px, py) = overlay_point(host, "[data-wippy-attention-answer=primary]").await?;
+            host.move_to(px, py).await?;
+            host.press().await?;
+        } else {
+            host.key_down(Key::SPACE).await?;
+        }
+        // Approved: the gesture began. The page now moves the target, then the gesture ends.
+        let approved = host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length").await?;
+        shift_leaf(host, Leaf::Left, 24.0).await?;
+        let moved = host.landmark_rect("left-leaf").await?;
+        ensure!((moved.x - before.x - 24.0).abs() <= 0.5, "the leaf did not move 24 px: {before:?} -> {moved:?}");
+        // The outline follows the target (geometry refresh) before the gesture ends: what the user
+        // sees now is not what they approved.
+        let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
+        wait_for(host, "the outline following the moved target", POINTER_TIMEOUT, || async {
+            let (x, _) = overlay_point(host, &sel).await?;
+            Ok(if (x - moved.center().0).abs() <= 0.5 { Poll::Ready(()) } else { Poll::Pending(format!("outline centre x {x}")) })
+        })
+        .await?;
+        if path == "pointer" {
+            host.release().await?;
+        } else {
+            host.key_up(Key::SPACE).await?;
+        }
+        let retry = agent.repeat(&pending)?;
+        let sent = session_of(host)?.broker().sent().len();
+        let res = one_result(host, pending).await?;
+        require_status(&res, Status::Stale)?;
+        ensure!(res.reason.as_deref() == Some("target moved beyond the approved rect"), "{path}: stale for another reason: {:?}", res.reason);
+        // The same call_id again (a retried tool call, once while pending and once after): the
+        // first result, and the action does not run twice (no second request, no second overlay).
+        let again = agent.repeat(&retry)?;
+        for r in [retry, again] {
+            let r = r.result(RESULT_WAIT).await?;
+            ensure!(r.envelope == res.envelope, "{path}: a repeated call_id got another result: {}", r.envelope);
+        }
+        ensure!(session_of(host)?.broker().sent().len() == sent, "{path}: a repeated call_id reached the Host again");
+        ensure!(res.selected_target.is_none(), "a stale result carries a selected_target");
+        ensure!(approved != false, "{path}: the overlay closed before the gesture ended");
+        await_overlay(host, false).await?;
+        let after = pointer_downs(&leaf_log(host, Leaf::Left).await?);
+        ensure!(after == downs, "{path}: the leaf received {} pointerdowns through the overlay", after - downs);
+        out.push(format!("{path}: moved {:.1} px after approval -> stale", moved.x - before.x));
+    }
+    shift_leaf(host, Leaf::Left, 0.0).await?;
+    Ok(out.join("; "))
+}
+
+/// `unavailable` and `permission-denied` from real conditions while an overlay is up: a second
+/// action of the same session is refused `unavailable` "another UI action is pending" (and an
+/// argument error `unavailable` with its reason) without reaching the Host or disturbing the open
+/// overlay; then the Host's agent-actions setting is turned off (`__host.setAgentActions(false)`),
+/// which ends the open interaction `permission-denied`, stops `action_ref`s in snapshots (the right
+/// leaf's candidate at Chromium's box has none) and makes the Host refuse a later request
+/// `permission-denied` with no overlay.
+pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Right).await?;
+    let pending = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    let open = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
+    let sent = session_of(host)?.broker().sent().len();
+    let second = agent.highlight(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
+    require_status(&second, Status::Unavailable)?;
+    ensure!(second.reason.as_deref() == Some("another UI action is pending"), "second action: {:?}", second.reason);
+    let bad = agent.confirm(std::slice::from_ref(&target), &ActionOptions { prompt: Some("x".repeat(513)), ..Default::default() })?.result(RESULT_WAIT).await?;
+    require_status(&bad, Status::Unavailable)?;
+    ensure!(bad.reason.as_deref() == Some("prompt is invalid"), "513-byte prompt: {:?}", bad.reason);
+    ensure!(session_of(host)?.broker().sent().len() == sent, "a refused action reached the Host");
+    let still = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
+    ensure!(still == open && open.is_string(), "the open overlay changed ({open} -> {still})");
+
+    host.eval("window.__host.setAgentActions(false)").await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::PermissionDenied)?;
+    ensure!(res.reason.as_deref() == Some("agent actions were turned off for this Host"), "revoked: {:?}", res.reason);
+    ensure!(res.selected_target.is_none(), "a permission-denied result carries a selected_target");
+    await_overlay(host, false).await?;
+    ensure!(!agent_actions_enabled(host).await?, "the runtime still has agent actions on");
+    let truth = host.landmark_rect(Leaf::Right.landmark()).await?;
+    let (x, y) = truth.center();
+    let snap = snapshot_at(host, x, y).await?;
+    let c = require_candidate(&snap, &truth, Leaf::Right.landmark())?;
+    ensure!(c.get("action_ref").is_none(), "a candidate still carries an action_ref after agent actions were turned off");
+    let later = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
+    require_status(&later, Status::PermissionDenied)?;
+    let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?;
+    ensure!(n == 0, "{n} overlays opened after agent actions were turned off");
+    Ok(format!("second action and bad prompt unavailable; setting off -> permission-denied ({:?}); later request {:?}", res.reason, later.reason))
 }

@@ -2,6 +2,12 @@
 // queries, 4,096 points, 128 candidates, 128 KiB; each direct child query costs 1 query and its
 // points; what remains is split evenly as disjoint leases, depth - 1; grants are clamped to the
 // runtime's limits and lifetime, renewed `min(5 s, lifetime / 2)` before expiry). DOM-free.
+// Ledger scope: queries and points are a ledger (a realm's own queries are paid first, only the rest
+// is leased). Candidates and bytes are not: each child's lease is a share of the realm's whole
+// candidate / byte budget, the realm's own local candidates are not deducted first, so children may
+// together return more than the realm can pass up; the realm cuts that overflow at the end
+// (reply-limits.js, at the root the snapshot's 128-candidate / 30 KiB trim). The leases stay
+// disjoint; the work of the overflow is wasted, not duplicated.
 import { GRANT_LIMITS, GRANT_LIFETIME_MS, QUERY_TIMEOUT_MS } from './constants.js';
 import { isInt } from './util.js';
 
@@ -48,6 +54,12 @@ export function grantLimits(lim) {
     candidates: Math.min(GRANT_LIMITS.candidates, isInt(lim.candidates) && lim.candidates > 0 ? lim.candidates : GRANT_LIMITS.candidates),
     bytes: Math.min(GRANT_LIMITS.bytes, isInt(lim.bytes) && lim.bytes > 0 ? lim.bytes : GRANT_LIMITS.bytes),
   };
+}
+// Parent side: the points of one child query within its grant's point limit. -> {points, cut:
+// point_id of the first point cut (the `point-budget` omission's point) or null}.
+export function capToGrant(points, limit) {
+  if (points.length <= limit) return { points: points, cut: null };
+  return { points: points.slice(0, limit), cut: points[limit].point_id };
 }
 // Parent side: a grant's lifetime in ms, at most GRANT_LIFETIME_MS.
 export function grantLifetime(expiresInMs) {

@@ -9,6 +9,7 @@ import { canonicalOrigin } from './origins.js';
 import { safe, randHex } from './dom.js';
 import { REALM_ID, IS_SRCDOC, OWN_ORIGIN, UP, ACCT, bindings } from './state.js';
 import { requestBudgets, requestTimeout } from './leases.js';
+import { limitCandidates, trimToBytes } from './reply-limits.js';
 import { startDiscovery, failPending } from './relay-parent.js';
 import { scanIframes } from './discovery.js';
 import { resolvePoints } from './sampling.js';
@@ -18,14 +19,6 @@ import { readyChildren } from './readiness.js';
 export function replyUp(msg) {
   if (!UP.parentOrigin) return;
   try { nPostMessage.call(W.parent, msg, UP.parentOrigin); } catch (_) { /* ignore */ }
-}
-// The first point (in request order) that one of `dropped` candidates was sampled at: the first
-// affected point_id of a budget omission.
-function firstPointOf(dropped, points) {
-  const hit = new Set();
-  for (const c of dropped) for (const pid of c.sample_point_ids || []) hit.add(pid);
-  for (const p of points) if (hit.has(p.point_id)) return p.point_id;
-  return points.length ? points[0].point_id : undefined;
 }
 export function onCapabilityRequest(msg, ev) {
   const po = canonicalOrigin(msg.parent_origin), to = canonicalOrigin(msg.target_origin);
@@ -100,28 +93,17 @@ export async function onQueryRequest(msg) {
     candidates_found: cands.length, reply_bytes_untrimmed: 0, reply_bytes: 0, outcome: 'result' }, res.accounting);
   ACCT.handled += 1; ACCT.last = acct;
   const omissions = res.omissions.slice(0, 128);
-  if (cands.length > budgets.candidates) {
-    cands.sort((a, b) => b.sample_point_ids.length - a.sample_point_ids.length);
-    const cut = cands.slice(budgets.candidates);
-    cands = cands.slice(0, budgets.candidates);
-    omissions.push({ reason: 'candidate-budget', mount_id: UP.childMountId, point_id: firstPointOf(cut, points) });
-  }
+  const limited = limitCandidates(cands, budgets.candidates, points, UP.childMountId);
+  cands = limited.candidates;
+  if (limited.omission) omissions.push(limited.omission);
   const keep = new Set(cands.map((c) => c.target_id));
   const hits = {};
   Object.keys(res.hits).forEach((pid) => { const t = res.hits[pid].filter((x) => keep.has(x)); if (t.length) hits[pid] = t; });
-  let reply = { schema: RELAY_SCHEMA, type: 'query-result', request_id: id, operation: 'points', realm_id: REALM_ID,
+  const reply = { schema: RELAY_SCHEMA, type: 'query-result', request_id: id, operation: 'points', realm_id: REALM_ID,
     hits: hits, candidates: cands, omissions: omissions, queries_used: res.queriesUsed, points_used: res.pointsUsed };
-  let size = utf8Len(nJSONStringify(reply));
-  acct.reply_bytes_untrimmed = size;
-  while (size > budgets.bytes && reply.candidates.length > 0) {
-    const half = Math.floor(reply.candidates.length / 2);
-    const dropped = reply.candidates.slice(half);
-    reply.candidates = reply.candidates.slice(0, half);
-    const k2 = new Set(reply.candidates.map((c) => c.target_id));
-    Object.keys(reply.hits).forEach((pid) => { reply.hits[pid] = reply.hits[pid].filter((x) => k2.has(x)); if (!reply.hits[pid].length) delete reply.hits[pid]; });
-    if (!reply.omissions.some((o) => o.reason === 'response-budget')) reply.omissions.push({ reason: 'response-budget', mount_id: UP.childMountId, point_id: firstPointOf(dropped, points) });
-    size = utf8Len(nJSONStringify(reply));
-  }
+  const sized = trimToBytes(reply, budgets.bytes, (r) => utf8Len(nJSONStringify(r)), points, UP.childMountId);
+  const size = sized.size;
+  acct.reply_bytes_untrimmed = sized.untrimmed;
   acct.reply_bytes = size; acct.candidates_sent = reply.candidates.length;
   if (size > budgets.bytes) { acct.outcome = 'response-too-large'; queryError(id, 'response-too-large'); return; }
   replyUp(reply);

@@ -15,7 +15,7 @@ import { clampPath } from './segments.js';
 import { chainFor, projectDescriptor } from './project.js';
 import { sanitizeOmission } from './sanitize.js';
 import { getBinding, waitUsable, usable, sendQuery, declaredWithoutRuntime } from './relay-parent.js';
-import { newLedger, admitQuery, splitLeases, leaseFor } from './leases.js';
+import { newLedger, admitQuery, splitLeases, leaseFor, capToGrant } from './leases.js';
 
 export async function resolvePoints(points, budgets, deadlineAt, options) {
   // `accounting`: what this call did with its budgets, for the internal debug hook (state.js ACCT):
@@ -92,11 +92,9 @@ export async function resolvePoints(points, budgets, deadlineAt, options) {
       else plan.omitAll('capability-unavailable', b.state === 'unavailable' ? (b.lastCode === 'unsupported-version' ? 'unsupported-version' : 'unavailable') : (declaredWithoutRuntime(b) ? 'unavailable' : 'deadline-exceeded'), 'query-call');
       return;
     }
-    let pts = plan.pts;
-    if (pts.length > b.limits.points) {
-      out.omissions.push({ reason: 'point-budget', mount_id: b.mountId, point_id: pts[b.limits.points].point_id });
-      pts = pts.slice(0, b.limits.points);
-    }
+    const capped = capToGrant(plan.pts, b.limits.points);
+    if (capped.cut !== null) out.omissions.push({ reason: 'point-budget', mount_id: b.mountId, point_id: capped.cut });
+    const pts = capped.points;
     out.queriesUsed += 1; out.pointsUsed += pts.length;
     const chain = chainFor(b); // before awaiting: geometry and path as of the query
     const lease = leaseFor(leases[i], b.limits);

@@ -11,6 +11,16 @@
 //!
 //! Concurrency: one interactive action pending per session. A second result for a completed action
 //! is refused as `duplicate`; every refused Host result is kept in [`Broker::refusals`].
+//!
+//! Request cache (relay.md "Concurrency": a request cache of 1024; the same `call_id` with the same
+//! fingerprint gets the cached result back): calls are keyed by (delivery_handle, session_id,
+//! call_id); the fingerprint is the mode and the arguments with their defaults applied. A repeated
+//! call while the first is pending waits for the same action (no second request reaches the Host);
+//! after it ended, it gets the first result back, byte for byte. The same key with another
+//! fingerprint is refused ([`BrokerError::CallIdReused`]). An entry is kept until its action's
+//! expiry or 120 s after its result, whichever is later; while 1,024 entries are kept a new call
+//! is refused ([`BrokerError::CacheFull`]). Argument errors, "another UI action is pending" and
+//! route refusals are results like any other and are cached too.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -30,6 +40,10 @@ pub const MAX_PROMPT_BYTES: usize = 512;
 /// 1-32 targets (0 only for a `select` with `capture_region: true`).
 pub const MAX_TARGETS: usize = 32;
 pub const SCHEMA: &str = "wippy.ui-action.v1";
+/// How many calls the request cache keeps (relay.md "a request cache of 1024").
+pub const REQUEST_CACHE: usize = 1024;
+/// How long an ended call stays in the request cache after its result, ms (the broker's TTL).
+pub const CACHE_KEEP_MS: i64 = (MAX_TTL_SECS as i64) * 1000;
 
 /// The interactive modes this broker routes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -82,6 +96,33 @@ pub enum BrokerError {
     Ttl(u64),
     #[error("call_id must be 1..128 bytes")]
     CallId,
+    /// The same call_id was used before with other arguments or another mode.
+    #[error("call_id {0} was already used for another request")]
+    CallIdReused(String),
+    /// The request cache holds 1,024 calls that have not expired.
+    #[error("UI action request capacity reached ({REQUEST_CACHE} calls)")]
+    CacheFull,
+}
+
+/// A call's fingerprint: its mode and its arguments as the broker understands them (defaults of
+/// `allow_pointer`, `allow_keyboard`, `capture_region`, `targets` applied), in canonical JSON.
+/// Arguments that are not an object fingerprint as themselves.
+pub fn fingerprint(mode: Mode, args: &Value) -> String {
+    let normal = match args {
+        Value::Object(a) => {
+            let mut n = a.clone();
+            n.entry("targets").or_insert_with(|| json!([]));
+            n.entry("allow_pointer").or_insert(json!(true));
+            n.entry("allow_keyboard").or_insert(json!(true));
+            if mode != Mode::CaptureVisual {
+                n.entry("capture_region").or_insert(json!(false));
+            }
+            Value::Object(n)
+        }
+        other => other.clone(),
+    };
+    let body = crate::contract::canonical::canonical_json(&normal).unwrap_or_else(|_| normal.to_string());
+    format!("{}\u{0}{body}", mode.as_str())
 }
 
 /// Validates action arguments as the broker's `validate_args` does; `Err` is the exact reason
@@ -235,7 +276,23 @@ struct Pending {
     socket_id: String,
     mode: Mode,
     targets: Vec<Value>,
+    /// The caller waiting for this action (repeated calls wait in its cache entry).
     reply: oneshot::Sender<Value>,
+    /// Its request-cache key.
+    key: CacheKey,
+}
+
+/// (delivery_handle, session_id, call_id).
+type CacheKey = (String, String, String);
+
+struct CacheEntry {
+    fingerprint: String,
+    /// The action's own expiry (ms, Session clock); the entry lives at least until then.
+    action_expires_ms: i64,
+    /// The result once the action ended, and until when it is kept.
+    done: Option<(Value, i64)>,
+    /// Repeated calls waiting for the first one's result.
+    waiters: Vec<oneshot::Sender<Value>>,
 }
 
 #[derive(Default)]
@@ -251,6 +308,8 @@ struct State {
     refusals: Vec<Refusal>,
     /// Every request frame sent to a Host socket, as sent.
     sent: Vec<Value>,
+    /// The request cache.
+    cache: HashMap<CacheKey, CacheEntry>,
 }
 
 /// The broker (one per Session). Cheap to clone.
@@ -353,6 +412,32 @@ impl Broker {
         }
         let (tx, rx) = oneshot::channel();
         let now = s_.now_ms();
+        let key: CacheKey = (call.delivery_handle.clone(), call.session_id.clone(), call.call_id.clone());
+        let print = fingerprint(call.mode, &call.args);
+        {
+            let Ok(mut s) = self.state.lock() else { return Ok(rx) };
+            s.cache.retain(|_, e| match &e.done {
+                Some((_, keep_until)) => *keep_until > now,
+                None => true,
+            });
+            if let Some(e) = s.cache.get_mut(&key) {
+                if e.fingerprint != print {
+                    return Err(BrokerError::CallIdReused(call.call_id.clone()));
+                }
+                match &e.done {
+                    Some((result, _)) => {
+                        let _ = tx.send(result.clone());
+                    }
+                    None => e.waiters.push(tx),
+                }
+                return Ok(rx);
+            }
+            if s.cache.len() >= REQUEST_CACHE {
+                return Err(BrokerError::CacheFull);
+            }
+            let expires_at = now + (call.ttl_secs as i64) * 1000;
+            s.cache.insert(key.clone(), CacheEntry { fingerprint: print, action_expires_ms: expires_at, done: None, waiters: Vec::new() });
+        }
         let action_id = format!("act-{}", super::new_uuid_v4());
         let mut pending = Pending {
             action_id: action_id.clone(),
@@ -363,6 +448,7 @@ impl Broker {
             mode: call.mode,
             targets: Vec::new(),
             reply: tx,
+            key,
         };
         if let Err(reason) = validate_args(call.mode, &call.args) {
             self.finish(s_, pending, "unavailable", reason);
@@ -446,7 +532,7 @@ impl Broker {
     }
 
     /// A `session_ui_action_result` frame from a Host socket.
-    pub(crate) fn on_result(&self, socket_id: &str, frame: &Value) {
+    pub(crate) fn on_result(&self, s_: &super::SessionService, socket_id: &str, frame: &Value) {
         let result = frame.get("data").cloned().unwrap_or(Value::Null);
         let session_id = frame["session_id"].as_str().unwrap_or_default().to_string();
         let verdict = (|| -> Result<Pending, String> {
@@ -483,12 +569,7 @@ impl Broker {
             Ok(s.pending.remove(&session_id).expect("checked above"))
         })();
         match verdict {
-            Ok(p) => {
-                if let Ok(mut s) = self.state.lock() {
-                    s.completed.insert(p.action_id.clone());
-                }
-                let _ = p.reply.send(result);
-            }
+            Ok(p) => self.deliver(s_, p, result),
             Err(error) => {
                 if let Ok(mut s) = self.state.lock() {
                     s.refusals.push(Refusal { session_id, socket_id: socket_id.to_string(), error, result });
@@ -505,8 +586,23 @@ impl Broker {
             "host_instance_id": if p.host_instance_id.is_empty() { "unbound".to_string() } else { p.host_instance_id.clone() },
             "completed_at": rfc3339(s_.now_ms()), "status": status, "reason": reason,
         });
+        self.deliver(s_, p, result);
+    }
+
+    /// Ends `p` with `result`: every waiting caller gets it, and the request cache keeps it.
+    fn deliver(&self, s_: &super::SessionService, p: Pending, result: Value) {
+        let mut waiters = Vec::new();
         if let Ok(mut s) = self.state.lock() {
             s.completed.insert(p.action_id.clone());
+            let now = s_.now_ms();
+            if let Some(e) = s.cache.get_mut(&p.key) {
+                let keep_until = e.action_expires_ms.max(now + CACHE_KEEP_MS);
+                e.done = Some((result.clone(), keep_until));
+                waiters = std::mem::take(&mut e.waiters);
+            }
+        }
+        for r in waiters {
+            let _ = r.send(result.clone());
         }
         let _ = p.reply.send(result);
     }
