@@ -5,6 +5,7 @@
 
 pub mod expect;
 pub mod actions;
+pub mod capture;
 pub mod fidelity;
 pub mod focus;
 pub mod geometry;

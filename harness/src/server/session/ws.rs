@@ -113,7 +113,7 @@ async fn serve_frames(
         }
         let parsed: Option<serde_json::Value> = serde_json::from_str(&text).ok();
         if parsed.as_ref().is_some_and(|v| v["type"] == "session_ui_action_result") {
-            s.inner.broker.on_result(socket_id, parsed.as_ref().unwrap_or(&serde_json::Value::Null));
+            s.inner.broker.on_result(&s, socket_id, parsed.as_ref().unwrap_or(&serde_json::Value::Null));
             continue;
         }
         if s.inner.held_sessions.lock().is_ok_and(|h| h.contains(session_id)) {
