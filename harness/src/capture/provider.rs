@@ -40,9 +40,9 @@ pub const MOVE_TOLERANCE: f64 = 0.5;
 #[derive(Debug, Clone)]
 pub struct ProviderConfig {
     pub formats: Vec<Format>,
-    /// Test hook: JavaScript evaluated in the Host realm once, after approval and before the
+    /// Test hook: JavaScript evaluated once in a frame of the page, after approval and before the
     /// provider revalidates (what the page does between approval and capture, e.g. move the target).
-    pub before_capture: Option<String>,
+    pub before_capture: Option<(crate::host::Frame, String)>,
 }
 
 impl Default for ProviderConfig {
@@ -150,7 +150,7 @@ struct Request {
 }
 
 /// Serves one request: (request id, answer JSON, record).
-async fn serve(host: &Host, payload: &str, formats: &[Format], hook: Option<String>) -> (u64, Value, CaptureRecord) {
+async fn serve(host: &Host, payload: &str, formats: &[Format], hook: Option<(crate::host::Frame, String)>) -> (u64, Value, CaptureRecord) {
     let mut record = CaptureRecord {
         id: 0,
         status: "error".into(),
@@ -187,13 +187,13 @@ async fn serve(host: &Host, payload: &str, formats: &[Format], hook: Option<Stri
 
 type Refusal = (&'static str, String);
 
-async fn capture(host: &Host, req: &Request, formats: &[Format], hook: Option<String>, record: &mut CaptureRecord) -> Result<Value, Refusal> {
+async fn capture(host: &Host, req: &Request, formats: &[Format], hook: Option<(crate::host::Frame, String)>, record: &mut CaptureRecord) -> Result<Value, Refusal> {
     let format = Format::parse(&req.format)
         .filter(|f| formats.contains(f))
         .ok_or_else(|| ("unavailable", format!("this capture provider cannot encode {}", req.format)))?;
     record.format = Some(format);
-    if let Some(js) = hook {
-        host.eval(&js).await.map_err(|e| ("error", format!("before_capture hook failed: {e}")))?;
+    if let Some((frame, js)) = hook {
+        host.eval_in_frame(&frame, &js).await.map_err(|e| ("error", format!("before_capture hook failed: {e}")))?;
     }
     let first = revalidate(host, &req.target, &req.approved).await?;
     let page = host

@@ -374,10 +374,12 @@ pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<St
     let r = ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Error, Answer::Approve).await;
     session.refuse_uploads_for(&sid, false);
     notes.push(r?);
-    // Stale: the page moves the target 24 px after approval, before the provider revalidates.
-    host.capture_provider().configure(|c| c.before_capture = Some("document.body.style.transform = 'translateY(24px)'".into()));
+    // Stale: the target moves 24 px after approval, before the provider revalidates.
+    let frame = super::leaf_frame(host.engine, Leaf::Left);
+    let leaf = "document.querySelector('[data-landmark=left-leaf]')";
+    host.capture_provider().configure(|c| c.before_capture = Some((frame.clone(), format!("{leaf}.style.transform = 'translateX(24px)'"))));
     let r = ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Stale, Answer::Approve).await;
-    host.eval("document.body.style.transform = ''").await?;
+    host.eval_in_frame(&frame, &format!("{leaf}.style.transform = ''")).await?;
     notes.push(r?);
     let unsupported: Vec<_> = host.capture_provider().records().into_iter().filter(|r| r.status == "unavailable").collect();
     ensure!(unsupported.len() == 1 && unsupported[0].bytes.is_empty(), "the PNG-only provider did not refuse WebP exactly once without bytes: {unsupported:?}");
