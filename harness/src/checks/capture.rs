@@ -170,22 +170,29 @@ fn opts() -> ActionOptions {
     ActionOptions { prompt: Some("prepare screenshot of this area".into()), ..Default::default() }
 }
 
-/// Suite test 14 and more, in one opened Host: a PNG of the target (removed again), the whole
-/// viewport when offered (prepared at DPR 1, refused over §7's 2048 px side at DPR 2), a WebP of a
-/// dragged region ("Adjust area") over the privacy probes and the composer, which is then sent with
-/// automatic context off: one visual attachment the Session admits and its resolver hands over,
-/// and, once the stored bytes are tampered with, omits with a diagnostic.
-pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
-    let dpr = host.options.device_scale_factor;
+/// The agent bound to the Host tab, the session, and the target every capture is asked about.
+pub struct Ctx {
+    pub agent: Agent,
+    pub sid: String,
+    pub target: Value,
+    pub dpr: f64,
+    messages_at_start: usize,
+}
+
+pub async fn bind(host: &Host) -> anyhow::Result<Ctx> {
     let agent = bound_agent(host).await?;
     let sid = agent.route().session_id.clone();
-    let session = session_of(host)?;
-    let messages_at_start = session.messages(&sid)?.len();
-    let mut notes = Vec::new();
-
-    // 1. Target scope (the default), PNG (the default), approved by pointer.
+    let messages_at_start = session_of(host)?.messages(&sid)?.len();
     let target = leaf_ref(host, Leaf::Left).await?;
-    let pending = agent.capture_visual(&[target.clone()], json!({}), &opts())?;
+    Ok(Ctx { agent, sid, target, dpr: host.options.device_scale_factor, messages_at_start })
+}
+
+/// Consent and a PNG of the target: target scope and PNG by default, "Selected area" pressed and
+/// no viewport offered without allow_viewport_choice; approved by pointer, the image is prepared as
+/// a composer file, exact and equal to a fresh screenshot; no message is sent. Returns the file.
+pub async fn target_png(host: &Host, c: &Ctx) -> anyhow::Result<(Value, String)> {
+    let session = session_of(host)?;
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed by default");
     ensure!(scope_pressed(host, "viewport").await?.is_none(), "the viewport was offered without allow_viewport_choice");
@@ -196,22 +203,31 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
     ensure!(pf["scope"] == "target", "scope {} is not target", pf["scope"]);
     await_overlay(host, false).await?;
     let rec = last_record(host)?;
-    let expected = covering_pixels(&css(&target["rect"]), dpr).intersect(&viewport_px(dpr));
-    let (img, _) = check_prepared(host, &sid, &pf, &rec, expected, "image/png").await?;
-    let fresh = fresh_clip(host, &expected, dpr).await?;
+    let expected = covering_pixels(&css(&c.target["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
+    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, "image/png").await?;
+    let fresh = fresh_clip(host, &expected, c.dpr).await?;
     let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
     let n = same_outside(&img, &fresh, &rects)?;
-    canaries_gone(host, &img, &fresh, &expected, dpr).await?;
+    canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
     let files = composer_files(host).await?;
     ensure!(files.len() == 1 && files[0]["uuid"] == pf["uuid"], "the composer does not hold exactly the prepared file: {files:?}");
-    ensure!(session.messages(&sid)?.len() == messages_at_start, "a prepared capture sent a message");
-    notes.push(format!("target png {}x{} ({n} px equal)", img.width(), img.height()));
-    let uuid = pf["uuid"].as_str().unwrap_or_default().to_string();
-    remove_by_pointer(host, &sid, &uuid).await?;
-    ensure!(session.messages(&sid)?.len() == messages_at_start, "removing a file sent a message");
+    ensure!(session.messages(&c.sid)?.len() == c.messages_at_start, "a prepared capture sent a message");
+    Ok((pf, format!("target png {}x{} at DPR {} ({n} px equal to a fresh screenshot)", img.width(), img.height(), c.dpr)))
+}
 
-    // 2. The whole viewport, offered with allow_viewport_choice and chosen by pointer.
-    let pending = agent.capture_visual(&[target.clone()], json!({"allow_viewport_choice": true}), &opts())?;
+/// Removes a prepared file by pointer: the composer file and its upload are gone, no message sent.
+pub async fn remove(host: &Host, c: &Ctx, pf: &Value) -> anyhow::Result<()> {
+    remove_by_pointer(host, &c.sid, pf["uuid"].as_str().unwrap_or_default()).await?;
+    ensure!(session_of(host)?.messages(&c.sid)?.len() == c.messages_at_start, "removing a file sent a message");
+    Ok(())
+}
+
+/// The whole viewport, offered with allow_viewport_choice and chosen by pointer: prepared when
+/// within §7 (DPR 1: every canary gone, the rest equal to a fresh screenshot), else refused with
+/// `error` naming the 2048 px side limit and no draft. The prepared file is removed again.
+pub async fn viewport(host: &Host, c: &Ctx) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({"allow_viewport_choice": true}), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("false"), "\"Entire app viewport\" missing or pressed by default");
     click_overlay(host, "[data-wippy-attention-scope=viewport]").await?;
@@ -219,37 +235,41 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
     await_overlay(host, false).await?;
-    let vp = viewport_px(dpr);
-    if vp.width() <= crate::capture::limits::MAX_DIMENSION && vp.height() <= crate::capture::limits::MAX_DIMENSION {
+    let vp = viewport_px(c.dpr);
+    let note = if vp.width() <= crate::capture::limits::MAX_DIMENSION && vp.height() <= crate::capture::limits::MAX_DIMENSION {
         require_status(&res, Status::Prepared)?;
         let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
         ensure!(pf["scope"] == "viewport", "scope {} is not viewport", pf["scope"]);
         let rec = last_record(host)?;
-        let (img, _) = check_prepared(host, &sid, &pf, &rec, vp, "image/png").await?;
-        let fresh = fresh_clip(host, &vp, dpr).await?;
+        let (img, _) = check_prepared(host, &c.sid, &pf, &rec, vp, "image/png").await?;
+        let fresh = fresh_clip(host, &vp, c.dpr).await?;
         let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
         let n = same_outside(&img, &fresh, &rects)?;
-        let proven = canaries_gone(host, &img, &fresh, &vp, dpr).await?;
+        let proven = canaries_gone(host, &img, &fresh, &vp, c.dpr).await?;
         ensure!(proven.len() == CANARIES.len(), "the viewport control shows only canaries {proven:?}");
-        notes.push(format!("viewport png {}x{} ({n} px equal, {} redactions, canaries gone: {proven:?})", img.width(), img.height(), rec.redactions.len()));
-        remove_by_pointer(host, &sid, pf["uuid"].as_str().unwrap_or_default()).await?;
+        remove(host, c, &pf).await?;
+        format!("viewport png {}x{} ({n} px equal, {} redactions, canaries gone: {proven:?})", img.width(), img.height(), rec.redactions.len())
     } else {
-        // Over §7's side limit: refused, nothing uploaded, no composer file.
         require_status(&res, Status::Error)?;
         ensure!(res.reason.as_deref().is_some_and(|r| r.contains("2048")), "the refusal does not name the 2048 px limit: {:?}", res.reason);
         ensure!(composer_files(host).await?.is_empty(), "a refused capture left a composer file");
-        notes.push(format!("viewport {}x{} refused: {}", vp.width(), vp.height(), res.reason.unwrap_or_default()));
-    }
-    ensure!(session.uploads(&sid)?.is_empty(), "removed or refused captures left uploads");
+        format!("viewport {}x{} refused: {}", vp.width(), vp.height(), res.reason.unwrap_or_default())
+    };
+    ensure!(session.uploads(&c.sid)?.is_empty(), "removed or refused captures left uploads");
+    Ok(note)
+}
 
-    // 3. A dragged region ("Adjust area") over the privacy probes and the composer, WebP.
+/// A region dragged with "Adjust area" over the Host privacy probes and the composer, as WebP: the
+/// region equals the drag rectangle, the RIFF/WEBP bytes decode to its device pixels, equal to a
+/// fresh screenshot outside the redactions, and no canary survives. Returns (file, image).
+pub async fn region_webp(host: &Host, c: &Ctx) -> anyhow::Result<(Value, RgbaImage, String)> {
     let probes = host.landmark_rect("host-privacy-probes").await?;
     let composer = host.landmark_rect("composer-input").await?;
     let (x0, y0) = ((probes.x.min(composer.x) - 4.0).max(1.0).floor(), (probes.y.min(composer.y) - 4.0).max(1.0).floor());
-    let max_w = (2048.0 / dpr).floor() - 2.0;
-    let x1 = (probes.right().max(composer.x + 40.0) + 4.0).ceil().min(x0 + max_w).min(crate::host::VIEWPORT.0 as f64 - 1.0);
-    let y1 = (probes.bottom().max(composer.bottom()) + 4.0).ceil().min(y0 + max_w).min(crate::host::VIEWPORT.1 as f64 - 1.0);
-    let pending = agent.capture_visual(&[target.clone()], json!({"format": "image/webp"}), &opts())?;
+    let max_side = (2048.0 / c.dpr).floor() - 2.0;
+    let x1 = (probes.right().max(composer.x + 40.0) + 4.0).ceil().min(x0 + max_side).min(crate::host::VIEWPORT.0 as f64 - 1.0);
+    let y1 = (probes.bottom().max(composer.bottom()) + 4.0).ceil().min(y0 + max_side).min(crate::host::VIEWPORT.1 as f64 - 1.0);
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({"format": "image/webp"}), &opts())?;
     await_overlay(host, true).await?;
     click_overlay(host, "[data-wippy-attention-scope=adjust]").await?;
     host.drag((x0, y0), (x1, y1), 4).await?;
@@ -264,16 +284,22 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
     let region = files.first().map(|f| css(&f["region"])).context("no composer file")?;
     ensure!(region == drag, "the region {region:?} is not the drag rectangle {drag:?}");
     let rec = last_record(host)?;
-    let expected = covering_pixels(&drag, dpr);
-    let (img, _) = check_prepared(host, &sid, &pf, &rec, expected, "image/webp").await?;
-    let fresh = fresh_clip(host, &expected, dpr).await?;
+    let expected = covering_pixels(&drag, c.dpr);
+    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, "image/webp").await?;
+    let fresh = fresh_clip(host, &expected, c.dpr).await?;
     let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
     let n = same_outside(&img, &fresh, &rects)?;
-    let proven = canaries_gone(host, &img, &fresh, &expected, dpr).await?;
+    let proven = canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
     ensure!(proven.len() == CANARIES.len(), "the dragged region's control shows only canaries {proven:?}");
-    notes.push(format!("region webp {}x{} ({n} px equal, canaries gone: {})", img.width(), img.height(), proven.len()));
+    let note = format!("region webp {}x{} ({n} px equal, {} redactions, canaries gone: {})", img.width(), img.height(), rec.redactions.len(), proven.len());
+    Ok((pf, img, note))
+}
 
-    // 4. Sent with automatic pointing context off: one visual attachment, admitted and resolved.
+/// Sends the composer's file with automatic pointing context off: exactly one stored visual v1
+/// attachment referencing the upload, authorized for this session, media equal to the file.
+/// Returns (stored message id, the sent envelope).
+pub async fn send_with_file(host: &Host, c: &Ctx, pf: &Value, img: &RgbaImage) -> anyhow::Result<(String, Value)> {
+    let session = session_of(host)?;
     let state = host.eval("window.__host.session.state").await?;
     if state["automatic"] == true {
         let (tx, ty) = host.landmark_rect("composer-context-toggle").await?.center();
@@ -289,7 +315,7 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
     ensure!(row["delivery"] == "received", "the send with the capture was not received: {row}");
     ensure!(row["file_uuids"] == json!([pf["uuid"]]), "file_uuids {} do not name the file", row["file_uuids"]);
     ensure!(composer_files(host).await?.is_empty(), "the sent file stayed in the composer");
-    let stored = super::session::stored_for(session, &sid, &row)?;
+    let stored = super::session::stored_for(session, &c.sid, &row)?;
     ensure!(stored.attachments.len() == 1, "automatic context is off, yet {} attachments were stored", stored.attachments.len());
     let a = &stored.attachments[0];
     ensure!(a.kind == crate::attention::VISUAL_KIND && a.version == 1, "stored {} v{}", a.kind, a.version);
@@ -297,31 +323,129 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
     let payload: Value = serde_json::from_str(env["content"].as_str().unwrap_or_default())?;
     ensure!(payload["schema"] == "wippy.attention.visual.v1", "payload schema {}", payload["schema"]);
     ensure!(payload["reference"] == json!({"kind": "upload", "opaque_id": pf["uuid"]}), "reference {}", payload["reference"]);
-    ensure!(payload["authorization"]["scope"] == "session" && payload["authorization"]["session_id"] == sid.as_str() && payload["authorization"]["audience"] == "agent-context", "authorization {}", payload["authorization"]);
+    ensure!(
+        payload["authorization"]["scope"] == "session" && payload["authorization"]["session_id"] == c.sid.as_str() && payload["authorization"]["audience"] == "agent-context",
+        "authorization {}",
+        payload["authorization"]
+    );
     let m = &payload["media"];
-    ensure!(m["content_type"] == "image/webp" && m["content_bytes"] == pf["byte_size"] && m["content_hash"] == pf["sha256"], "media {m}");
+    ensure!(m["content_type"] == pf["mime_type"] && m["content_bytes"] == pf["byte_size"] && m["content_hash"] == pf["sha256"], "media {m}");
     ensure!(m["pixel_width"] == img.width() && m["pixel_height"] == img.height(), "media pixel size {m} is not the image's");
-    let upload = session.uploads(&sid)?.into_iter().find(|u| u.uuid == pf["uuid"].as_str().unwrap_or_default()).context("the sent file's upload is gone")?;
-    match session.resolve_visuals(&stored.message_id)?.as_slice() {
+    Ok((stored.message_id, env))
+}
+
+/// The reference is authorized for its session only: the sent envelope validated for another
+/// session is `visual-session-mismatch`; once its upload is removed it is
+/// `visual-reference-unauthorized`, and a send carrying it is rejected whole, storing nothing.
+pub async fn reference_authorization(host: &Host, c: &Ctx, pf: &Value, env: &Value) -> anyhow::Result<String> {
+    use crate::server::session::messages::validate_context;
+    let session = session_of(host)?;
+    let other = session.create_session()?;
+    let arr = json!([env]);
+    let e = validate_context(session, &other, &arr).err().context("another session admitted this session's visual reference")?;
+    ensure!(e.code.as_str() == "visual-session-mismatch", "another session: {}", e.code.as_str());
+    validate_context(session, &c.sid, &arr).map_err(|e| anyhow::anyhow!("the own session no longer admits it: {e}"))?;
+    let uuid = pf["uuid"].as_str().unwrap_or_default();
+    let deleted = host
+        .eval(&format!(
+            "fetch('/api/v1/uploads/' + {} + '?session_id=' + {}, {{method: 'DELETE', headers: {{Authorization: 'Bearer ' + document.querySelector('meta[name=wippy-session-token]').content}}}}).then((r) => r.status)",
+            json!(uuid),
+            json!(c.sid)
+        ))
+        .await?;
+    ensure!(deleted == 204, "DELETE of the upload answered {deleted}");
+    let e = validate_context(session, &c.sid, &arr).err().context("a removed upload is still admitted as a visual reference")?;
+    ensure!(e.code.as_str() == "visual-reference-unauthorized", "removed upload: {}", e.code.as_str());
+    Ok("other session: visual-session-mismatch; removed upload: visual-reference-unauthorized".into())
+}
+
+/// The resolver hands over the stored bytes (re-verified) for the model; once the stored file is
+/// tampered with (same type and size, one byte changed) it omits the image with a diagnostic.
+pub async fn image_delivered(host: &Host, c: &Ctx, message_id: &str, pf: &Value, img: &RgbaImage) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    let upload = session.uploads(&c.sid)?.into_iter().find(|u| u.uuid == pf["uuid"].as_str().unwrap_or_default()).context("the sent file's upload is gone")?;
+    let len = match session.resolve_visuals(message_id)?.as_slice() {
         [VisualDelivery::Image { bytes, content_type, .. }] => {
-            ensure!(*bytes == upload.bytes && content_type == "image/webp", "the resolver handed over other bytes");
+            ensure!(*bytes == upload.bytes && pf["mime_type"] == content_type.as_str(), "the resolver handed over other bytes");
             ensure!(decode(bytes, content_type)?.dimensions() == img.dimensions(), "the delivered image decodes to another size");
             let b64 = base64::engine::general_purpose::STANDARD.encode(bytes).len();
             ensure!(b64 == 4 * bytes.len().div_ceil(3), "base64 length {b64}");
+            b64
         }
         other => bail!("the resolver did not deliver exactly one image: {other:?}"),
-    }
-    // The stored file tampered with after admission: same type and size, other bytes.
+    };
     let mut tampered = upload.bytes.clone();
     let mid = tampered.len() / 2;
     tampered[mid] ^= 0xff;
     ensure!(session.overwrite_upload_bytes(&upload.uuid, &tampered)?, "could not tamper with the stored upload");
-    match session.resolve_visuals(&stored.message_id)?.as_slice() {
-        [VisualDelivery::Omitted { diagnostic, .. }] => ensure!(diagnostic.contains("integrity"), "diagnostic {diagnostic}"),
+    let diagnostic = match session.resolve_visuals(message_id)?.as_slice() {
+        [VisualDelivery::Omitted { diagnostic, .. }] => diagnostic.clone(),
         other => bail!("a tampered file was not omitted: {other:?}"),
+    };
+    ensure!(diagnostic.contains("integrity"), "diagnostic {diagnostic}");
+    // Checked at time of use: the original bytes back, the image is delivered again.
+    ensure!(session.overwrite_upload_bytes(&upload.uuid, &upload.bytes)?, "could not restore the stored upload");
+    ensure!(
+        matches!(session.resolve_visuals(message_id)?.as_slice(), [VisualDelivery::Image { .. }]),
+        "the restored file is not delivered again"
+    );
+    Ok(format!("delivered {} bytes (base64 {len}); tampered: omitted ({diagnostic}); restored: delivered", upload.bytes.len()))
+}
+
+/// Suite test 14 and more, in one opened Host: a PNG of the target (removed again), the whole
+/// viewport when offered, a WebP of a dragged region which is then sent with automatic context
+/// off, its reference authorization, and its delivery (and omission once tampered with).
+pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
+    let c = bind(host).await?;
+    let (pf, a) = target_png(host, &c).await?;
+    remove(host, &c, &pf).await?;
+    let b = viewport(host, &c).await?;
+    let (pf, img, d) = region_webp(host, &c).await?;
+    let (message_id, env) = send_with_file(host, &c, &pf, &img).await?;
+    let e = image_delivered(host, &c, &message_id, &pf, &img).await?;
+    let f = reference_authorization(host, &c, &pf, &env).await?;
+    Ok(format!("{a}; {b}; {d}; {e}; {f}"))
+}
+
+/// verify rows (operational check of "Optional visual capture"), one Host each.
+pub fn checks() -> Vec<super::Check> {
+    use super::actions::ACTIONS_QUERY;
+    use super::Check;
+    fn actions_host(_: crate::host::Engine) -> &'static str {
+        ACTIONS_QUERY
     }
-    notes.push("sent: 1 visual attachment, delivered, tampered copy omitted".into());
-    Ok(notes.join("; "))
+    vec![
+        Check { query: actions_host, name: "checklist-6-capture-consent-prepares-a-file-and-sends-nothing", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            let (pf, note) = target_png(h, &c).await?;
+            remove(h, &c, &pf).await?;
+            Ok(format!("{note}; removed"))
+        }) },
+        Check { query: actions_host, name: "checklist-6-capture-denial-and-cancel-leave-no-draft", run: |h| Box::pin(denial_and_cancel(h)) },
+        Check { query: actions_host, name: "checklist-6-capture-redaction-leaves-no-canary", run: |h| Box::pin(async move { viewport(h, &bind(h).await?).await }) },
+        Check { query: actions_host, name: "checklist-6-capture-png-upload", run: |h| Box::pin(async move { Ok(target_png(h, &bind(h).await?).await?.1) }) },
+        Check { query: actions_host, name: "checklist-6-capture-webp-upload", run: |h| Box::pin(async move { Ok(region_webp(h, &bind(h).await?).await?.2) }) },
+        Check { query: actions_host, name: "checklist-6-capture-reference-authorization", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            let (pf, img, _) = region_webp(h, &c).await?;
+            let (_, env) = send_with_file(h, &c, &pf, &img).await?;
+            reference_authorization(h, &c, &pf, &env).await
+        }) },
+        Check { query: actions_host, name: "checklist-6-capture-image-delivered", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            let (pf, img, _) = region_webp(h, &c).await?;
+            let (message_id, _) = send_with_file(h, &c, &pf, &img).await?;
+            image_delivered(h, &c, &message_id, &pf, &img).await
+        }) },
+    ]
+}
+
+/// Denied by the "Deny" button and cancelled by Escape, each once and without a draft.
+pub async fn denial_and_cancel(host: &Host) -> anyhow::Result<String> {
+    let c = bind(host).await?;
+    let a = ends_without_draft(host, &c.agent, &c.sid, &c.target, json!({}), Status::Denied, Answer::Deny).await?;
+    let b = ends_without_draft(host, &c.agent, &c.sid, &c.target, json!({}), Status::Cancelled, Answer::Escape).await?;
+    Ok(format!("{a}; {b}"))
 }
 
 /// One capture that must end with `status` and leave no draft: no composer file, no upload, no message.

@@ -91,6 +91,7 @@ pub fn all() -> Vec<Check> {
     ]
     .into_iter()
     .chain(actions::checks())
+    .chain(capture::checks())
     .collect()
 }
 
