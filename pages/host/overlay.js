@@ -12,6 +12,11 @@
 //   page below lands on it. Only trusted input answers: a click with detail > 0 is the pointer
 //   path (needs allow_pointer), one with detail 0 the keyboard path (Enter / Space; needs
 //   allow_keyboard). Escape cancels (a cancel grants nothing, so it is always allowed).
+// - Mode capture_visual (spec "Optional visual capture"): target or region scope by default, the whole
+//   viewport only with capture.allow_viewport_choice, "Adjust area" by trusted pointer drag (the region
+//   is the drag rectangle), "Deny" -> `denied`. Approval asks the embedder's capture provider (a CDP
+//   binding; the page never makes pixels), uploads the bytes and makes them a removable composer file
+//   (`prepared` with prepared_file); a refused upload is `error`, a provider refusal its own status.
 // - Before accepting an answer the target is revalidated from a fresh runtime snapshot at its
 //   displayed centre: same Host instance, the same target_id found, leaf mount_id / generation and
 //   path_digest unchanged, and not moved beyond the rect shown to the user; otherwise `stale`.

@@ -7,7 +7,7 @@
 //! (`GET /api/v1/sessions/capabilities`), [`attention_setting`] (`PATCH
 //! /api/v1/sessions/{id}/attention-context`), [`ws`] (the WebSocket `/api/v1/ws/join`),
 //! [`messages`] (`session_message` admission), [`staging`] (`/api/v1/sessions/context`),
-//! [`uploads`] (`POST /api/v1/uploads`), [`store`] (SQLite), [`ui_actions`] (the UI action broker). [`SessionService`] is also the typed
+//! [`uploads`] (`POST` / `DELETE /api/v1/uploads`), [`visual_resolver`] (prompt-time re-verification of visual attachments), [`store`] (SQLite), [`ui_actions`] (the UI action broker). [`SessionService`] is also the typed
 //! read API tests use (`server.session()`).
 
 pub mod attention_setting;
