@@ -234,8 +234,13 @@ impl Host {
             page.call("DOM.enable", json!({})),
             page.call("Target.setAutoAttach", json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})),
             page.call("Emulation.setDeviceMetricsOverride", metrics),
-            page.call("Runtime.addBinding", json!({"name": crate::capture::provider::BINDING})),
         )?;
+        // The capture provider serves only Hosts whose agent actions are on (`actions=on`), the only
+        // ones whose overlay can ask for a capture; other Hosts get neither binding nor task.
+        let capture = url.contains("actions=on");
+        if capture {
+            page.call("Runtime.addBinding", json!({"name": crate::capture::provider::BINDING})).await?;
+        }
         timings.page_ms = since();
 
         let nav = page.call("Page.navigate", json!({"url": url})).await?;
@@ -274,7 +279,9 @@ impl Host {
             capture: None,
             watcher: watcher.take(),
         };
-        host.capture = Some(crate::capture::CaptureProvider::start(host.view(), target_id.clone()));
+        if capture {
+            host.capture = Some(crate::capture::CaptureProvider::start(host.view(), target_id.clone()));
+        }
         let ready = host.wait_ready().await?;
         // The page measured when the Host finished mounting, on its own clock: place that mark
         // between the load event and the end of ready().
@@ -442,9 +449,10 @@ impl Host {
         }
     }
 
-    /// The capture provider of this Host page (configure it, read what it served).
+    /// The capture provider of this Host page (configure it, read what it served). Hosts opened
+    /// with `actions=on` have one.
     pub fn capture_provider(&self) -> &crate::capture::CaptureProvider {
-        self.capture.as_ref().expect("every opened Host has a capture provider")
+        self.capture.as_ref().expect("a Host opened with actions=on has a capture provider")
     }
 
     /// A PNG of the viewport.
