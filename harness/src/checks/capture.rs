@@ -456,7 +456,19 @@ async fn ends_without_draft(host: &Host, agent: &Agent, sid: &str, target: &Valu
     await_overlay(host, true).await?;
     match answer {
         Answer::Approve => click_overlay(host, "[data-wippy-attention-answer=primary]").await?,
+        // The keyboard path: "Add image to message" has focus when the overlay opens; Enter answers.
+        Answer::ApproveByKeyboard => {
+            focused_answer(host, "primary").await?;
+            host.press_key(Key::ENTER).await?
+        }
         Answer::Deny => click_overlay(host, "[data-wippy-attention-answer=deny]").await?,
+        // Tab from "Add image to message" reaches "Deny"; Enter denies.
+        Answer::DenyByKeyboard => {
+            focused_answer(host, "primary").await?;
+            host.press_key(Key::TAB).await?;
+            focused_answer(host, "deny").await?;
+            host.press_key(Key::ENTER).await?
+        }
         Answer::Escape => host.press_key(Key::ESCAPE).await?,
     }
     let res = one_result(host, pending).await?;
@@ -472,24 +484,35 @@ async fn ends_without_draft(host: &Host, agent: &Agent, sid: &str, target: &Valu
 #[derive(Clone, Copy)]
 enum Answer {
     Approve,
+    ApproveByKeyboard,
     Deny,
+    DenyByKeyboard,
     Escape,
 }
 
-/// Suite test 13 and the other endings: denied (the "Deny" button), cancelled (Escape), stale (the
+/// The overlay button with `data-wippy-attention-answer=<which>` has the document's focus.
+async fn focused_answer(host: &Host, which: &str) -> anyhow::Result<()> {
+    wait_for(host, &format!("focus on the overlay's {which} button"), POINTER_TIMEOUT, || async {
+        let f = host.eval("document.activeElement && document.activeElement.getAttribute('data-wippy-attention-answer')").await?;
+        Ok(if f == which { Poll::Ready(()) } else { Poll::Pending(format!("focused: {f}")) })
+    })
+    .await
+}
+
+/// Suite test 13 and the other endings: denied ("Deny" by keyboard), cancelled (Escape), stale (the
 /// target moves between approval and capture), refused upload (`error`), unsupported format
-/// (`unavailable` from a PNG-only provider, never PNG bytes as WebP): each exactly one terminal
+/// (`unavailable` from a PNG-only provider, approved by keyboard; never PNG bytes as WebP): each exactly one terminal
 /// result and no draft.
 pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<String> {
     let agent = bound_agent(host).await?;
     let sid = agent.route().session_id.clone();
     let target = leaf_ref(host, Leaf::Left).await?;
     let mut notes = Vec::new();
-    notes.push(ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Denied, Answer::Deny).await?);
+    notes.push(ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Denied, Answer::DenyByKeyboard).await?);
     notes.push(ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Cancelled, Answer::Escape).await?);
     // Unsupported: this provider makes PNG only.
     host.capture_provider().configure(|c| c.formats = vec![Format::Png]);
-    let r = ends_without_draft(host, &agent, &sid, &target, json!({"format": "image/webp"}), Status::Unavailable, Answer::Approve).await;
+    let r = ends_without_draft(host, &agent, &sid, &target, json!({"format": "image/webp"}), Status::Unavailable, Answer::ApproveByKeyboard).await;
     host.capture_provider().configure(|c| c.formats = vec![Format::Png, Format::WebP]);
     notes.push(r?);
     // Refused upload.
