@@ -242,6 +242,26 @@ mod agent_actions {
     }
 
     #[rstest]
+    fn visual_captures_of_target_viewport_and_dragged_region_are_exact_redacted_and_delivered(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+        #[values(1.0, 2.0)] dpr: f64,
+    ) {
+        let options = attention_harness::OpenOptions { device_scale_factor: dpr };
+        attention_harness::run_host_emulated(layout, engine, "actions=on", options, async |h| {
+            attention_harness::checks::capture::captures_end_to_end(h).await.map(drop)
+        });
+    }
+
+    #[rstest]
+    fn denied_cancelled_stale_refused_and_unsupported_captures_end_once_without_a_draft(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, attention_harness::checks::capture::captures_that_end_without_a_draft);
+    }
+
+    #[rstest]
     fn with_interactive_capabilities_off_no_overlay_opens(
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,

@@ -408,3 +408,41 @@ async fn two_agents_on_one_route_never_reuse_a_call_id() {
         assert_eq!(pending.result(Duration::from_secs(10)).await.expect("a result").envelope["status"], "cancelled");
     }
 }
+
+/// A capture_visual result: `prepared` with a `prepared_file` that is a real upload of this session
+/// (type, size and SHA-256 as stored) is delivered as is; a forged one (unknown uuid, or a digest
+/// that is not the stored bytes') is turned into `error` (relay.md `validate_prepared_file`).
+#[tokio::test]
+async fn a_prepared_file_must_be_an_upload_of_the_session_or_the_result_becomes_error() {
+    let server = server().await;
+    let (mut ws, sid, route) = host_tab(&server, None, true).await;
+    // One real upload: a 1x1 PNG.
+    let mut png = Vec::new();
+    image::RgbaImage::new(1, 1).write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).unwrap();
+    let token = server.session().token().to_string();
+    let up = http(&server, "POST", &format!("/api/v1/uploads?session_id={sid}&name=cap.png"), Some(&token), &[], &png).await;
+    assert_eq!(up.status, 201, "{}", up.json());
+    let u = up.json()["upload"].clone();
+    let real = json!({"uuid": u["uuid"], "name": u["name"], "mime_type": "image/png", "byte_size": u["byte_size"], "sha256": u["sha256"], "scope": "target"});
+    let mut forged_uuid = real.clone();
+    forged_uuid["uuid"] = json!("00000000-0000-4000-8000-000000000000");
+    let mut forged_hash = real.clone();
+    forged_hash["sha256"] = json!(format!("sha256:{}", "0".repeat(64)));
+    let mut forged_shape = real.clone();
+    forged_shape["byte_size"] = json!(1_048_577);
+    for (pf, expect) in [(forged_uuid, "error"), (forged_hash, "error"), (forged_shape, "error"), (real.clone(), "prepared")] {
+        let rx = call(&server, &route, &format!("call-cap-{}", rand_id()), Mode::CaptureVisual, json!({"targets": [target("t-1")]}), 30);
+        let req = host_request(&mut ws).await;
+        assert_eq!(req["data"]["capture"], json!({}), "the capture object reaches the Host");
+        let mut frame = answer(&req, "prepared", None);
+        frame["data"]["prepared_file"] = pf.clone();
+        host_send(&mut ws, &frame).await;
+        let r = result(rx).await;
+        assert_eq!(r["status"], expect, "{pf} -> {r}");
+        if expect == "prepared" {
+            assert_eq!(r["prepared_file"], real);
+        } else {
+            assert!(r.get("prepared_file").is_none() && r["reason"].as_str().is_some_and(|x| x.contains("prepared_file")), "{r}");
+        }
+    }
+}

@@ -1,5 +1,6 @@
-//! The harness as the agent (spec "Agent clarification actions"; relay.md Part 2 leg 1): a typed
-//! API that asks the reference Session's broker for `highlight`, `confirm` or `select` on the
+//! The harness as the agent (spec "Agent clarification actions", "Optional visual capture"; relay.md
+//! Part 2 leg 1): a typed API that asks the reference Session's broker for `highlight`, `confirm`,
+//! `select` or `capture_visual` on the
 //! Host tab bound to a session, with targets copied verbatim from a snapshot's `action_ref`s (never
 //! rebuilt from fields), and awaits the action's one terminal result.
 
@@ -48,6 +49,8 @@ pub struct ActionResult {
     pub status: Status,
     pub reason: Option<String>,
     pub selected_target: Option<Value>,
+    /// `prepared` only: the composer file the capture became.
+    pub prepared_file: Option<Value>,
     pub envelope: Value,
 }
 
@@ -104,6 +107,7 @@ impl PendingAction {
             status,
             reason: envelope["reason"].as_str().map(str::to_string),
             selected_target: envelope.get("selected_target").cloned(),
+            prepared_file: envelope.get("prepared_file").cloned(),
             envelope,
         })
     }
@@ -126,6 +130,19 @@ impl Agent {
     }
     pub fn select(&self, targets: &[Value], o: &ActionOptions) -> Result<PendingAction, AgentError> {
         self.ask(Mode::Select, targets, o)
+    }
+    /// `ui_action_capture_visual` with relay.md's `capture` object (`scope`, `region`,
+    /// `allow_adjustment`, `allow_viewport_choice`, `format`).
+    pub fn capture_visual(&self, targets: &[Value], capture: Value, o: &ActionOptions) -> Result<PendingAction, AgentError> {
+        let mut args = Map::new();
+        args.insert("targets".into(), Value::Array(targets.to_vec()));
+        if let Some(p) = &o.prompt {
+            args.insert("prompt".into(), json!(p));
+        }
+        args.insert("allow_pointer".into(), json!(o.allow_pointer));
+        args.insert("allow_keyboard".into(), json!(o.allow_keyboard));
+        args.insert("capture".into(), capture);
+        self.ask_raw(Mode::CaptureVisual, Value::Object(args), o.ttl_secs)
     }
     /// Any mode with raw arguments (argument-error tests).
     pub fn ask_raw(&self, mode: Mode, args: Value, ttl_secs: u64) -> Result<PendingAction, AgentError> {

@@ -165,6 +165,8 @@ pub struct Host {
     pub timings: OpenTimings,
     /// The reference Session behind this Host's composer (set by the harness that opened it).
     pub session: Option<crate::server::session::SessionService>,
+    /// The embedder's capture provider behind `window.__wippyCaptureProvider` (visual capture).
+    pub(crate) capture: Option<crate::capture::CaptureProvider>,
     watcher: JoinHandle<()>,
 }
 
@@ -233,6 +235,12 @@ impl Host {
             page.call("Target.setAutoAttach", json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})),
             page.call("Emulation.setDeviceMetricsOverride", metrics),
         )?;
+        // The capture provider serves only Hosts whose agent actions are on (`actions=on`), the only
+        // ones whose overlay can ask for a capture; other Hosts get neither binding nor task.
+        let capture = url.contains("actions=on");
+        if capture {
+            page.call("Runtime.addBinding", json!({"name": crate::capture::provider::BINDING})).await?;
+        }
         timings.page_ms = since();
 
         let nav = page.call("Page.navigate", json!({"url": url})).await?;
@@ -268,8 +276,12 @@ impl Host {
             last_snapshot: Mutex::new(None),
             timings,
             session: None,
+            capture: None,
             watcher: watcher.take(),
         };
+        if capture {
+            host.capture = Some(crate::capture::CaptureProvider::start(host.view(), target_id.clone()));
+        }
         let ready = host.wait_ready().await?;
         // The page measured when the Host finished mounting, on its own clock: place that mark
         // between the load event and the end of ready().
@@ -412,6 +424,35 @@ impl Host {
             }
         }
         None
+    }
+
+    /// A handle on the same page, sessions and tracked frames, for a task that outlives a borrow of
+    /// this Host (the capture provider). It owns nothing: dropping it stops no watcher and it is
+    /// never closed (closing would dispose of the real Host's browser context).
+    pub(crate) fn view(&self) -> Host {
+        Host {
+            layout: self.layout,
+            engine: self.engine,
+            options: self.options,
+            url: self.url.clone(),
+            child_origin: self.child_origin.clone(),
+            page: self.page.clone(),
+            cdp: self.cdp.clone(),
+            context_id: self.context_id.clone(),
+            tracked: self.tracked.clone(),
+            mouse: Mutex::new((0.0, 0.0)),
+            last_snapshot: Mutex::new(None),
+            timings: self.timings,
+            session: None,
+            capture: None,
+            watcher: tokio::spawn(async {}),
+        }
+    }
+
+    /// The capture provider of this Host page (configure it, read what it served). Hosts opened
+    /// with `actions=on` have one.
+    pub fn capture_provider(&self) -> &crate::capture::CaptureProvider {
+        self.capture.as_ref().expect("a Host opened with actions=on has a capture provider")
     }
 
     /// A PNG of the viewport.

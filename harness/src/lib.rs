@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod attention;
 pub mod browser;
+pub mod capture;
 pub mod cdp;
 pub mod checks;
 pub mod focus_truth;

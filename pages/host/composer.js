@@ -43,7 +43,7 @@ const RECEIPT_TIMEOUT_MS = Number(params.get('receipt_timeout_ms')) || 10000;
  * Wires the composer (form, textarea, toggle button, conversation list) to the Session.
  * Returns the test surface.
  */
-export function attachSession({ form, input, toggle, log, onActionRequest, onSocketClosed }) {
+export function attachSession({ form, input, toggle, log, uploads, onActionRequest, onSocketClosed }) {
   const meta = document.querySelector('meta[name="wippy-session-token"]');
   const token = meta && /^[0-9a-f]{16,}$/.test(meta.content) ? meta.content : null;
   const state = {
@@ -58,6 +58,8 @@ export function attachSession({ form, input, toggle, log, onActionRequest, onSoc
     rows: [],
     pinned: null,
     error: null,
+    /** Prepared captures: removable composer files (uploads of this session), oldest first. */
+    files: [],
   };
   let socket = null;
   const pending = new Map();
@@ -175,13 +177,93 @@ export function attachSession({ form, input, toggle, log, onActionRequest, onSoc
 
   function undelivered(row) {
     setRow(row, 'undelivered');
+    // Files of a rejected send go back to the composer (nothing is lost, nothing resent by itself).
+    for (const f of row.files || []) {
+      if (!state.files.includes(f)) { state.files.push(f); if (uploads) uploads.prepend(f.li); }
+    }
+    row.files = [];
     // Keep the draft: back into the composer only when the user has not started another one.
     if (input.value === '') input.value = row.text;
   }
 
+  const hex = (buf) => [...new Uint8Array(buf)].map((x) => x.toString(16).padStart(2, '0')).join('');
+
+  /**
+   * A prepared capture from the overlay (`cap`: the provider's answer, `meta`: capture id, scope,
+   * region): the bytes go through POST /api/v1/uploads; on 201 they become a removable composer
+   * file. A refused upload leaves no file.
+   */
+  async function prepareCapture(cap, meta) {
+    await ready;
+    if (!state.sessionId) return { ok: false, reason: 'no session' };
+    const bin = atob(cap.data);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const name = `${meta.capture_id}.${cap.extension}`;
+    const q = `session_id=${encodeURIComponent(state.sessionId)}&name=${encodeURIComponent(name)}`;
+    const r = await fetch(`/api/v1/uploads?${q}`, { method: 'POST', headers: { ...auth, 'Content-Type': cap.mime_type }, body: bytes });
+    const answer = await r.json().catch(() => ({}));
+    if (r.status !== 201 || !answer.upload) return { ok: false, reason: `upload refused: ${r.status} ${(answer.error && answer.error.code) || ''}`.trim() };
+    const u = answer.upload;
+    if (u.mime !== cap.mime_type || u.sha256 !== cap.sha256 || u.byte_size !== cap.byte_size) {
+      await deleteUpload(u.uuid);
+      return { ok: false, reason: 'the stored upload does not match the capture' };
+    }
+    const file = { uuid: u.uuid, name: u.name, mime_type: u.mime, byte_size: u.byte_size, sha256: u.sha256, scope: meta.scope,
+      region: meta.region, capture_id: meta.capture_id, host_instance_id: meta.host_instance_id, snapshot_id: cap.snapshot_id,
+      candidate_ids: cap.candidate_ids, pixel_width: cap.pixel_width, pixel_height: cap.pixel_height, redactions_applied: cap.redactions_applied };
+    const li = document.createElement('li');
+    li.setAttribute('data-upload-uuid', file.uuid);
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.textContent = '×';
+    remove.setAttribute('aria-label', `Remove ${file.name}`);
+    remove.setAttribute('data-remove-upload', file.uuid);
+    remove.addEventListener('click', () => removeFile(file.uuid));
+    // A short label (the full name is in the button's accessible name), first in the one-line list.
+    li.title = file.name;
+    li.append(document.createTextNode(`Image (${cap.extension.toUpperCase()}) `), remove);
+    if (uploads) uploads.prepend(li);
+    state.files.push(Object.assign({ li }, file));
+    return { ok: true, file };
+  }
+
+  function deleteUpload(uuid) {
+    return fetch(`/api/v1/uploads/${encodeURIComponent(uuid)}?session_id=${encodeURIComponent(state.sessionId)}`, { method: 'DELETE', headers: auth })
+      .then((r) => r.status).catch(() => 0);
+  }
+
+  /** Removes a composer file and deletes its upload (cleanup); resolves with the DELETE status. */
+  async function removeFile(uuid) {
+    const i = state.files.findIndex((f) => f.uuid === uuid);
+    if (i < 0) return null;
+    const [f] = state.files.splice(i, 1);
+    f.li.remove();
+    return deleteUpload(uuid);
+  }
+
+  /** The one wippy.attention.visual v1 envelope of a composer file (schemas.md §7). */
+  async function visualEnvelope(f) {
+    const now = Date.now();
+    const created = new Date(now).toISOString();
+    const expires = new Date(now + 3600 * 1000).toISOString();
+    const payload = {
+      schema: 'wippy.attention.visual.v1', capture_id: f.capture_id, snapshot_id: f.snapshot_id, host_instance_id: f.host_instance_id,
+      created_at: created, expires_at: expires, candidate_ids: f.candidate_ids, region: f.region, redactions_applied: f.redactions_applied,
+      media: { content_type: f.mime_type, content_bytes: f.byte_size, content_hash: f.sha256, pixel_width: f.pixel_width, pixel_height: f.pixel_height },
+      reference: { kind: 'upload', opaque_id: f.uuid },
+      authorization: { scope: 'session', session_id: state.sessionId, audience: 'agent-context', expires_at: expires },
+    };
+    const content = window.wippyAttention.canonicalJson(payload);
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(content));
+    return { attachment_id: `visual-${f.capture_id}`.slice(0, 128), kind: 'wippy.attention.visual', version: 1, created_at: created,
+      expires_at: expires, content_type: 'application/json', content_bytes: utf8Length(content), content_hash: `sha256:${hex(digest)}`, content };
+  }
+
   /** The inline command exactly as it is sent. */
-  function buildCommand(requestId, text, attachments, ref) {
+  function buildCommand(requestId, text, attachments, ref, fileUuids) {
     const data = { text };
+    if (fileUuids && fileUuids.length) data.file_uuids = fileUuids;
     if (attachments) data.context_attachments = attachments;
     if (ref) data.context_attachments_ref = ref;
     if (state.support.supported) {
@@ -211,9 +293,17 @@ export function attachSession({ form, input, toggle, log, onActionRequest, onSoc
     try {
       await ready;
       if (!socket || socket.readyState !== WebSocket.OPEN) throw Object.assign(new Error('not connected'), { code: 'not_connected' });
-      const attachments = await contextFor();
+      // Composer files go with this send (file_uuids), each with its one visual attachment, also
+      // when automatic pointing context is off.
+      const files = state.files.slice();
+      const visuals = await Promise.all(files.map(visualEnvelope));
+      const semantic = await contextFor();
+      const attachments = semantic || visuals.length ? [...(semantic || []), ...visuals] : null;
+      const fileUuids = files.map((f) => f.uuid);
       row.attachments = attachments;
-      let frame = JSON.stringify(buildCommand(requestId, text, attachments, null));
+      row.file_uuids = fileUuids;
+      row.files = files;
+      let frame = JSON.stringify(buildCommand(requestId, text, attachments, null, fileUuids));
       row.inline_bytes = utf8Length(frame);
       row.transport = attachments ? chooseDelivery(row.inline_bytes) : 'none';
       if (row.transport === 'staged') {
@@ -223,10 +313,12 @@ export function attachSession({ form, input, toggle, log, onActionRequest, onSoc
         const answer = await r.json();
         if (r.status !== 201) throw Object.assign(new Error('staging rejected'), { code: answer.error && answer.error.code, detail: answer.error && answer.error.validation_code });
         row.ref = answer.context_attachments_ref;
-        frame = JSON.stringify(buildCommand(requestId, text, null, row.ref));
+        frame = JSON.stringify(buildCommand(requestId, text, null, row.ref, fileUuids));
       }
       row.command_bytes = utf8Length(frame);
       pending.set(requestId, row);
+      // The files now belong to this message: they leave the composer (their uploads stay).
+      for (const f of files) { f.li.remove(); state.files = state.files.filter((x) => x !== f); }
       socket.send(frame);
       setRow(row, 'sent');
       // No receipt in time: acceptance is unknown. Never resend.
@@ -251,7 +343,7 @@ export function attachSession({ form, input, toggle, log, onActionRequest, onSoc
     ready,
     get state() { return snapshotState(); },
     /** Submitted rows, oldest first, without DOM nodes. */
-    get rows() { return state.rows.map(({ li, status, timer, ...r }) => r); },
+    get rows() { return state.rows.map(({ li, status, timer, files, ...r }) => r); },
     send,
     setAutomatic,
     /** Tests: use this context array for the next sends instead of a fresh snapshot (null: fresh again). */
@@ -274,6 +366,10 @@ export function attachSession({ form, input, toggle, log, onActionRequest, onSoc
         poll();
       });
     },
+    prepareCapture,
+    removeFile,
+    /** The composer's files (prepared captures), without DOM nodes. */
+    get files() { return state.files.map(({ li, ...f }) => f); },
     /** Sends one UI action result envelope on the Session socket (overlay.js). */
     sendActionResult(result) {
       if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'session_ui_action_result', session_id: state.sessionId, data: result }));

@@ -526,8 +526,9 @@ function renderChat() {
   const log = h('ul', { class: 'chat-log', 'aria-label': 'Conversation' },
     h('li', {}, 'Assistant: point at something and ask about it.'));
   let session = null;
-  const overlay = attachOverlay({ enabled: AGENT_ACTIONS_ENABLED, send: (r) => session && session.sendActionResult(r) });
-  session = attachSession({ form, input, toggle, log, onActionRequest: (req) => overlay.handle(req), onSocketClosed: () => overlay.disconnected() });
+  const overlay = attachOverlay({ enabled: AGENT_ACTIONS_ENABLED, send: (r) => session && session.sendActionResult(r),
+    prepareCapture: (cap, meta) => session.prepareCapture(cap, meta) });
+  session = attachSession({ form, input, toggle, log, uploads: form.querySelector('.composer-uploads'), onActionRequest: (req) => overlay.handle(req), onSocketClosed: () => overlay.disconnected() });
   window.__host.session = session;
   window.__host.overlay = overlay;
   // The Host's agent-actions setting, changed at run time (as a settings change or policy would):

@@ -13,6 +13,11 @@
 //   page below lands on it. Only trusted input answers: a click with detail > 0 is the pointer
 //   path (needs allow_pointer), one with detail 0 the keyboard path (Enter / Space; needs
 //   allow_keyboard). Escape cancels (a cancel grants nothing, so it is always allowed).
+// - Mode capture_visual (spec "Optional visual capture"): target or region scope by default, the whole
+//   viewport only with capture.allow_viewport_choice, "Adjust area" by trusted pointer drag (the region
+//   is the drag rectangle), "Deny" -> `denied`. Approval asks the embedder's capture provider (a CDP
+//   binding; the page never makes pixels), uploads the bytes and makes them a removable composer file
+//   (`prepared` with prepared_file); a refused upload is `error`, a provider refusal its own status.
 // - Before accepting an answer the target is revalidated from a fresh runtime snapshot at its
 //   displayed centre: same Host instance, the same target_id found, leaf mount_id / generation and
 //   path_digest unchanged, and not moved beyond the approved rect; otherwise `stale`. The approved
@@ -30,8 +35,27 @@
 const REFRESH_MS = 300;
 const MOVE_TOLERANCE = 0.5;
 
-const TITLES = { highlight: 'Highlighted area', confirm: 'Confirm the target', select: 'Select a target' };
-const PRIMARY = { highlight: 'Done', confirm: 'Yes, that’s it', select: 'Use this area' };
+const TITLES = { highlight: 'Highlighted area', confirm: 'Confirm the target', select: 'Select a target', capture_visual: 'Add an image of this area' };
+const PRIMARY = { highlight: 'Done', confirm: 'Yes, that’s it', select: 'Use this area', capture_visual: 'Add image to message' };
+
+// The embedder's capture provider (the harness: harness/src/capture/provider.rs) is a binding
+// `window.__wippyCaptureProvider(json)` that answers through `window.__wippyCaptureAnswer(id, answer)`.
+// Without it (a plain browser) capture is `unavailable`: the page never makes pixels itself.
+const pendingCaptures = new Map();
+let captureSeq = 0;
+window.__wippyCaptureAnswer = (id, answer) => {
+  const resolve = pendingCaptures.get(id);
+  if (resolve) { pendingCaptures.delete(id); resolve(answer); }
+};
+function providerCapture(request) {
+  if (typeof window.__wippyCaptureProvider !== 'function') return Promise.resolve({ status: 'unavailable', reason: 'no capture provider' });
+  const id = ++captureSeq;
+  return new Promise((resolve) => {
+    pendingCaptures.set(id, resolve);
+    window.__wippyCaptureProvider(JSON.stringify(Object.assign({ id }, request)));
+  });
+}
+const nextFrame = () => new Promise((r) => requestAnimationFrame(() => r()));
 
 function deepActive() {
   let el = document.activeElement;
@@ -47,7 +71,7 @@ function randomId() {
  * `enabled`: the Host's agent-actions setting. `send(result)`: sends one result envelope on the
  * Session socket. Returns the handler and a test surface.
  */
-export function attachOverlay({ enabled, send }) {
+export function attachOverlay({ enabled, send, prepareCapture }) {
   let actionsOn = enabled;
   let active = null;
   const results = [];
@@ -124,6 +148,7 @@ export function attachOverlay({ enabled, send }) {
   async function answer(a) {
     if (a.answering || a.done) return;
     if (a.area) { await answerArea(a); return; }
+    if (a.mode === 'capture_visual') { await answerCapture(a); return; }
     const t = a.targets.find((x) => x.pressed) || (a.mode === 'highlight' ? a.targets[0] : null);
     if (!t) return; // confirm / select need a chosen target
     a.answering = true;
@@ -152,6 +177,45 @@ export function attachOverlay({ enabled, send }) {
     finish('selected', { selected_target: Object.assign({}, c.action_ref, { rect: r }) });
   }
 
+  /**
+   * capture_visual approved: the area (the target's displayed rect, the dragged region or the
+   * viewport) goes to the provider with the approved target; the overlay is hidden first so it is
+   * not in the pixels. The provider revalidates (movement since approval = `stale`), redacts and
+   * encodes; the bytes are uploaded and become a removable composer file (`prepared`). Nothing is
+   * sent as a message.
+   */
+  async function answerCapture(a) {
+    const t = a.targets.find((x) => x.pressed) || a.targets[0];
+    if (a.scope === 'region' && !a.region) return; // "Adjust area" without a drag yet
+    a.answering = true;
+    const approved = Object.assign({}, t.shown);
+    const clip = a.scope === 'viewport' ? { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight }
+      : a.scope === 'region' ? Object.assign({}, a.region) : approved;
+    const format = (a.req.capture && a.req.capture.format) || 'image/png';
+    a.root.style.visibility = 'hidden';
+    await nextFrame(); await nextFrame();
+    const cap = await providerCapture({ format, clip, target: t.ref, approved }).catch(() => ({ status: 'error', reason: 'capture provider failed' }));
+    if (a.done) return;
+    if (cap.status !== 'ok') {
+      finish(['stale', 'unavailable'].includes(cap.status) ? cap.status : 'error', { reason: String(cap.reason || 'capture failed').slice(0, 512) });
+      return;
+    }
+    const capture_id = `cap-${randomId()}`;
+    const meta = { capture_id, scope: a.scope, region: clip, host_instance_id: hostId() };
+    const up = prepareCapture ? await prepareCapture(cap, meta).catch((e) => ({ ok: false, reason: String(e) })) : { ok: false, reason: 'no composer' };
+    if (a.done) return;
+    if (!up.ok) { finish('error', { reason: String(up.reason).slice(0, 512) }); return; }
+    const f = up.file;
+    finish('prepared', { prepared_file: { uuid: f.uuid, name: f.name, mime_type: f.mime_type, byte_size: f.byte_size, sha256: f.sha256, scope: f.scope } });
+  }
+
+  function setScope(a, scope) {
+    a.scope = scope;
+    for (const [k, b] of Object.entries(a.scopeButtons)) b.setAttribute('aria-pressed', String(k === 'area' ? scope !== 'viewport' : k === scope));
+    if (scope === 'viewport') setRegion(a, { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight });
+    else if (scope === 'target') { const t = a.targets.find((x) => x.pressed) || a.targets[0]; setRegion(a, t.shown); a.region = null; }
+  }
+
   function setRegion(a, r) {
     a.region = { x: Math.round(r.x * 1000) / 1000, y: Math.round(r.y * 1000) / 1000, width: Math.round(r.width * 1000) / 1000, height: Math.round(r.height * 1000) / 1000 };
     Object.assign(a.box.style, { display: 'block', left: `${a.region.x}px`, top: `${a.region.y}px`, width: `${a.region.width}px`, height: `${a.region.height}px` });
@@ -167,6 +231,8 @@ export function attachOverlay({ enabled, send }) {
     let start = null;
     a.root.addEventListener('pointerdown', (ev) => {
       if (!ev.isTrusted || a.req.allow_pointer === false || dialog.contains(ev.target)) return;
+      if (a.mode === 'capture_visual' && !a.adjusting) return;
+      if (a.mode === 'capture_visual') a.scope = 'region';
       start = { x: ev.clientX, y: ev.clientY };
       a.root.setPointerCapture(ev.pointerId);
     });
@@ -203,7 +269,7 @@ export function attachOverlay({ enabled, send }) {
     root.setAttribute('data-wippy-attention', 'exclude');
     Object.assign(root.style, { position: 'fixed', inset: '0', zIndex: '2147483647', background: 'rgba(0,0,0,0.04)' });
     const a = { req, mode: req.mode, root, previous, targets: [], done: false, answering: false, refreshing: false,
-      area: req.targets.length === 0, region: null, box: null, approval: null };
+      area: req.targets.length === 0, region: null, box: null, approval: null, scope: 'target', adjusting: false, scopeButtons: {} };
     req.targets.forEach((ref, i) => {
       const b = document.createElement('button');
       b.type = 'button';
@@ -247,6 +313,36 @@ export function attachOverlay({ enabled, send }) {
     cancel.textContent = 'Cancel';
     cancel.setAttribute('data-wippy-attention-answer', 'cancel');
     cancel.addEventListener('click', (ev) => { if (allowed(a, ev)) finish('cancelled'); });
+    let deny = null;
+    if (req.mode === 'capture_visual') {
+      const c = req.capture || {};
+      const scopes = document.createElement('div');
+      scopes.setAttribute('role', 'group');
+      scopes.setAttribute('aria-label', 'Capture area');
+      const mk = (label, key, onClick) => {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = label;
+        b.setAttribute('data-wippy-attention-scope', key);
+        b.setAttribute('aria-pressed', 'false');
+        b.addEventListener('click', (ev) => { if (allowed(a, ev) && !a.answering) onClick(); });
+        a.scopeButtons[key] = b;
+        scopes.append(b);
+        return b;
+      };
+      mk('Selected area', 'area', () => { a.adjusting = false; setScope(a, a.region && a.scope === 'region' ? 'region' : 'target'); });
+      if (c.allow_viewport_choice === true) mk('Entire app viewport', 'viewport', () => { a.adjusting = false; setScope(a, 'viewport'); });
+      if (c.allow_adjustment !== false && req.allow_pointer !== false) {
+        const adj = mk('Adjust area', 'adjust', () => { a.adjusting = true; a.scope = 'region'; adj.setAttribute('aria-pressed', 'true'); });
+      }
+      dialog.append(scopes);
+      deny = document.createElement('button');
+      deny.type = 'button';
+      deny.textContent = 'Deny';
+      deny.setAttribute('data-wippy-attention-answer', 'deny');
+      deny.addEventListener('click', (ev) => { if (allowed(a, ev) && !a.answering) finish('denied', { reason: 'the user denied the capture' }); });
+      wireArea(a, dialog);
+    }
     if (a.area) {
       // Keyboard path: a 40 x 40 area centred on the current pointer (the newest recent event of a real pointer type), then "Use this area".
       const here = document.createElement('button');
@@ -267,7 +363,7 @@ export function attachOverlay({ enabled, send }) {
       dialog.append(here);
       wireArea(a, dialog);
     }
-    dialog.append(primary, cancel);
+    dialog.append(primary, ...(deny ? [deny] : []), cancel);
     root.append(dialog);
     a.onKey = (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); finish('cancelled'); } };
     window.addEventListener('keydown', a.onKey, true);
@@ -276,6 +372,11 @@ export function attachOverlay({ enabled, send }) {
     // out-of-process iframes whose hit-test regions come from the compositor.
     requestAnimationFrame(() => requestAnimationFrame(() => root.setAttribute('data-wippy-attention-ready', '')));
     active = a;
+    if (req.mode === 'capture_visual') {
+      const c = req.capture || {};
+      if (c.scope === 'region' && c.region) { setRegion(a, c.region); setScope(a, 'region'); a.scopeButtons.area.setAttribute('aria-pressed', 'true'); }
+      else setScope(a, c.scope === 'viewport' && c.allow_viewport_choice === true ? 'viewport' : 'target');
+    }
     (a.area ? dialog.querySelector('[data-wippy-attention-answer=pointer-area]') : primary).focus({ preventScroll: true });
     const ttl = Date.parse(req.expires_at) - Date.now();
     a.expiry = setTimeout(() => finish(null), Math.max(0, ttl));
@@ -287,7 +388,7 @@ export function attachOverlay({ enabled, send }) {
     if (req.host_instance_id !== hostId()) return; // another tab's request: never ours to answer
     if (!actionsOn) { respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' }); return; }
     if (active) { respond(req, 'unavailable', { reason: 'another UI action is pending' }); return; }
-    if (!['highlight', 'confirm', 'select'].includes(req.mode)) { respond(req, 'unavailable', { reason: `mode ${req.mode} is not supported by this Host` }); return; }
+    if (!['highlight', 'confirm', 'select', 'capture_visual'].includes(req.mode)) { respond(req, 'unavailable', { reason: `mode ${req.mode} is not supported by this Host` }); return; }
     if (!Array.isArray(req.targets)) { respond(req, 'unavailable', { reason: 'targets are invalid' }); return; }
     if (req.targets.length === 0 && !(req.mode === 'select' && req.capture_region === true)) { respond(req, 'unavailable', { reason: 'targets are required' }); return; }
     if (req.targets.some((t) => t.host_instance_id !== hostId())) { respond(req, 'stale', { reason: 'Host instance changed' }); return; }

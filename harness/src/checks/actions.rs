@@ -130,7 +130,7 @@ pub async fn await_overlay(host: &Host, open: bool) -> anyhow::Result<()> {
 }
 
 /// Centre of an overlay element (Host viewport CSS px).
-async fn overlay_point(host: &Host, selector: &str) -> anyhow::Result<(f64, f64)> {
+pub(crate) async fn overlay_point(host: &Host, selector: &str) -> anyhow::Result<(f64, f64)> {
     let r = host
         .eval(&format!(
             "(() => {{ const e = document.querySelector('[data-wippy-attention-overlay] ' + {}); if (!e) return null; const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; }})()",
@@ -141,14 +141,14 @@ async fn overlay_point(host: &Host, selector: &str) -> anyhow::Result<(f64, f64)
     Ok((a[0].as_f64().unwrap_or(f64::NAN), a[1].as_f64().unwrap_or(f64::NAN)))
 }
 
-async fn click_overlay(host: &Host, selector: &str) -> anyhow::Result<()> {
+pub(crate) async fn click_overlay(host: &Host, selector: &str) -> anyhow::Result<()> {
     let (x, y) = overlay_point(host, selector).await?;
     host.click_at(x, y).await?;
     Ok(())
 }
 
 /// Exactly one terminal result: the agent's, and no second one reached the broker.
-async fn one_result(host: &Host, pending: crate::agent::PendingAction) -> anyhow::Result<ActionResult> {
+pub(crate) async fn one_result(host: &Host, pending: crate::agent::PendingAction) -> anyhow::Result<ActionResult> {
     let r = pending.result(RESULT_WAIT).await?;
     let action = r.envelope["in_reply_to_action_id"].clone();
     let sent = host.eval(&format!("window.__host.overlay.results.filter((x) => x.in_reply_to_action_id === {action}).length")).await?.as_u64().unwrap_or(0);
@@ -159,7 +159,7 @@ async fn one_result(host: &Host, pending: crate::agent::PendingAction) -> anyhow
     Ok(r)
 }
 
-fn require_status(r: &ActionResult, status: Status) -> anyhow::Result<()> {
+pub(crate) fn require_status(r: &ActionResult, status: Status) -> anyhow::Result<()> {
     ensure!(r.status == status, "expected {status:?}, got {:?} ({:?}): {}", r.status, r.reason, r.envelope);
     Ok(())
 }

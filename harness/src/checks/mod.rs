@@ -5,6 +5,7 @@
 
 pub mod expect;
 pub mod actions;
+pub mod capture;
 pub mod fidelity;
 pub mod focus;
 pub mod geometry;
@@ -109,6 +110,7 @@ pub fn all() -> Vec<Check> {
     ]
     .into_iter()
     .chain(actions::checks())
+    .chain(capture::checks())
     .collect()
 }
 

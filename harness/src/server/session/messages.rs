@@ -17,7 +17,9 @@
 //!
 //! WebSocket error codes (lowercase, as the Session's `ERROR_CODES` reach the wire):
 //! `invalid_request` (not a command / bad `request_id` / bad `text`), `unknown_command`,
-//! `invalid_context_attachments` (+ `detail_code`), `invalid_context_reference`,
+//! `invalid_context_attachments` (+ `detail_code`), `invalid_context_reference`, `file_unavailable`
+//! (`data.file_uuids`, the ordinary files of the message, names no upload of this session: a
+//! missing file never silently becomes an attachment-free send),
 //! `context_reference_unavailable`, `invalid_context_receipt`, `request_conflict`,
 //! `storage_unavailable`.
 
@@ -133,12 +135,26 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
     let Some(text) = data.get("text").and_then(Value::as_str) else {
         return err(Some(rid), "invalid_request", None, "data.text must be a string".into(), transport);
     };
+    let file_uuids: Vec<&str> = match data.get("file_uuids") {
+        None => Vec::new(),
+        Some(Value::Array(a)) if a.len() <= 32 && a.iter().all(|u| u.as_str().is_some_and(|u| (1..=160).contains(&u.len()))) => {
+            a.iter().filter_map(Value::as_str).collect()
+        }
+        Some(_) => return err(Some(rid), "invalid_request", None, "data.file_uuids must be an array of at most 32 upload ids".into(), transport),
+    };
     // What gets persisted: `data` without the tab binding.
     let mut durable = data.clone();
     durable.remove("runtime_context");
     let fingerprint = sha256_prefixed(canonical_json(&Value::Object(durable.clone())).unwrap_or_default().as_bytes());
     if s.check_storage().is_err() {
         return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport);
+    }
+    for uuid in &file_uuids {
+        match s.store().upload(uuid) {
+            Ok(Some(u)) if u.session_id == session_id => {}
+            Ok(_) => return err(Some(rid), "file_unavailable", None, "data.file_uuids names no upload of this session".into(), transport),
+            Err(_) => return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport),
+        }
     }
     // Retry of an earlier request.
     match s.store().message_by_request(session_id, rid) {

@@ -7,7 +7,7 @@
 //! (`GET /api/v1/sessions/capabilities`), [`attention_setting`] (`PATCH
 //! /api/v1/sessions/{id}/attention-context`), [`ws`] (the WebSocket `/api/v1/ws/join`),
 //! [`messages`] (`session_message` admission), [`staging`] (`/api/v1/sessions/context`),
-//! [`uploads`] (`POST /api/v1/uploads`), [`store`] (SQLite), [`ui_actions`] (the UI action broker). [`SessionService`] is also the typed
+//! [`uploads`] (`POST` / `DELETE /api/v1/uploads`), [`visual_resolver`] (prompt-time re-verification of visual attachments), [`store`] (SQLite), [`ui_actions`] (the UI action broker). [`SessionService`] is also the typed
 //! read API tests use (`server.session()`).
 
 pub mod attention_setting;
@@ -18,6 +18,7 @@ pub mod staging;
 pub mod store;
 pub mod ui_actions;
 pub mod uploads;
+pub mod visual_resolver;
 pub mod ws;
 
 use std::io::Read;
@@ -117,6 +118,9 @@ pub(crate) struct Inner {
     /// The database file was chosen by default (per process): removed when the Session ends.
     pub temporary_db: bool,
     pub broker: ui_actions::Broker,
+    /// Sessions whose uploads are refused (403 `UPLOADS_DISABLED`), as `serve --refuse-uploads`
+    /// does for all, without touching the other tests sharing this server.
+    pub refused_upload_sessions: Mutex<std::collections::HashSet<String>>,
 }
 
 impl Drop for Inner {
@@ -179,6 +183,7 @@ impl SessionService {
                 held_frames: Mutex::new(Vec::new()),
                 temporary_db,
                 broker: ui_actions::Broker::default(),
+                refused_upload_sessions: Mutex::new(Default::default()),
             }),
         })
     }
@@ -192,6 +197,7 @@ impl SessionService {
             .route("/api/v1/sessions/{session_id}/messages", get(get_messages))
             .route("/api/v1/sessions/context", axum::routing::any(staging::handle))
             .route("/api/v1/uploads", post(uploads::post_upload))
+            .route("/api/v1/uploads/{uuid}", axum::routing::delete(uploads::delete_upload))
             .route("/api/v1/ws/join", get(ws::join))
             .with_state(self.clone())
     }
@@ -242,6 +248,19 @@ impl SessionService {
     }
     pub fn uploads(&self, session_id: &str) -> Result<Vec<StoredUpload>, StoreError> {
         self.inner.store.uploads(session_id)
+    }
+    /// From now on, refuse every upload to `session_id` (403), or accept them again.
+    pub fn refuse_uploads_for(&self, session_id: &str, refuse: bool) {
+        if let Ok(mut s) = self.inner.refused_upload_sessions.lock() {
+            if refuse {
+                s.insert(session_id.to_string());
+            } else {
+                s.remove(session_id);
+            }
+        }
+    }
+    pub(crate) fn uploads_refused_for(&self, session_id: &str) -> bool {
+        self.inner.refused_upload_sessions.lock().is_ok_and(|s| s.contains(session_id))
     }
     /// Row counts of every table.
     pub fn counts(&self) -> Result<Counts, StoreError> {

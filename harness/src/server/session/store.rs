@@ -399,6 +399,17 @@ impl Store {
         })
     }
 
+    /// Removes an upload (composer-file removal cleans it up); `true` when it existed.
+    pub fn delete_upload(&self, uuid: &str) -> Result<bool, StoreError> {
+        self.with(|c| c.execute("DELETE FROM uploads WHERE uuid = ?1", params![uuid]).map(|n| n == 1))
+    }
+
+    /// Replaces the stored bytes of an upload and nothing else (tests: a tampered stored file that
+    /// the resolver must refuse at prompt time).
+    pub fn overwrite_upload_bytes(&self, uuid: &str, bytes: &[u8]) -> Result<bool, StoreError> {
+        self.with(|c| c.execute("UPDATE uploads SET bytes = ?2 WHERE uuid = ?1", params![uuid, bytes]).map(|n| n == 1))
+    }
+
     pub fn uploads(&self, session_id: &str) -> Result<Vec<StoredUpload>, StoreError> {
         let ids: Vec<String> = self.with(|c| {
             let mut st = c.prepare("SELECT uuid FROM uploads WHERE session_id = ?1 ORDER BY rowid")?;

@@ -223,6 +223,38 @@ pub fn validate_result_envelope(r: &Value) -> Result<(), &'static str> {
     Ok(())
 }
 
+/// relay.md `validate_prepared_file(prepared_file, user_id, session_id)`: the strict shape
+/// `{uuid 1..160, name 1..256, mime_type image/png|image/webp, byte_size 1..1048576, sha256
+/// "sha256:"+64 hex, scope target|region|viewport}`, naming an upload of this session and owner
+/// whose stored type, size and digest are the ones declared.
+pub fn validate_prepared_file(s_: &super::SessionService, pf: &Value, session_id: &str) -> Result<(), String> {
+    let v = Some(pf);
+    let sha = get(v, "sha256").and_then(Value::as_str).unwrap_or_default();
+    let shape = only_keys(v, &["uuid", "name", "mime_type", "byte_size", "sha256", "scope"])
+        && is_string(get(v, "uuid"), 160, false)
+        && is_string(get(v, "name"), 256, false)
+        && matches!(get(v, "mime_type").and_then(Value::as_str), Some("image/png" | "image/webp"))
+        && get(v, "byte_size").and_then(Value::as_i64).is_some_and(|n| (1..=super::uploads::MAX_UPLOAD_BYTES as i64).contains(&n))
+        && get(v, "byte_size").and_then(Value::as_f64).is_some_and(|n| n.fract() == 0.0)
+        && sha.len() == 71
+        && sha.starts_with("sha256:")
+        && sha[7..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        && matches!(get(v, "scope").and_then(Value::as_str), Some("target" | "region" | "viewport"));
+    if !shape {
+        return Err("prepared_file is invalid".into());
+    }
+    let uuid = pf["uuid"].as_str().unwrap_or_default();
+    let owner = s_.store().session(session_id).ok().flatten().map(|r| r.owner);
+    let upload = s_.store().upload(uuid).map_err(|e| format!("upload lookup failed: {e}"))?.ok_or("prepared_file names no upload")?;
+    if upload.session_id != session_id || owner.as_deref() != Some(upload.owner.as_str()) {
+        return Err("prepared_file is not an upload of this session".into());
+    }
+    if pf["mime_type"] != upload.mime.as_str() || pf["byte_size"].as_i64() != Some(upload.byte_size) || pf["sha256"] != upload.sha256.as_str() {
+        return Err("prepared_file does not match its upload".into());
+    }
+    Ok(())
+}
+
 /// Everything of a target ref but `rect` (the Host refreshes geometry).
 fn identity(t: &Value) -> Value {
     match t {
@@ -533,7 +565,7 @@ impl Broker {
 
     /// A `session_ui_action_result` frame from a Host socket.
     pub(crate) fn on_result(&self, s_: &super::SessionService, socket_id: &str, frame: &Value) {
-        let result = frame.get("data").cloned().unwrap_or(Value::Null);
+        let mut result = frame.get("data").cloned().unwrap_or(Value::Null);
         let session_id = frame["session_id"].as_str().unwrap_or_default().to_string();
         let verdict = (|| -> Result<Pending, String> {
             validate_result_envelope(&result).map_err(str::to_string)?;
@@ -569,7 +601,19 @@ impl Broker {
             Ok(s.pending.remove(&session_id).expect("checked above"))
         })();
         match verdict {
-            Ok(p) => self.deliver(s_, p, result),
+            Ok(p) => {
+                // relay.md: a prepared_file that fails validate_prepared_file turns the result into `error`.
+                if result["status"] == "prepared" {
+                    if let Err(why) = validate_prepared_file(s_, &result["prepared_file"], &p.session_id) {
+                        if let Value::Object(m) = &mut result {
+                            m.remove("prepared_file");
+                            m.insert("status".into(), json!("error"));
+                            m.insert("reason".into(), json!(why));
+                        }
+                    }
+                }
+                self.deliver(s_, p, result);
+            }
             Err(error) => {
                 if let Ok(mut s) = self.state.lock() {
                     s.refusals.push(Refusal { session_id, socket_id: socket_id.to_string(), error, result });

@@ -5,13 +5,16 @@
 //! `Content-Type` header; the SHA-256 is recorded. A Session configured to refuse uploads answers
 //! 403 `UPLOADS_DISABLED` and stores nothing.
 //!
+//! `DELETE /api/v1/uploads/{uuid}?session_id=<id>` removes an upload of the caller's session (a
+//! removed composer file is cleaned up): 204, or 404 `UPLOAD_NOT_FOUND`.
+//!
 //! Answers: 201 `{success, upload:{uuid, name, mime, byte_size, sha256:"sha256:<hex>"}}`; 401
 //! `UNAUTHENTICATED`; 403 `UPLOADS_DISABLED` / `SESSION_FORBIDDEN`; 404 `SESSION_NOT_FOUND`; 400
 //! `EMPTY_UPLOAD`; 413 `UPLOAD_TOO_LARGE`; 415 `UNSUPPORTED_UPLOAD_TYPE`; 503
 //! `UPLOAD_STORAGE_UNAVAILABLE`.
 
 use axum::body::Bytes;
-use axum::extract::{Query, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde::Deserialize;
@@ -46,7 +49,7 @@ pub async fn post_upload(State(s): State<SessionService>, Query(q): Query<Upload
 
 fn upload_blocking(s: SessionService, q: UploadQuery, headers: HeaderMap, body: Bytes) -> Response {
     let Some(actor) = s.inner.users.authenticate(&headers, None) else { return unauthenticated() };
-    if !s.options().uploads_enabled {
+    if !s.options().uploads_enabled || s.uploads_refused_for(q.session_id.as_deref().unwrap_or_default()) {
         return error_response(StatusCode::FORBIDDEN, "UPLOADS_DISABLED", "Uploads are disabled");
     }
     if !actor.can_write() {
@@ -88,4 +91,23 @@ fn upload_blocking(s: SessionService, q: UploadQuery, headers: HeaderMap, body: 
         ),
         Err(_) => error_response(StatusCode::SERVICE_UNAVAILABLE, "UPLOAD_STORAGE_UNAVAILABLE", "Upload storage is unavailable"),
     }
+}
+
+pub async fn delete_upload(State(s): State<SessionService>, Path(uuid): Path<String>, Query(q): Query<UploadQuery>, headers: HeaderMap) -> Response {
+    super::blocking(move || {
+        let Some(actor) = s.inner.users.authenticate(&headers, None) else { return unauthenticated() };
+        if !actor.can_write() {
+            return error_response(StatusCode::FORBIDDEN, "SESSION_FORBIDDEN", "Not allowed to change this session");
+        }
+        let session_id = q.session_id.unwrap_or_default();
+        let mine = s.store().upload(&uuid).ok().flatten().filter(|u| u.session_id == session_id && u.owner == actor.name());
+        if mine.is_none() {
+            return error_response(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND", "Upload not found");
+        }
+        match s.store().delete_upload(&uuid) {
+            Ok(_) => axum::response::IntoResponse::into_response(StatusCode::NO_CONTENT),
+            Err(_) => error_response(StatusCode::SERVICE_UNAVAILABLE, "UPLOAD_STORAGE_UNAVAILABLE", "Upload storage is unavailable"),
+        }
+    })
+    .await
 }

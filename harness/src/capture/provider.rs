@@ -1,0 +1,308 @@
+//! The capture provider: the embedder's part of "Optional visual capture" (the page never makes
+//! pixels). It is a CDP binding, `window.__wippyCaptureProvider(json)`, installed in the Host page's
+//! session and answered only for calls from the top frame's main world (the Host realm), through
+//! `window.__wippyCaptureAnswer(id, answer)`.
+//!
+//! For each request `{id, format, clip, target, approved}` (clip and approved rect in Host-viewport
+//! CSS px, target the approved `action_ref`) it:
+//! 1. refuses a format it was not configured to make (`unavailable`: never renamed PNG bytes);
+//! 2. revalidates the target from a fresh runtime snapshot at the approved rect's centre: same Host
+//!    instance, target_id, leaf mount_id / generation, path_digest, and a rect within 0.5 px of the
+//!    approved one (else `stale`);
+//! 3. takes a clip screenshot of the device pixels the clip covers (`Page.captureScreenshot`, scale
+//!    1 at the page's `devicePixelRatio`), within §7's dimension limits (else `error`);
+//! 4. paints an opaque fill over every sensitive, excluded, redacted and composer element inside the
+//!    clip, found in Chromium's own DOM of every frame (`privacy.rs`);
+//! 5. encodes PNG or lossless WebP within §7's byte limit (`encode.rs`);
+//! 6. revalidates the target again (the final frame must still match the approved rect).
+//!
+//! Every request leaves a [`CaptureRecord`] (tests compare the image with a fresh screenshot outside
+//! the redactions it names).
+
+use std::sync::{Arc, Mutex};
+
+use base64::Engine as _;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::encode::{encode, paint_redactions, Format};
+use super::limits::{check_dimensions, covering_pixels, CssRect, PixelRect};
+use super::privacy::{collect, Reason};
+use crate::host::Host;
+use crate::oracle::{BoxRect, Located};
+
+/// The binding's name in the Host realm.
+pub const BINDING: &str = "__wippyCaptureProvider";
+/// How far the target may be from the approved rect (CSS px), the overlay's own tolerance.
+pub const MOVE_TOLERANCE: f64 = 0.5;
+
+/// What the provider can do; tests narrow it (a PNG-only provider) or add a hook.
+#[derive(Debug, Clone)]
+pub struct ProviderConfig {
+    pub formats: Vec<Format>,
+    /// Test hook: JavaScript evaluated once in a frame of the page, after approval and before the
+    /// provider revalidates (what the page does between approval and capture, e.g. move the target).
+    pub before_capture: Option<(crate::host::Frame, String)>,
+}
+
+impl Default for ProviderConfig {
+    fn default() -> Self {
+        ProviderConfig { formats: vec![Format::Png, Format::WebP], before_capture: None }
+    }
+}
+
+/// One covered element inside a capture, in image pixels.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Redaction {
+    pub reason: Reason,
+    pub rect: PixelRect,
+}
+
+/// What one request ended with.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct CaptureRecord {
+    pub id: u64,
+    /// `ok`, `stale`, `unavailable` or `error`.
+    pub status: String,
+    pub reason: Option<String>,
+    pub format: Option<Format>,
+    pub device_scale_factor: f64,
+    /// The device pixels of the Host viewport the image shows.
+    pub clip: Option<PixelRect>,
+    pub redactions: Vec<Redaction>,
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+}
+
+/// The provider of one Host page. Dropping it stops it.
+pub struct CaptureProvider {
+    config: Arc<Mutex<ProviderConfig>>,
+    records: Arc<Mutex<Vec<CaptureRecord>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for CaptureProvider {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+impl CaptureProvider {
+    /// Starts answering the binding of `view`'s page; `top_frame_id` is the page's main frame.
+    pub(crate) fn start(view: Host, top_frame_id: String) -> CaptureProvider {
+        let config = Arc::new(Mutex::new(ProviderConfig::default()));
+        let records = Arc::new(Mutex::new(Vec::new()));
+        let view = Arc::new(view);
+        let (c, r) = (config.clone(), records.clone());
+        let task = tokio::spawn(async move {
+            let mut events = view.cdp.events();
+            loop {
+                let ev = match events.recv().await {
+                    Ok(ev) => ev,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(_) => return,
+                };
+                if ev.method != "Runtime.bindingCalled" || ev.session_id.as_deref() != Some(view.page.id.as_str()) || ev.params["name"] != BINDING {
+                    continue;
+                }
+                // Only the Host realm (the top frame's main world) may ask for pixels.
+                let context = ev.params["executionContextId"].as_i64();
+                let top = view.tracked.lock().ok().and_then(|t| t.contexts.get(&top_frame_id).copied());
+                if context.is_none() || context != top {
+                    continue;
+                }
+                let (view, c, r, payload) = (view.clone(), c.clone(), r.clone(), ev.params["payload"].as_str().unwrap_or_default().to_string());
+                tokio::spawn(async move {
+                    let hook = c.lock().ok().and_then(|mut c| c.before_capture.take());
+                    let formats = c.lock().map(|c| c.formats.clone()).unwrap_or_default();
+                    let (id, answer, record) = serve(&view, &payload, &formats, hook).await;
+                    if let Ok(mut r) = r.lock() {
+                        r.push(record);
+                    }
+                    let expr = format!("window.__wippyCaptureAnswer && window.__wippyCaptureAnswer({id}, {answer})");
+                    let _ = view.page.eval_in(&expr, context, crate::cdp::COMMAND_TIMEOUT).await;
+                });
+            }
+        });
+        CaptureProvider { config, records, task }
+    }
+
+    /// Changes what the provider does from the next request on.
+    pub fn configure(&self, f: impl FnOnce(&mut ProviderConfig)) {
+        if let Ok(mut c) = self.config.lock() {
+            f(&mut c);
+        }
+    }
+
+    /// Every request served so far, oldest first.
+    pub fn records(&self) -> Vec<CaptureRecord> {
+        self.records.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+}
+
+#[derive(Deserialize)]
+struct Request {
+    id: u64,
+    format: String,
+    clip: CssRect,
+    target: Value,
+    approved: CssRect,
+}
+
+/// Serves one request: (request id, answer JSON, record).
+async fn serve(host: &Host, payload: &str, formats: &[Format], hook: Option<(crate::host::Frame, String)>) -> (u64, Value, CaptureRecord) {
+    let mut record = CaptureRecord {
+        id: 0,
+        status: "error".into(),
+        reason: None,
+        format: None,
+        device_scale_factor: host.options.device_scale_factor,
+        clip: None,
+        redactions: Vec::new(),
+        bytes: Vec::new(),
+    };
+    let req: Request = match serde_json::from_str(payload) {
+        Ok(r) => r,
+        Err(e) => {
+            record.reason = Some(format!("malformed capture request: {e}"));
+            let id = serde_json::from_str::<Value>(payload).ok().and_then(|v| v["id"].as_u64()).unwrap_or(0);
+            return (id, json!({"status": "error", "reason": record.reason}), record);
+        }
+    };
+    record.id = req.id;
+    let outcome = capture(host, &req, formats, hook, &mut record).await;
+    let answer = match outcome {
+        Ok(answer) => {
+            record.status = "ok".into();
+            answer
+        }
+        Err((status, reason)) => {
+            record.status = status.to_string();
+            record.reason = Some(reason.clone());
+            json!({"status": status, "reason": reason})
+        }
+    };
+    (req.id, answer, record)
+}
+
+type Refusal = (&'static str, String);
+
+async fn capture(host: &Host, req: &Request, formats: &[Format], hook: Option<(crate::host::Frame, String)>, record: &mut CaptureRecord) -> Result<Value, Refusal> {
+    let format = Format::parse(&req.format)
+        .filter(|f| formats.contains(f))
+        .ok_or_else(|| ("unavailable", format!("this capture provider cannot encode {}", req.format)))?;
+    record.format = Some(format);
+    if let Some((frame, js)) = hook {
+        host.eval_in_frame(&frame, &js).await.map_err(|e| ("error", format!("before_capture hook failed: {e}")))?;
+    }
+    let first = revalidate(host, &req.target, &req.approved).await?;
+    let page = host
+        .eval("({dpr: window.devicePixelRatio, w: window.innerWidth, h: window.innerHeight})")
+        .await
+        .map_err(|e| ("error", format!("cannot read the viewport: {e}")))?;
+    let dpr = page["dpr"].as_f64().unwrap_or(1.0);
+    record.device_scale_factor = dpr;
+    let viewport = CssRect { x: 0.0, y: 0.0, width: page["w"].as_f64().unwrap_or(0.0), height: page["h"].as_f64().unwrap_or(0.0) };
+    let px = covering_pixels(&req.clip, dpr).intersect(&covering_pixels(&viewport, dpr));
+    if px.is_empty() {
+        return Err(("error", "the approved area is outside the viewport".into()));
+    }
+    record.clip = Some(px);
+    check_dimensions(px.width(), px.height()).map_err(|e| ("error", e.to_string()))?;
+    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": 1});
+    let shot = host
+        .page
+        .call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true, "captureBeyondViewport": false}))
+        .await
+        .map_err(|e| ("error", format!("screenshot failed: {e}")))?;
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(shot["data"].as_str().unwrap_or_default())
+        .map_err(|e| ("error", format!("screenshot is not base64: {e}")))?;
+    let mut img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
+        .map_err(|e| ("error", format!("screenshot does not decode: {e}")))?
+        .to_rgba8();
+    if (img.width(), img.height()) != (px.width(), px.height()) {
+        return Err(("error", format!("screenshot is {}x{} px, the clip covers {}x{}", img.width(), img.height(), px.width(), px.height())));
+    }
+    let covered = privacy_rects(host).await.map_err(|e| ("error", format!("cannot read the page's privacy: {e}")))?;
+    for (reason, r) in covered {
+        let p = covering_pixels(&CssRect { x: r.x, y: r.y, width: r.width, height: r.height }, dpr);
+        let local = PixelRect { x0: p.x0 - px.x0, y0: p.y0 - px.y0, x1: p.x1 - px.x0, y1: p.y1 - px.y0 };
+        let inside = local.intersect(&PixelRect { x0: 0, y0: 0, x1: px.width() as i64, y1: px.height() as i64 });
+        if !inside.is_empty() {
+            record.redactions.push(Redaction { reason, rect: inside });
+        }
+    }
+    let rects: Vec<PixelRect> = record.redactions.iter().map(|r| r.rect).collect();
+    let applied = paint_redactions(&mut img, &rects);
+    let bytes = encode(&img, format).map_err(|e| ("error", e.to_string()))?;
+    // The final frame must still match the approved target rect.
+    revalidate(host, &req.target, &req.approved).await?;
+    record.bytes = bytes.clone();
+    Ok(json!({
+        "status": "ok", "mime_type": format.mime(), "extension": format.extension(),
+        "data": base64::engine::general_purpose::STANDARD.encode(&bytes), "byte_size": bytes.len(),
+        "sha256": crate::contract::sha256_prefixed(&bytes), "pixel_width": img.width(), "pixel_height": img.height(),
+        "redactions_applied": applied, "snapshot_id": first["snapshot_id"], "candidate_ids": [req.target["target_id"]],
+    }))
+}
+
+/// A fresh runtime snapshot at the approved rect's centre must still find the target unchanged.
+async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<Value, Refusal> {
+    let stale = |r: &str| ("stale", r.to_string());
+    let (x, y) = (approved.x + approved.width / 2.0, approved.y + approved.height / 2.0);
+    let target_id = serde_json::to_string(&target["target_id"]).unwrap_or_default();
+    let expr = format!(
+        "(async () => {{ const s = await window.wippyAttention.snapshot({{point: {{x: {x}, y: {y}}}, radius_css_px: 0, step_css_px: 1}});
+           const c = (s.candidates || []).find((c) => c.target_id === {target_id});
+           return {{host: window.wippyAttention.host_instance_id, snapshot_id: s.snapshot_id, ref: c ? c.action_ref || null : null}}; }})()"
+    );
+    let now = host.eval(&expr).await.map_err(|e| ("error", format!("revalidation failed: {e}")))?;
+    if now["host"] != target["host_instance_id"] {
+        return Err(stale("Host instance changed"));
+    }
+    let r = &now["ref"];
+    if r.is_null() {
+        return Err(stale("target is gone"));
+    }
+    if r["mount_id"] != target["mount_id"] || r["generation"] != target["generation"] {
+        return Err(stale("target was remounted"));
+    }
+    if r["path_digest"] != target["path_digest"] {
+        return Err(stale("target path changed"));
+    }
+    let moved = ["x", "y", "width", "height"].iter().zip([approved.x, approved.y, approved.width, approved.height]).any(|(k, a)| {
+        r["rect"][*k].as_f64().is_none_or(|v| (v - a).abs() > MOVE_TOLERANCE)
+    });
+    if moved {
+        return Err(stale("target moved from the approved rect"));
+    }
+    Ok(now)
+}
+
+/// Every covered element of every frame, as its visible border box in Host-viewport CSS px.
+async fn privacy_rects(host: &Host) -> Result<Vec<(Reason, BoxRect)>, crate::host::HostError> {
+    let mut sessions = vec![host.page.clone()];
+    sessions.extend(host.child_targets().into_iter().map(|c| crate::cdp::Session { cdp: host.cdp.clone(), id: c.session_id }));
+    let mut out = Vec::new();
+    for session in sessions {
+        let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+        let mut found = Vec::new();
+        collect(&doc["root"], &mut Vec::new(), &mut found);
+        for (reason, backend_node_id, inner_frames) in found {
+            // Elements without a box (display: none, hidden inputs) show nothing.
+            let Ok(model) = session.call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id})).await else { continue };
+            let at = Located { session: session.clone(), backend_node_id, inner_frames };
+            let chain = host.chain_of(&at).await?;
+            let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+            if q.len() != 8 {
+                continue;
+            }
+            let r = chain.clip(&BoxRect::from_quad(&chain.to_host.map_quad(&q)));
+            if r.width > 0.0 && r.height > 0.0 {
+                out.push((reason, r));
+            }
+        }
+    }
+    Ok(out)
+}

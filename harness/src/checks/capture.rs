@@ -1,0 +1,534 @@
+//! Visual capture end to end (spec "Optional visual capture", "Privacy and security"; relay.md
+//! `capture`, `prepared_file`; schemas.md §7; e2e-suite.md tests 13-14): the harness as the agent
+//! asks for `capture_visual`, answers the Host's approval overlay only with trusted CDP input, and
+//! checks the image the Session stored: decoded in Rust, its size the approved rect times the
+//! device scale factor, its pixels equal to a fresh screenshot of the same clip outside the
+//! redactions, and no pixel of a canary colour (password field, excluded and redacted elements,
+//! composer) left. Then the file is removed or sent, and the Session's resolver re-verifies it.
+
+use anyhow::{bail, ensure, Context};
+use base64::Engine as _;
+use image::RgbaImage;
+use serde_json::{json, Value};
+
+use super::actions::{await_overlay, bound_agent, click_overlay, leaf_ref, one_result, require_status};
+use super::session::{compose, enter_and_settle, session_of};
+use super::{wait_for, Leaf, Poll, POINTER_TIMEOUT};
+use crate::agent::{ActionOptions, Agent, Status};
+use crate::capture::limits::{covering_pixels, CssRect, PixelRect};
+use crate::capture::{CaptureRecord, Format};
+use crate::host::Host;
+use crate::input::Key;
+use crate::server::session::visual_resolver::VisualDelivery;
+
+/// The canary colours of pages/host/host.css, each used by nothing else on the page, with the
+/// landmark of the element painted in it.
+pub const CANARIES: [([u8; 3], &str); 4] = [
+    ([0xff, 0x00, 0xc8], "host-probe-password"),
+    ([0x00, 0xff, 0x82], "host-probe-exclude"),
+    ([0xc8, 0xff, 0x00], "host-probe-redact"),
+    ([0xff, 0x78, 0x00], "composer-input"),
+];
+
+fn css(r: &Value) -> CssRect {
+    let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
+    CssRect { x: f("x"), y: f("y"), width: f("width"), height: f("height") }
+}
+
+fn viewport_px(dpr: f64) -> PixelRect {
+    let (w, h) = crate::host::VIEWPORT;
+    covering_pixels(&CssRect { x: 0.0, y: 0.0, width: w as f64, height: h as f64 }, dpr)
+}
+
+/// Decodes stored bytes as the format their name and type claim, after checking the container.
+pub fn decode(bytes: &[u8], mime: &str) -> anyhow::Result<RgbaImage> {
+    let format = match mime {
+        "image/png" => {
+            ensure!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "image/png bytes without the PNG signature");
+            image::ImageFormat::Png
+        }
+        "image/webp" => {
+            ensure!(bytes.len() >= 16 && &bytes[0..4] == b"RIFF" && &bytes[8..12] == b"WEBP", "image/webp bytes without a RIFF/WEBP container");
+            let riff = u32::from_le_bytes(bytes[4..8].try_into()?) as usize;
+            ensure!(riff == bytes.len() - 8, "RIFF size {riff} does not match {} bytes", bytes.len());
+            ensure!(matches!(&bytes[12..16], b"VP8L" | b"VP8 " | b"VP8X"), "no WebP chunk after the header");
+            image::ImageFormat::WebP
+        }
+        other => bail!("unexpected type {other}"),
+    };
+    Ok(image::load_from_memory_with_format(bytes, format)?.to_rgba8())
+}
+
+/// A fresh screenshot of the same device pixels the provider captured.
+async fn fresh_clip(host: &Host, px: &PixelRect, dpr: f64) -> anyhow::Result<RgbaImage> {
+    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": 1});
+    let shot = host.page.call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true})).await?;
+    let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap_or_default())?;
+    Ok(image::load_from_memory_with_format(&png, image::ImageFormat::Png)?.to_rgba8())
+}
+
+/// The image equals `fresh` at every pixel outside `redacted`; inside, it is the opaque fill.
+/// Returns the number of pixels compared.
+fn same_outside(img: &RgbaImage, fresh: &RgbaImage, redacted: &[PixelRect]) -> anyhow::Result<usize> {
+    ensure!(img.dimensions() == fresh.dimensions(), "image {:?} vs fresh screenshot {:?}", img.dimensions(), fresh.dimensions());
+    let inside = |x: u32, y: u32| redacted.iter().any(|r| (r.x0..r.x1).contains(&(x as i64)) && (r.y0..r.y1).contains(&(y as i64)));
+    let (mut compared, mut differ, mut first) = (0usize, 0usize, None);
+    for (x, y, p) in img.enumerate_pixels() {
+        if inside(x, y) {
+            ensure!(*p == crate::capture::encode::REDACTION_FILL, "pixel {x},{y} inside a redaction is {p:?}, not the opaque fill");
+            continue;
+        }
+        compared += 1;
+        if p != fresh.get_pixel(x, y) {
+            differ += 1;
+            first.get_or_insert((x, y, *p, *fresh.get_pixel(x, y)));
+        }
+    }
+    ensure!(differ == 0, "{differ} of {compared} pixels outside the redactions differ from a fresh screenshot (first: {first:?})");
+    Ok(compared)
+}
+
+fn count_colour(img: &RgbaImage, rgb: [u8; 3]) -> usize {
+    img.pixels().filter(|p| p.0[0] == rgb[0] && p.0[1] == rgb[1] && p.0[2] == rgb[2]).count()
+}
+
+/// No canary pixel survives in `img`; the fresh screenshot of the same clip (the control) shows
+/// each canary the clip covers, so the check could fail. Returns the canaries proven.
+async fn canaries_gone(host: &Host, img: &RgbaImage, fresh: &RgbaImage, clip: &PixelRect, dpr: f64) -> anyhow::Result<Vec<&'static str>> {
+    let mut proven = Vec::new();
+    for (rgb, landmark) in CANARIES {
+        let left = count_colour(img, rgb);
+        ensure!(left == 0, "{left} pixels of the {landmark} canary {rgb:?} survive in the capture");
+        let r = host.landmark_rect(landmark).await?;
+        let covered = covering_pixels(&CssRect { x: r.x, y: r.y, width: r.width, height: r.height }, dpr).intersect(clip);
+        if !covered.is_empty() {
+            let shown = count_colour(fresh, rgb);
+            ensure!(shown > 0, "control: the fresh screenshot shows no {landmark} canary although the clip covers it");
+            proven.push(landmark);
+        }
+    }
+    Ok(proven)
+}
+
+/// What a prepared capture must be: the result's file is an upload of this session with the same
+/// type, size and digest as its bytes; the bytes decode to an image of `expected` device pixels,
+/// equal to a fresh screenshot outside the provider's redactions. Returns (image, upload bytes).
+async fn check_prepared(host: &Host, sid: &str, pf: &Value, rec: &CaptureRecord, expected: PixelRect, mime: &str) -> anyhow::Result<(RgbaImage, Vec<u8>)> {
+    let session = session_of(host)?;
+    let uuid = pf["uuid"].as_str().context("prepared_file without uuid")?;
+    let up = session.uploads(sid)?.into_iter().find(|u| u.uuid == uuid).context("the prepared file is not an upload of this session")?;
+    ensure!(pf["mime_type"] == mime && up.mime == mime, "type {} / stored {} is not {mime}", pf["mime_type"], up.mime);
+    let ext = Format::parse(mime).map(Format::extension).unwrap_or("?");
+    ensure!(pf["name"].as_str().is_some_and(|n| n.ends_with(&format!(".{ext}"))), "file name {} does not end with .{ext}", pf["name"]);
+    ensure!(pf["byte_size"].as_u64() == Some(up.bytes.len() as u64), "byte_size {} != {} stored bytes", pf["byte_size"], up.bytes.len());
+    let digest = crate::contract::sha256_prefixed(&up.bytes);
+    ensure!(pf["sha256"] == digest.as_str() && up.sha256 == digest, "sha256 {} is not the stored bytes' {digest}", pf["sha256"]);
+    ensure!(rec.bytes == up.bytes, "the stored upload is not the bytes the provider produced");
+    let img = decode(&up.bytes, mime)?;
+    ensure!(
+        img.dimensions() == (expected.width(), expected.height()),
+        "image is {:?}, the approved rect x DPR {} covers {}x{}",
+        img.dimensions(),
+        rec.device_scale_factor,
+        expected.width(),
+        expected.height()
+    );
+    ensure!(rec.clip == Some(expected), "the provider captured {:?}, not the approved {expected:?}", rec.clip);
+    Ok((img, up.bytes))
+}
+
+fn last_record(host: &Host) -> anyhow::Result<CaptureRecord> {
+    host.capture_provider().records().pop().context("the capture provider served no request")
+}
+
+async fn composer_files(host: &Host) -> anyhow::Result<Vec<Value>> {
+    Ok(host.eval("window.__host.session.files").await?.as_array().cloned().unwrap_or_default())
+}
+
+async fn scope_pressed(host: &Host, key: &str) -> anyhow::Result<Option<String>> {
+    let v = host
+        .eval(&format!("(() => {{ const b = document.querySelector('[data-wippy-attention-overlay] [data-wippy-attention-scope={key}]'); return b ? b.getAttribute('aria-pressed') : null; }})()"))
+        .await?;
+    Ok(v.as_str().map(str::to_string))
+}
+
+/// Clicks a composer file's "Remove" (trusted) and waits until it and its upload are gone.
+async fn remove_by_pointer(host: &Host, sid: &str, uuid: &str) -> anyhow::Result<()> {
+    let at = host.locate_attr("data-remove-upload", uuid).await?.context("no Remove button for the composer file")?;
+    let (x, y) = host.node_rect(&at).await?.center();
+    host.click_at(x, y).await?;
+    let session = session_of(host)?;
+    wait_for(host, "the removed file's upload to be deleted", POINTER_TIMEOUT, || async {
+        let files = composer_files(host).await?.len();
+        let stored = session.uploads(sid)?.iter().any(|u| u.uuid == uuid);
+        Ok(if files == 0 && !stored { Poll::Ready(()) } else { Poll::Pending(format!("{files} composer files, upload stored: {stored}")) })
+    })
+    .await
+}
+
+fn opts() -> ActionOptions {
+    ActionOptions { prompt: Some("prepare screenshot of this area".into()), ..Default::default() }
+}
+
+/// The agent bound to the Host tab, the session, and the target every capture is asked about.
+pub struct Ctx {
+    pub agent: Agent,
+    pub sid: String,
+    pub target: Value,
+    pub dpr: f64,
+    messages_at_start: usize,
+}
+
+pub async fn bind(host: &Host) -> anyhow::Result<Ctx> {
+    let agent = bound_agent(host).await?;
+    let sid = agent.route().session_id.clone();
+    let messages_at_start = session_of(host)?.messages(&sid)?.len();
+    let target = leaf_ref(host, Leaf::Left).await?;
+    Ok(Ctx { agent, sid, target, dpr: host.options.device_scale_factor, messages_at_start })
+}
+
+/// Consent and a PNG of the target: target scope and PNG by default, "Selected area" pressed and
+/// no viewport offered without allow_viewport_choice; approved by pointer, the image is prepared as
+/// a composer file, exact and equal to a fresh screenshot; no message is sent. Returns the file.
+pub async fn target_png(host: &Host, c: &Ctx) -> anyhow::Result<(Value, String)> {
+    let session = session_of(host)?;
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &opts())?;
+    await_overlay(host, true).await?;
+    ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed by default");
+    ensure!(scope_pressed(host, "viewport").await?.is_none(), "the viewport was offered without allow_viewport_choice");
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Prepared)?;
+    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
+    ensure!(pf["scope"] == "target", "scope {} is not target", pf["scope"]);
+    await_overlay(host, false).await?;
+    let rec = last_record(host)?;
+    let expected = covering_pixels(&css(&c.target["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
+    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, "image/png").await?;
+    let fresh = fresh_clip(host, &expected, c.dpr).await?;
+    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
+    let n = same_outside(&img, &fresh, &rects)?;
+    canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
+    let files = composer_files(host).await?;
+    ensure!(files.len() == 1 && files[0]["uuid"] == pf["uuid"], "the composer does not hold exactly the prepared file: {files:?}");
+    ensure!(session.messages(&c.sid)?.len() == c.messages_at_start, "a prepared capture sent a message");
+    Ok((pf, format!("target png {}x{} at DPR {} ({n} px equal to a fresh screenshot)", img.width(), img.height(), c.dpr)))
+}
+
+/// Removes a prepared file by pointer: the composer file and its upload are gone, no message sent.
+pub async fn remove(host: &Host, c: &Ctx, pf: &Value) -> anyhow::Result<()> {
+    remove_by_pointer(host, &c.sid, pf["uuid"].as_str().unwrap_or_default()).await?;
+    ensure!(session_of(host)?.messages(&c.sid)?.len() == c.messages_at_start, "removing a file sent a message");
+    Ok(())
+}
+
+/// The whole viewport, offered with allow_viewport_choice and chosen by pointer: prepared when
+/// within §7 (DPR 1: every canary gone, the rest equal to a fresh screenshot), else refused with
+/// `error` naming the 2048 px side limit and no draft. The prepared file is removed again.
+pub async fn viewport(host: &Host, c: &Ctx) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({"allow_viewport_choice": true}), &opts())?;
+    await_overlay(host, true).await?;
+    ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("false"), "\"Entire app viewport\" missing or pressed by default");
+    click_overlay(host, "[data-wippy-attention-scope=viewport]").await?;
+    ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("true"), "\"Entire app viewport\" did not press");
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    await_overlay(host, false).await?;
+    let vp = viewport_px(c.dpr);
+    let note = if vp.width() <= crate::capture::limits::MAX_DIMENSION && vp.height() <= crate::capture::limits::MAX_DIMENSION {
+        require_status(&res, Status::Prepared)?;
+        let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
+        ensure!(pf["scope"] == "viewport", "scope {} is not viewport", pf["scope"]);
+        let rec = last_record(host)?;
+        let (img, _) = check_prepared(host, &c.sid, &pf, &rec, vp, "image/png").await?;
+        let fresh = fresh_clip(host, &vp, c.dpr).await?;
+        let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
+        let n = same_outside(&img, &fresh, &rects)?;
+        let proven = canaries_gone(host, &img, &fresh, &vp, c.dpr).await?;
+        ensure!(proven.len() == CANARIES.len(), "the viewport control shows only canaries {proven:?}");
+        remove(host, c, &pf).await?;
+        format!("viewport png {}x{} ({n} px equal, {} redactions, canaries gone: {proven:?})", img.width(), img.height(), rec.redactions.len())
+    } else {
+        require_status(&res, Status::Error)?;
+        ensure!(res.reason.as_deref().is_some_and(|r| r.contains("2048")), "the refusal does not name the 2048 px limit: {:?}", res.reason);
+        ensure!(composer_files(host).await?.is_empty(), "a refused capture left a composer file");
+        format!("viewport {}x{} refused: {}", vp.width(), vp.height(), res.reason.unwrap_or_default())
+    };
+    ensure!(session.uploads(&c.sid)?.is_empty(), "removed or refused captures left uploads");
+    Ok(note)
+}
+
+/// A region dragged with "Adjust area" over the Host privacy probes and the composer, as WebP: the
+/// region equals the drag rectangle, the RIFF/WEBP bytes decode to its device pixels, equal to a
+/// fresh screenshot outside the redactions, and no canary survives. Returns (file, image).
+pub async fn region_webp(host: &Host, c: &Ctx) -> anyhow::Result<(Value, RgbaImage, String)> {
+    let probes = host.landmark_rect("host-privacy-probes").await?;
+    let composer = host.landmark_rect("composer-input").await?;
+    let (x0, y0) = ((probes.x.min(composer.x) - 4.0).max(1.0).floor(), (probes.y.min(composer.y) - 4.0).max(1.0).floor());
+    let max_side = (2048.0 / c.dpr).floor() - 2.0;
+    let x1 = (probes.right().max(composer.x + 40.0) + 4.0).ceil().min(x0 + max_side).min(crate::host::VIEWPORT.0 as f64 - 1.0);
+    let y1 = (probes.bottom().max(composer.bottom()) + 4.0).ceil().min(y0 + max_side).min(crate::host::VIEWPORT.1 as f64 - 1.0);
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({"format": "image/webp"}), &opts())?;
+    await_overlay(host, true).await?;
+    click_overlay(host, "[data-wippy-attention-scope=adjust]").await?;
+    host.drag((x0, y0), (x1, y1), 4).await?;
+    let drag = CssRect { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Prepared)?;
+    await_overlay(host, false).await?;
+    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
+    ensure!(pf["scope"] == "region", "scope {} is not region", pf["scope"]);
+    let files = composer_files(host).await?;
+    let region = files.first().map(|f| css(&f["region"])).context("no composer file")?;
+    ensure!(region == drag, "the region {region:?} is not the drag rectangle {drag:?}");
+    let rec = last_record(host)?;
+    let expected = covering_pixels(&drag, c.dpr);
+    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, "image/webp").await?;
+    let fresh = fresh_clip(host, &expected, c.dpr).await?;
+    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
+    let n = same_outside(&img, &fresh, &rects)?;
+    let proven = canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
+    ensure!(proven.len() == CANARIES.len(), "the dragged region's control shows only canaries {proven:?}");
+    let note = format!("region webp {}x{} ({n} px equal, {} redactions, canaries gone: {})", img.width(), img.height(), rec.redactions.len(), proven.len());
+    Ok((pf, img, note))
+}
+
+/// Sends the composer's file with automatic pointing context off: exactly one stored visual v1
+/// attachment referencing the upload, authorized for this session, media equal to the file.
+/// Returns (stored message id, the sent envelope).
+pub async fn send_with_file(host: &Host, c: &Ctx, pf: &Value, img: &RgbaImage) -> anyhow::Result<(String, Value)> {
+    let session = session_of(host)?;
+    let state = host.eval("window.__host.session.state").await?;
+    if state["automatic"] == true {
+        let (tx, ty) = host.landmark_rect("composer-context-toggle").await?.center();
+        host.click_at(tx, ty).await?;
+        wait_for(host, "automatic context off", POINTER_TIMEOUT, || async {
+            let on = host.eval("window.__host.session.state.automatic").await?;
+            Ok(if on == false { Poll::Ready(()) } else { Poll::Pending(on.to_string()) })
+        })
+        .await?;
+    }
+    compose(host, "what is in this picture").await?;
+    let row = enter_and_settle(host).await?;
+    ensure!(row["delivery"] == "received", "the send with the capture was not received: {row}");
+    ensure!(row["file_uuids"] == json!([pf["uuid"]]), "file_uuids {} do not name the file", row["file_uuids"]);
+    ensure!(composer_files(host).await?.is_empty(), "the sent file stayed in the composer");
+    let stored = super::session::stored_for(session, &c.sid, &row)?;
+    ensure!(stored.attachments.len() == 1, "automatic context is off, yet {} attachments were stored", stored.attachments.len());
+    let a = &stored.attachments[0];
+    ensure!(a.kind == crate::attention::VISUAL_KIND && a.version == 1, "stored {} v{}", a.kind, a.version);
+    let env: Value = serde_json::from_str(&a.envelope)?;
+    let payload: Value = serde_json::from_str(env["content"].as_str().unwrap_or_default())?;
+    ensure!(payload["schema"] == "wippy.attention.visual.v1", "payload schema {}", payload["schema"]);
+    ensure!(payload["reference"] == json!({"kind": "upload", "opaque_id": pf["uuid"]}), "reference {}", payload["reference"]);
+    ensure!(
+        payload["authorization"]["scope"] == "session" && payload["authorization"]["session_id"] == c.sid.as_str() && payload["authorization"]["audience"] == "agent-context",
+        "authorization {}",
+        payload["authorization"]
+    );
+    let m = &payload["media"];
+    ensure!(m["content_type"] == pf["mime_type"] && m["content_bytes"] == pf["byte_size"] && m["content_hash"] == pf["sha256"], "media {m}");
+    ensure!(m["pixel_width"] == img.width() && m["pixel_height"] == img.height(), "media pixel size {m} is not the image's");
+    Ok((stored.message_id, env))
+}
+
+/// The reference is authorized for its session only: the sent envelope validated for another
+/// session is `visual-session-mismatch`; once its upload is removed it is
+/// `visual-reference-unauthorized`, and a send carrying it is rejected whole, storing nothing.
+pub async fn reference_authorization(host: &Host, c: &Ctx, pf: &Value, env: &Value) -> anyhow::Result<String> {
+    use crate::server::session::messages::validate_context;
+    let session = session_of(host)?;
+    let other = session.create_session()?;
+    let arr = json!([env]);
+    let e = validate_context(session, &other, &arr).err().context("another session admitted this session's visual reference")?;
+    ensure!(e.code.as_str() == "visual-session-mismatch", "another session: {}", e.code.as_str());
+    validate_context(session, &c.sid, &arr).map_err(|e| anyhow::anyhow!("the own session no longer admits it: {e}"))?;
+    let uuid = pf["uuid"].as_str().unwrap_or_default();
+    let deleted = host
+        .eval(&format!(
+            "fetch('/api/v1/uploads/' + {} + '?session_id=' + {}, {{method: 'DELETE', headers: {{Authorization: 'Bearer ' + document.querySelector('meta[name=wippy-session-token]').content}}}}).then((r) => r.status)",
+            json!(uuid),
+            json!(c.sid)
+        ))
+        .await?;
+    ensure!(deleted == 204, "DELETE of the upload answered {deleted}");
+    let e = validate_context(session, &c.sid, &arr).err().context("a removed upload is still admitted as a visual reference")?;
+    ensure!(e.code.as_str() == "visual-reference-unauthorized", "removed upload: {}", e.code.as_str());
+    Ok("other session: visual-session-mismatch; removed upload: visual-reference-unauthorized".into())
+}
+
+/// The resolver hands over the stored bytes (re-verified) for the model; once the stored file is
+/// tampered with (same type and size, one byte changed) it omits the image with a diagnostic.
+pub async fn image_delivered(host: &Host, c: &Ctx, message_id: &str, pf: &Value, img: &RgbaImage) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    let upload = session.uploads(&c.sid)?.into_iter().find(|u| u.uuid == pf["uuid"].as_str().unwrap_or_default()).context("the sent file's upload is gone")?;
+    let len = match session.resolve_visuals(message_id)?.as_slice() {
+        [VisualDelivery::Image { bytes, content_type, .. }] => {
+            ensure!(*bytes == upload.bytes && pf["mime_type"] == content_type.as_str(), "the resolver handed over other bytes");
+            ensure!(decode(bytes, content_type)?.dimensions() == img.dimensions(), "the delivered image decodes to another size");
+            let b64 = base64::engine::general_purpose::STANDARD.encode(bytes).len();
+            ensure!(b64 == 4 * bytes.len().div_ceil(3), "base64 length {b64}");
+            b64
+        }
+        other => bail!("the resolver did not deliver exactly one image: {other:?}"),
+    };
+    let mut tampered = upload.bytes.clone();
+    let mid = tampered.len() / 2;
+    tampered[mid] ^= 0xff;
+    ensure!(session.overwrite_upload_bytes(&upload.uuid, &tampered)?, "could not tamper with the stored upload");
+    let diagnostic = match session.resolve_visuals(message_id)?.as_slice() {
+        [VisualDelivery::Omitted { diagnostic, .. }] => diagnostic.clone(),
+        other => bail!("a tampered file was not omitted: {other:?}"),
+    };
+    ensure!(diagnostic.contains("integrity"), "diagnostic {diagnostic}");
+    // Checked at time of use: the original bytes back, the image is delivered again.
+    ensure!(session.overwrite_upload_bytes(&upload.uuid, &upload.bytes)?, "could not restore the stored upload");
+    ensure!(
+        matches!(session.resolve_visuals(message_id)?.as_slice(), [VisualDelivery::Image { .. }]),
+        "the restored file is not delivered again"
+    );
+    Ok(format!("delivered {} bytes (base64 {len}); tampered: omitted ({diagnostic}); restored: delivered", upload.bytes.len()))
+}
+
+/// Suite test 14 and more, in one opened Host: a PNG of the target (removed again), the whole
+/// viewport when offered, a WebP of a dragged region which is then sent with automatic context
+/// off, its reference authorization, and its delivery (and omission once tampered with).
+pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
+    let c = bind(host).await?;
+    let (pf, a) = target_png(host, &c).await?;
+    remove(host, &c, &pf).await?;
+    let b = viewport(host, &c).await?;
+    let (pf, img, d) = region_webp(host, &c).await?;
+    let (message_id, env) = send_with_file(host, &c, &pf, &img).await?;
+    let e = image_delivered(host, &c, &message_id, &pf, &img).await?;
+    let f = reference_authorization(host, &c, &pf, &env).await?;
+    Ok(format!("{a}; {b}; {d}; {e}; {f}"))
+}
+
+/// verify rows (operational check of "Optional visual capture"), one Host each.
+pub fn checks() -> Vec<super::Check> {
+    use super::actions::ACTIONS_QUERY;
+    use super::Check;
+    fn actions_host(_: crate::host::Engine) -> &'static str {
+        ACTIONS_QUERY
+    }
+    vec![
+        Check { query: actions_host, name: "checklist-6-capture-consent-prepares-a-file-and-sends-nothing", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            let (pf, note) = target_png(h, &c).await?;
+            remove(h, &c, &pf).await?;
+            Ok(format!("{note}; removed"))
+        }) },
+        Check { query: actions_host, name: "checklist-6-capture-denial-and-cancel-leave-no-draft", run: |h| Box::pin(denial_and_cancel(h)) },
+        Check { query: actions_host, name: "checklist-6-capture-redaction-leaves-no-canary", run: |h| Box::pin(async move { viewport(h, &bind(h).await?).await }) },
+        Check { query: actions_host, name: "checklist-6-capture-png-upload", run: |h| Box::pin(async move { Ok(target_png(h, &bind(h).await?).await?.1) }) },
+        Check { query: actions_host, name: "checklist-6-capture-webp-upload", run: |h| Box::pin(async move { Ok(region_webp(h, &bind(h).await?).await?.2) }) },
+        Check { query: actions_host, name: "checklist-6-capture-reference-authorization", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            let (pf, img, _) = region_webp(h, &c).await?;
+            let (_, env) = send_with_file(h, &c, &pf, &img).await?;
+            reference_authorization(h, &c, &pf, &env).await
+        }) },
+        Check { query: actions_host, name: "checklist-6-capture-image-delivered", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            let (pf, img, _) = region_webp(h, &c).await?;
+            let (message_id, _) = send_with_file(h, &c, &pf, &img).await?;
+            image_delivered(h, &c, &message_id, &pf, &img).await
+        }) },
+    ]
+}
+
+/// Denied by the "Deny" button and cancelled by Escape, each once and without a draft.
+pub async fn denial_and_cancel(host: &Host) -> anyhow::Result<String> {
+    let c = bind(host).await?;
+    let a = ends_without_draft(host, &c.agent, &c.sid, &c.target, json!({}), Status::Denied, Answer::Deny).await?;
+    let b = ends_without_draft(host, &c.agent, &c.sid, &c.target, json!({}), Status::Cancelled, Answer::Escape).await?;
+    Ok(format!("{a}; {b}"))
+}
+
+/// One capture that must end with `status` and leave no draft: no composer file, no upload, no message.
+async fn ends_without_draft(host: &Host, agent: &Agent, sid: &str, target: &Value, capture: Value, status: Status, answer: Answer) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    let (uploads, messages) = (session.uploads(sid)?.len(), session.messages(sid)?.len());
+    let pending = agent.capture_visual(&[target.clone()], capture, &opts())?;
+    await_overlay(host, true).await?;
+    match answer {
+        Answer::Approve => click_overlay(host, "[data-wippy-attention-answer=primary]").await?,
+        // The keyboard path: "Add image to message" has focus when the overlay opens; Enter answers.
+        Answer::ApproveByKeyboard => {
+            focused_answer(host, "primary").await?;
+            host.press_key(Key::ENTER).await?
+        }
+        Answer::Deny => click_overlay(host, "[data-wippy-attention-answer=deny]").await?,
+        // Tab from "Add image to message" reaches "Deny"; Enter denies.
+        Answer::DenyByKeyboard => {
+            focused_answer(host, "primary").await?;
+            host.press_key(Key::TAB).await?;
+            focused_answer(host, "deny").await?;
+            host.press_key(Key::ENTER).await?
+        }
+        Answer::Escape => host.press_key(Key::ESCAPE).await?,
+    }
+    let res = one_result(host, pending).await?;
+    require_status(&res, status)?;
+    ensure!(res.prepared_file.is_none(), "{status:?} carried a prepared_file");
+    await_overlay(host, false).await?;
+    ensure!(composer_files(host).await?.is_empty(), "{status:?} left a composer file");
+    ensure!(session.uploads(sid)?.len() == uploads, "{status:?} left an upload");
+    ensure!(session.messages(sid)?.len() == messages, "{status:?} sent a message");
+    Ok(format!("{status:?}: {}", res.reason.unwrap_or_default()))
+}
+
+#[derive(Clone, Copy)]
+enum Answer {
+    Approve,
+    ApproveByKeyboard,
+    Deny,
+    DenyByKeyboard,
+    Escape,
+}
+
+/// The overlay button with `data-wippy-attention-answer=<which>` has the document's focus.
+async fn focused_answer(host: &Host, which: &str) -> anyhow::Result<()> {
+    wait_for(host, &format!("focus on the overlay's {which} button"), POINTER_TIMEOUT, || async {
+        let f = host.eval("document.activeElement && document.activeElement.getAttribute('data-wippy-attention-answer')").await?;
+        Ok(if f == which { Poll::Ready(()) } else { Poll::Pending(format!("focused: {f}")) })
+    })
+    .await
+}
+
+/// Suite test 13 and the other endings: denied ("Deny" by keyboard), cancelled (Escape), stale (the
+/// target moves between approval and capture), refused upload (`error`), unsupported format
+/// (`unavailable` from a PNG-only provider, approved by keyboard; never PNG bytes as WebP): each exactly one terminal
+/// result and no draft.
+pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<String> {
+    let agent = bound_agent(host).await?;
+    let sid = agent.route().session_id.clone();
+    let target = leaf_ref(host, Leaf::Left).await?;
+    let mut notes = Vec::new();
+    notes.push(ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Denied, Answer::DenyByKeyboard).await?);
+    notes.push(ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Cancelled, Answer::Escape).await?);
+    // Unsupported: this provider makes PNG only.
+    host.capture_provider().configure(|c| c.formats = vec![Format::Png]);
+    let r = ends_without_draft(host, &agent, &sid, &target, json!({"format": "image/webp"}), Status::Unavailable, Answer::ApproveByKeyboard).await;
+    host.capture_provider().configure(|c| c.formats = vec![Format::Png, Format::WebP]);
+    notes.push(r?);
+    // Refused upload.
+    let session = session_of(host)?;
+    session.refuse_uploads_for(&sid, true);
+    let r = ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Error, Answer::Approve).await;
+    session.refuse_uploads_for(&sid, false);
+    notes.push(r?);
+    // Stale: the target moves 24 px after approval, before the provider revalidates.
+    let frame = super::leaf_frame(host.engine, Leaf::Left);
+    let leaf = "document.querySelector('[data-landmark=left-leaf]')";
+    host.capture_provider().configure(|c| c.before_capture = Some((frame.clone(), format!("{leaf}.style.transform = 'translateX(24px)'"))));
+    let r = ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Stale, Answer::Approve).await;
+    host.eval_in_frame(&frame, &format!("{leaf}.style.transform = ''")).await?;
+    notes.push(r?);
+    let unsupported: Vec<_> = host.capture_provider().records().into_iter().filter(|r| r.status == "unavailable").collect();
+    ensure!(unsupported.len() == 1 && unsupported[0].bytes.is_empty(), "the PNG-only provider did not refuse WebP exactly once without bytes: {unsupported:?}");
+    Ok(notes.join("; "))
+}
