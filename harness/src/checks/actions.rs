@@ -540,7 +540,7 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
             host.key_up(Key::SPACE).await?;
         }
         let retry = agent.repeat(&pending)?;
-        let sent = session_of(host)?.broker().sent().len();
+        let sent = sent_to_host(host, &agent)?;
         let res = one_result(host, pending).await?;
         require_status(&res, Status::Stale)?;
         ensure!(res.reason.as_deref() == Some("target moved beyond the approved rect"), "{path}: stale for another reason: {:?}", res.reason);
@@ -551,7 +551,7 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
             let r = r.result(RESULT_WAIT).await?;
             ensure!(r.envelope == res.envelope, "{path}: a repeated call_id got another result: {}", r.envelope);
         }
-        ensure!(session_of(host)?.broker().sent().len() == sent, "{path}: a repeated call_id reached the Host again");
+        ensure!(sent_to_host(host, &agent)? == sent, "{path}: a repeated call_id reached the Host again");
         ensure!(res.selected_target.is_none(), "a stale result carries a selected_target");
         ensure!(approved != false, "{path}: the overlay closed before the gesture ended");
         await_overlay(host, false).await?;
@@ -561,6 +561,13 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
     }
     shift_leaf(host, Leaf::Left, 0.0).await?;
     Ok(out.join("; "))
+}
+
+/// How many requests the broker sent to this agent's Host route. The broker serves every Host of
+/// the process, and other tests run beside this one: only this session's frames count.
+fn sent_to_host(host: &Host, agent: &Agent) -> anyhow::Result<usize> {
+    let sid = agent.route().session_id.as_str();
+    Ok(session_of(host)?.broker().sent().iter().filter(|f| f["session_id"] == sid).count())
 }
 
 /// `unavailable` and `permission-denied` from real conditions while an overlay is up: a second
@@ -576,14 +583,14 @@ pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<St
     let pending = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?;
     await_overlay(host, true).await?;
     let open = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
-    let sent = session_of(host)?.broker().sent().len();
+    let sent = sent_to_host(host, &agent)?;
     let second = agent.highlight(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
     require_status(&second, Status::Unavailable)?;
     ensure!(second.reason.as_deref() == Some("another UI action is pending"), "second action: {:?}", second.reason);
     let bad = agent.confirm(std::slice::from_ref(&target), &ActionOptions { prompt: Some("x".repeat(513)), ..Default::default() })?.result(RESULT_WAIT).await?;
     require_status(&bad, Status::Unavailable)?;
     ensure!(bad.reason.as_deref() == Some("prompt is invalid"), "513-byte prompt: {:?}", bad.reason);
-    ensure!(session_of(host)?.broker().sent().len() == sent, "a refused action reached the Host");
+    ensure!(sent_to_host(host, &agent)? == sent, "a refused action reached the Host");
     let still = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
     ensure!(still == open && open.is_string(), "the open overlay changed ({open} -> {still})");
 
