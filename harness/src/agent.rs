@@ -134,13 +134,7 @@ impl Agent {
     /// `ui_action_capture_visual` with relay.md's `capture` object (`scope`, `region`,
     /// `allow_adjustment`, `allow_viewport_choice`, `format`).
     pub fn capture_visual(&self, targets: &[Value], capture: Value, o: &ActionOptions) -> Result<PendingAction, AgentError> {
-        let mut args = Map::new();
-        args.insert("targets".into(), Value::Array(targets.to_vec()));
-        if let Some(p) = &o.prompt {
-            args.insert("prompt".into(), json!(p));
-        }
-        args.insert("allow_pointer".into(), json!(o.allow_pointer));
-        args.insert("allow_keyboard".into(), json!(o.allow_keyboard));
+        let mut args = common_args(targets, o);
         args.insert("capture".into(), capture);
         self.ask_raw(Mode::CaptureVisual, Value::Object(args), o.ttl_secs)
     }
@@ -162,14 +156,21 @@ impl Agent {
         Ok(PendingAction { call_id: p.call_id.clone(), rx, call: p.call.clone() })
     }
     fn ask(&self, mode: Mode, targets: &[Value], o: &ActionOptions) -> Result<PendingAction, AgentError> {
-        let mut args = Map::new();
-        args.insert("targets".into(), Value::Array(targets.to_vec()));
-        if let Some(p) = &o.prompt {
-            args.insert("prompt".into(), json!(p));
-        }
-        args.insert("allow_pointer".into(), json!(o.allow_pointer));
-        args.insert("allow_keyboard".into(), json!(o.allow_keyboard));
+        let mut args = common_args(targets, o);
         args.insert("capture_region".into(), json!(o.capture_region));
         self.ask_raw(mode, Value::Object(args), o.ttl_secs)
     }
+}
+
+/// The arguments every interactive mode takes: targets, the optional prompt and the two input
+/// permissions.
+fn common_args(targets: &[Value], o: &ActionOptions) -> Map<String, Value> {
+    let mut args = Map::new();
+    args.insert("targets".into(), Value::Array(targets.to_vec()));
+    if let Some(p) = &o.prompt {
+        args.insert("prompt".into(), json!(p));
+    }
+    args.insert("allow_pointer".into(), json!(o.allow_pointer));
+    args.insert("allow_keyboard".into(), json!(o.allow_keyboard));
+    args
 }
