@@ -1,6 +1,7 @@
 //! The visual limits of `wippy.attention.visual` v1 (schemas.md §7, `media`): `pixel_width` and
 //! `pixel_height` 1..2048 with width x height <= 4,194,304, `content_bytes` 1..1,048,576; and the
-//! device-pixel geometry of an approved CSS-px rect (what a clip screenshot of it measures).
+//! device-pixel geometry of an approved CSS-px rect (what a clip screenshot of it measures); and
+//! the uniform down-scale that fits a larger approved area within the dimension limits.
 
 use crate::contract::visual::{VISUAL_MAX_BYTES, VISUAL_MAX_DIMENSION, VISUAL_MAX_PIXELS};
 
@@ -86,6 +87,51 @@ pub fn covering_pixels(r: &CssRect, dpr: f64) -> PixelRect {
     }
 }
 
+/// How an area of device pixels is captured within §7: the uniform `scale` (<= 1) given to
+/// `Page.captureScreenshot`'s clip and the image size that produces.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct Fit {
+    pub scale: f64,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// The largest uniform scale <= 1 at which a `width` x `height` device-px area fits §7 (each side
+/// <= 2048, width x height <= 4,194,304). An area that fits is not scaled; a larger one is scaled
+/// so its limiting side is exactly the limit. Sides are rounded to the nearest pixel (at least 1)
+/// and never above the limit, so rounding never makes 2049.
+pub fn fit_scale(width: u32, height: u32) -> Fit {
+    let (w, h) = (width.max(1) as f64, height.max(1) as f64);
+    let max = MAX_DIMENSION as f64;
+    let mut scale = 1f64.min(max / w).min(max / h).min((MAX_PIXELS as f64 / (w * h)).sqrt());
+    loop {
+        let side = |v: f64| ((v * scale).round() as u32).clamp(1, MAX_DIMENSION);
+        let (sw, sh) = if scale >= 1.0 { (width.max(1), height.max(1)) } else { (side(w), side(h)) };
+        if sw as u64 * sh as u64 <= MAX_PIXELS {
+            return Fit { scale, width: sw, height: sh };
+        }
+        // Rounding up both sides can pass the product by a few pixels: shrink by one pixel's worth.
+        scale *= 1.0 - 1.0 / w.max(h);
+    }
+}
+
+/// A rect of an unscaled image scaled by `scale` into an image of `width` x `height`, rounded
+/// outward (floor of the start, ceil of the end). When scaled down it also grows by one pixel on
+/// each side: the resampling filter blends each source pixel into its neighbouring image pixels,
+/// and a redaction must cover every pixel a sensitive one reaches.
+pub fn scale_outward(r: &PixelRect, scale: f64, width: u32, height: u32) -> PixelRect {
+    if scale >= 1.0 {
+        return r.intersect(&PixelRect { x0: 0, y0: 0, x1: width as i64, y1: height as i64 });
+    }
+    let grown = PixelRect {
+        x0: (r.x0 as f64 * scale).floor() as i64 - 1,
+        y0: (r.y0 as f64 * scale).floor() as i64 - 1,
+        x1: (r.x1 as f64 * scale).ceil() as i64 + 1,
+        y1: (r.y1 as f64 * scale).ceil() as i64 + 1,
+    };
+    grown.intersect(&PixelRect { x0: 0, y0: 0, x1: width as i64, y1: height as i64 })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,5 +176,53 @@ mod tests {
         let f = CssRect { x: 10.25, y: 20.5, width: 30.5, height: 0.25 };
         assert_eq!(covering_pixels(&f, 1.0), PixelRect { x0: 10, y0: 20, x1: 41, y1: 21 });
         assert_eq!(covering_pixels(&f, 2.0), PixelRect { x0: 20, y0: 41, x1: 82, y1: 42 });
+    }
+
+    #[test]
+    fn an_area_that_fits_exactly_is_not_scaled() {
+        assert_eq!(fit_scale(2048, 2048), Fit { scale: 1.0, width: 2048, height: 2048 });
+        assert_eq!(fit_scale(2048, 1), Fit { scale: 1.0, width: 2048, height: 1 });
+        assert_eq!(fit_scale(1280, 720), Fit { scale: 1.0, width: 1280, height: 720 });
+    }
+
+    #[test]
+    fn one_device_pixel_more_is_scaled_to_fit_exactly() {
+        let f = fit_scale(2049, 2048);
+        assert!(f.scale < 1.0);
+        assert_eq!((f.width, f.height), (2048, 2047));
+        let f = fit_scale(2048, 2049);
+        assert_eq!((f.width, f.height), (2047, 2048));
+        let f = fit_scale(2049, 1);
+        assert_eq!((f.width, f.height), (2048, 1));
+        let f = fit_scale(2049, 2049);
+        assert_eq!((f.width, f.height), (2048, 2048));
+        assert_eq!(check_dimensions(f.width, f.height), Ok(()));
+    }
+
+    #[test]
+    fn a_dpr_2_viewport_is_scaled_to_2048_by_1152() {
+        assert_eq!(fit_scale(2560, 1440), Fit { scale: 0.8, width: 2048, height: 1152 });
+    }
+
+    #[test]
+    fn rounding_never_produces_2049() {
+        for w in (2049..6000).step_by(7) {
+            for h in [1, 2, 3, 719, 1440, 2047, 2048, 2049, 3001, w - 1, w, w + 1] {
+                let f = fit_scale(w, h);
+                assert_eq!(check_dimensions(f.width, f.height), Ok(()), "{w}x{h} -> {f:?}");
+                assert!(f.width == MAX_DIMENSION || f.height == MAX_DIMENSION, "{w}x{h} -> {f:?} does not reach the limit");
+                assert!(f.scale < 1.0);
+            }
+        }
+    }
+
+    #[test]
+    fn scaled_redactions_round_outward_and_grow_by_a_pixel() {
+        let r = PixelRect { x0: 10, y0: 11, x1: 21, y1: 30 };
+        assert_eq!(scale_outward(&r, 1.0, 100, 100), r);
+        // 10*0.8 = 8, 11*0.8 = 8.8, 21*0.8 = 16.8, 30*0.8 = 24: floor / ceil, then one more pixel.
+        assert_eq!(scale_outward(&r, 0.8, 100, 100), PixelRect { x0: 7, y0: 7, x1: 18, y1: 25 });
+        // Clamped to the image.
+        assert_eq!(scale_outward(&PixelRect { x0: 0, y0: 0, x1: 125, y1: 5 }, 0.8, 100, 100), PixelRect { x0: 0, y0: 0, x1: 100, y1: 5 });
     }
 }

@@ -9,10 +9,12 @@
 //! 2. revalidates the target from a fresh runtime snapshot at the approved rect's centre: same Host
 //!    instance, target_id, leaf mount_id / generation, path_digest, and a rect within 0.5 px of the
 //!    approved one (else `stale`);
-//! 3. takes a clip screenshot of the device pixels the clip covers (`Page.captureScreenshot`, scale
-//!    1 at the page's `devicePixelRatio`), within §7's dimension limits (else `error`);
+//! 3. takes a clip screenshot of the device pixels the clip covers (`Page.captureScreenshot` at the
+//!    page's `devicePixelRatio`); when they exceed §7's dimension limits the clip's `scale` is the
+//!    largest uniform scale <= 1 that fits them (`limits::fit_scale`: 2560x1440 becomes 2048x1152);
 //! 4. paints an opaque fill over every sensitive, excluded, redacted and composer element inside the
-//!    clip, found in Chromium's own DOM of every frame (`privacy.rs`);
+//!    clip, found in Chromium's own DOM of every frame (`privacy.rs`), scaled like the image and
+//!    rounded outward (`limits::scale_outward`);
 //! 5. encodes PNG or lossless WebP within §7's byte limit (`encode.rs`);
 //! 6. revalidates the target again (the final frame must still match the approved rect).
 //!
@@ -26,7 +28,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::encode::{encode, paint_redactions, Format};
-use super::limits::{check_dimensions, covering_pixels, CssRect, PixelRect};
+use super::limits::{check_dimensions, covering_pixels, fit_scale, scale_outward, CssRect, PixelRect};
 use super::privacy::{collect, Reason};
 use crate::host::Host;
 use crate::oracle::{BoxRect, Located};
@@ -69,6 +71,8 @@ pub struct CaptureRecord {
     pub device_scale_factor: f64,
     /// The device pixels of the Host viewport the image shows.
     pub clip: Option<PixelRect>,
+    /// The uniform scale the clip was captured at (1, or less when it exceeds §7's limits).
+    pub scale: f64,
     pub redactions: Vec<Redaction>,
     #[serde(skip)]
     pub bytes: Vec<u8>,
@@ -158,6 +162,7 @@ async fn serve(host: &Host, payload: &str, formats: &[Format], hook: Option<(cra
         format: None,
         device_scale_factor: host.options.device_scale_factor,
         clip: None,
+        scale: 1.0,
         redactions: Vec::new(),
         bytes: Vec::new(),
     };
@@ -208,8 +213,9 @@ async fn capture(host: &Host, req: &Request, formats: &[Format], hook: Option<(c
         return Err(("error", "the approved area is outside the viewport".into()));
     }
     record.clip = Some(px);
-    check_dimensions(px.width(), px.height()).map_err(|e| ("error", e.to_string()))?;
-    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": 1});
+    let fit = fit_scale(px.width(), px.height());
+    record.scale = fit.scale;
+    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": fit.scale});
     let shot = host
         .page
         .call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true, "captureBeyondViewport": false}))
@@ -221,14 +227,15 @@ async fn capture(host: &Host, req: &Request, formats: &[Format], hook: Option<(c
     let mut img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
         .map_err(|e| ("error", format!("screenshot does not decode: {e}")))?
         .to_rgba8();
-    if (img.width(), img.height()) != (px.width(), px.height()) {
-        return Err(("error", format!("screenshot is {}x{} px, the clip covers {}x{}", img.width(), img.height(), px.width(), px.height())));
+    if (img.width(), img.height()) != (fit.width, fit.height) {
+        return Err(("error", format!("screenshot is {}x{} px, the clip covers {}x{} at scale {}", img.width(), img.height(), fit.width, fit.height, fit.scale)));
     }
+    check_dimensions(img.width(), img.height()).map_err(|e| ("error", e.to_string()))?;
     let covered = privacy_rects(host).await.map_err(|e| ("error", format!("cannot read the page's privacy: {e}")))?;
     for (reason, r) in covered {
         let p = covering_pixels(&CssRect { x: r.x, y: r.y, width: r.width, height: r.height }, dpr);
         let local = PixelRect { x0: p.x0 - px.x0, y0: p.y0 - px.y0, x1: p.x1 - px.x0, y1: p.y1 - px.y0 };
-        let inside = local.intersect(&PixelRect { x0: 0, y0: 0, x1: px.width() as i64, y1: px.height() as i64 });
+        let inside = scale_outward(&local, fit.scale, img.width(), img.height());
         if !inside.is_empty() {
             record.redactions.push(Redaction { reason, rect: inside });
         }

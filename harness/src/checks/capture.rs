@@ -2,8 +2,8 @@
 //! `capture`, `prepared_file`; schemas.md §7; e2e-suite.md tests 13-14): the harness as the agent
 //! asks for `capture_visual`, answers the Host's approval overlay only with trusted CDP input, and
 //! checks the image the Session stored: decoded in Rust, its size the approved rect times the
-//! device scale factor, its pixels equal to a fresh screenshot of the same clip outside the
-//! redactions, and no pixel of a canary colour (password field, excluded and redacted elements,
+//! device scale factor (scaled down uniformly to fit §7 when larger: the DPR 2 viewport), its
+//! pixels equal to a fresh screenshot of the same clip at the same scale outside the redactions, and no pixel of a canary colour (password field, excluded and redacted elements,
 //! composer) left. Then the file is removed or sent, and the Session's resolver re-verifies it.
 
 use anyhow::{bail, ensure, Context};
@@ -15,7 +15,7 @@ use super::actions::{await_overlay, bound_agent, click_overlay, leaf_ref, one_re
 use super::session::{compose, enter_and_settle, session_of};
 use super::{wait_for, Leaf, Poll, POINTER_TIMEOUT};
 use crate::agent::{ActionOptions, Agent, Status};
-use crate::capture::limits::{covering_pixels, CssRect, PixelRect};
+use crate::capture::limits::{covering_pixels, fit_scale, CssRect, PixelRect};
 use crate::capture::{CaptureRecord, Format};
 use crate::host::Host;
 use crate::input::Key;
@@ -59,9 +59,11 @@ pub fn decode(bytes: &[u8], mime: &str) -> anyhow::Result<RgbaImage> {
     Ok(image::load_from_memory_with_format(bytes, format)?.to_rgba8())
 }
 
-/// A fresh screenshot of the same device pixels the provider captured.
+/// A fresh screenshot of the same device pixels the provider captured, at the scale that fits
+/// them within §7 (1 unless they exceed it).
 async fn fresh_clip(host: &Host, px: &PixelRect, dpr: f64) -> anyhow::Result<RgbaImage> {
-    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": 1});
+    let scale = fit_scale(px.width(), px.height()).scale;
+    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": scale});
     let shot = host.page.call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true})).await?;
     let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap_or_default())?;
     Ok(image::load_from_memory_with_format(&png, image::ImageFormat::Png)?.to_rgba8())
@@ -111,8 +113,8 @@ async fn canaries_gone(host: &Host, img: &RgbaImage, fresh: &RgbaImage, clip: &P
 }
 
 /// What a prepared capture must be: the result's file is an upload of this session with the same
-/// type, size and digest as its bytes; the bytes decode to an image of `expected` device pixels,
-/// equal to a fresh screenshot outside the provider's redactions. Returns (image, upload bytes).
+/// type, size and digest as its bytes; the bytes decode to an image of `expected` device pixels
+/// (scaled by `fit_scale` when they exceed §7). Returns (image, upload bytes).
 async fn check_prepared(host: &Host, sid: &str, pf: &Value, rec: &CaptureRecord, expected: PixelRect, mime: &str) -> anyhow::Result<(RgbaImage, Vec<u8>)> {
     let session = session_of(host)?;
     let uuid = pf["uuid"].as_str().context("prepared_file without uuid")?;
@@ -125,14 +127,20 @@ async fn check_prepared(host: &Host, sid: &str, pf: &Value, rec: &CaptureRecord,
     ensure!(pf["sha256"] == digest.as_str() && up.sha256 == digest, "sha256 {} is not the stored bytes' {digest}", pf["sha256"]);
     ensure!(rec.bytes == up.bytes, "the stored upload is not the bytes the provider produced");
     let img = decode(&up.bytes, mime)?;
+    let fit = fit_scale(expected.width(), expected.height());
     ensure!(
-        img.dimensions() == (expected.width(), expected.height()),
-        "image is {:?}, the approved rect x DPR {} covers {}x{}",
+        img.dimensions() == (fit.width, fit.height),
+        "image is {:?}, the approved rect x DPR {} covers {}x{}, fitted to §7 at scale {}: {}x{}",
         img.dimensions(),
         rec.device_scale_factor,
         expected.width(),
-        expected.height()
+        expected.height(),
+        fit.scale,
+        fit.width,
+        fit.height
     );
+    ensure!(rec.scale == fit.scale, "the provider captured at scale {}, not {}", rec.scale, fit.scale);
+    crate::capture::limits::check_dimensions(img.width(), img.height())?;
     ensure!(rec.clip == Some(expected), "the provider captured {:?}, not the approved {expected:?}", rec.clip);
     Ok((img, up.bytes))
 }
@@ -222,9 +230,10 @@ pub async fn remove(host: &Host, c: &Ctx, pf: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The whole viewport, offered with allow_viewport_choice and chosen by pointer: prepared when
-/// within §7 (DPR 1: every canary gone, the rest equal to a fresh screenshot), else refused with
-/// `error` naming the 2048 px side limit and no draft. The prepared file is removed again.
+/// The whole viewport, offered with allow_viewport_choice and chosen by pointer: prepared at every
+/// DPR. Within §7 (DPR 1: 1280x720) it is captured as is; beyond it (DPR 2: 2560x1440 device px)
+/// it is scaled down uniformly to fit (2048x1152). Either way every canary is gone and the rest
+/// equals a fresh screenshot of the same clip at the same scale. The prepared file is removed again.
 pub async fn viewport(host: &Host, c: &Ctx) -> anyhow::Result<String> {
     let session = session_of(host)?;
     let pending = c.agent.capture_visual(&[c.target.clone()], json!({"allow_viewport_choice": true}), &opts())?;
@@ -236,27 +245,30 @@ pub async fn viewport(host: &Host, c: &Ctx) -> anyhow::Result<String> {
     let res = one_result(host, pending).await?;
     await_overlay(host, false).await?;
     let vp = viewport_px(c.dpr);
-    let note = if vp.width() <= crate::capture::limits::MAX_DIMENSION && vp.height() <= crate::capture::limits::MAX_DIMENSION {
-        require_status(&res, Status::Prepared)?;
-        let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
-        ensure!(pf["scope"] == "viewport", "scope {} is not viewport", pf["scope"]);
-        let rec = last_record(host)?;
-        let (img, _) = check_prepared(host, &c.sid, &pf, &rec, vp, "image/png").await?;
-        let fresh = fresh_clip(host, &vp, c.dpr).await?;
-        let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
-        let n = same_outside(&img, &fresh, &rects)?;
-        let proven = canaries_gone(host, &img, &fresh, &vp, c.dpr).await?;
-        ensure!(proven.len() == CANARIES.len(), "the viewport control shows only canaries {proven:?}");
-        remove(host, c, &pf).await?;
-        format!("viewport png {}x{} ({n} px equal, {} redactions, canaries gone: {proven:?})", img.width(), img.height(), rec.redactions.len())
-    } else {
-        require_status(&res, Status::Error)?;
-        ensure!(res.reason.as_deref().is_some_and(|r| r.contains("2048")), "the refusal does not name the 2048 px limit: {:?}", res.reason);
-        ensure!(composer_files(host).await?.is_empty(), "a refused capture left a composer file");
-        format!("viewport {}x{} refused: {}", vp.width(), vp.height(), res.reason.unwrap_or_default())
-    };
-    ensure!(session.uploads(&c.sid)?.is_empty(), "removed or refused captures left uploads");
-    Ok(note)
+    require_status(&res, Status::Prepared)?;
+    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
+    ensure!(pf["scope"] == "viewport", "scope {} is not viewport", pf["scope"]);
+    let rec = last_record(host)?;
+    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, vp, "image/png").await?;
+    let beyond = crate::capture::limits::check_dimensions(vp.width(), vp.height()).is_err();
+    ensure!(beyond == (rec.scale < 1.0), "the {}x{} viewport was captured at scale {}", vp.width(), vp.height(), rec.scale);
+    let fresh = fresh_clip(host, &vp, c.dpr).await?;
+    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
+    let n = same_outside(&img, &fresh, &rects)?;
+    let proven = canaries_gone(host, &img, &fresh, &vp, c.dpr).await?;
+    ensure!(proven.len() == CANARIES.len(), "the viewport control shows only canaries {proven:?}");
+    remove(host, c, &pf).await?;
+    ensure!(session.uploads(&c.sid)?.is_empty(), "the removed capture left an upload");
+    Ok(format!(
+        "viewport {}x{} device px at DPR {} -> png {}x{} at scale {} ({n} px equal, {} redactions, canaries gone: {proven:?})",
+        vp.width(),
+        vp.height(),
+        c.dpr,
+        img.width(),
+        img.height(),
+        rec.scale,
+        rec.redactions.len()
+    ))
 }
 
 /// A region dragged with "Adjust area" over the Host privacy probes and the composer, as WebP: the
