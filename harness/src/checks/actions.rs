@@ -10,6 +10,7 @@ use super::sampling::boundary_point;
 use super::{candidates, require_candidate, require_valid_payload, snapshot_at, Leaf};
 use crate::contract::canonical::{legacy_path_digest, path_digest};
 use crate::host::Host;
+use crate::oracle::BoxRect;
 
 /// Whether the Host's Attention configuration has agent actions on (`wippyAttention.configure`).
 pub async fn agent_actions_enabled(host: &Host) -> anyhow::Result<bool> {
@@ -465,17 +466,8 @@ pub async fn moved_target_is_confirmed_with_its_new_rect(host: &Host) -> anyhow:
     let target = leaf_ref(host, Leaf::Left).await?;
     let pending = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?;
     await_overlay(host, true).await?;
-    host.eval_in_frame(&super::leaf_frame(host.engine, Leaf::Left), "document.querySelector('[data-landmark=left-leaf]') ? (document.querySelector('[data-landmark=left-leaf]').style.transform = 'translateX(24px)', true) : false")
-        .await?;
-    let moved = host.landmark_rect("left-leaf").await?;
     let old = super::rect_of(&target["rect"]).context("target rect")?;
-    ensure!((moved.x - old.x - 24.0).abs() <= 0.5, "the leaf did not move 24 px: {old:?} -> {moved:?}");
-    let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
-    wait_for(host, "the outline following the moved target", POINTER_TIMEOUT, || async {
-        let (x, _) = overlay_point(host, &sel).await?;
-        Ok(if (x - moved.center().0).abs() <= 0.5 { Poll::Ready(()) } else { Poll::Pending(format!("outline centre x {x}")) })
-    })
-    .await?;
+    let moved = move_left_leaf_under_the_outline(host, &target, old, 24.0).await?;
     host.press_key(Key::ENTER).await?;
     let res = one_result(host, pending).await?;
     require_status(&res, Status::Confirmed)?;
@@ -487,6 +479,21 @@ pub async fn moved_target_is_confirmed_with_its_new_rect(host: &Host) -> anyhow:
 }
 
 /// Moves the leaf `leaf` by `dx` CSS px (the page's own layout change, in the leaf's realm).
+/// Moves the left leaf `dx` px to the right of `from` (Chromium's box model checks it moved) and
+/// waits until the overlay's outline of `target` is centred on its new place. Returns that rect.
+async fn move_left_leaf_under_the_outline(host: &Host, target: &Value, from: BoxRect, dx: f64) -> anyhow::Result<BoxRect> {
+    shift_leaf(host, Leaf::Left, dx).await?;
+    let moved = host.landmark_rect("left-leaf").await?;
+    ensure!((moved.x - from.x - dx).abs() <= 0.5, "the leaf did not move {dx} px: {from:?} -> {moved:?}");
+    let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
+    wait_for(host, "the outline following the moved target", POINTER_TIMEOUT, || async {
+        let (x, _) = overlay_point(host, &sel).await?;
+        Ok(if (x - moved.center().0).abs() <= 0.5 { Poll::Ready(()) } else { Poll::Pending(format!("outline centre x {x}")) })
+    })
+    .await?;
+    Ok(moved)
+}
+
 async fn shift_leaf(host: &Host, leaf: Leaf, dx: f64) -> anyhow::Result<()> {
     let sel = format!("[data-landmark={}]", leaf.landmark());
     let js = format!("(() => {{ const e = document.querySelector({}); if (!e) return false; e.style.transform = {}; return true; }})()", json!(sel), json!(format!("translateX({dx}px)")));
@@ -523,17 +530,9 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
         }
         // Approved: the gesture began. The page now moves the target, then the gesture ends.
         let approved = host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length").await?;
-        shift_leaf(host, Leaf::Left, 24.0).await?;
-        let moved = host.landmark_rect("left-leaf").await?;
-        ensure!((moved.x - before.x - 24.0).abs() <= 0.5, "the leaf did not move 24 px: {before:?} -> {moved:?}");
         // The outline follows the target (geometry refresh) before the gesture ends: what the user
         // sees now is not what they approved.
-        let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
-        wait_for(host, "the outline following the moved target", POINTER_TIMEOUT, || async {
-            let (x, _) = overlay_point(host, &sel).await?;
-            Ok(if (x - moved.center().0).abs() <= 0.5 { Poll::Ready(()) } else { Poll::Pending(format!("outline centre x {x}")) })
-        })
-        .await?;
+        let moved = move_left_leaf_under_the_outline(host, &target, before, 24.0).await?;
         if path == "pointer" {
             host.release().await?;
         } else {
