@@ -446,3 +446,106 @@ async fn a_prepared_file_must_be_an_upload_of_the_session_or_the_result_becomes_
         }
     }
 }
+
+/// relay.md "Legs" 1: on timeout the tool sends `session_ui_action_cancel {delivery_handle,
+/// call_id}` and the broker synthesises `cancelled` "tool request cancelled". Every caller waiting
+/// on that call_id gets exactly that one result; the Host socket gets our private cancel frame
+/// (action_id and request_id, never the delivery_handle) and no other; a late Host result for the
+/// cancelled action is refused as `duplicate` and changes nothing; a repeat of the call_id gets the
+/// cached `cancelled`; the session is free for the next action, which the Host answers as usual.
+#[tokio::test]
+async fn a_tool_cancel_ends_the_pending_action_cancelled_once_and_tells_the_host_to_close() {
+    let server = server().await;
+    let (mut ws, sid, route) = host_tab(&server, None, true).await;
+    let args = json!({"targets": [target("t-1")], "prompt": "This one?"});
+    let rx = call(&server, &route, "tool-1", Mode::Confirm, args.clone(), 120);
+    let req = host_request(&mut ws).await;
+    let waiting = try_call(&server, &route, "tool-1", Mode::Confirm, args.clone()).expect("a repeat of a pending call waits for it");
+    server.session().cancel_ui_action(&route.delivery_handle, "tool-1").expect("a pending call can be cancelled");
+    let r = result(rx).await;
+    assert_eq!((r["status"].as_str(), r["reason"].as_str()), (Some("cancelled"), Some("tool request cancelled")), "{r}");
+    assert_eq!((&r["in_reply_to_action_id"], r["request_id"].as_str(), r["session_id"].as_str(), r["host_instance_id"].as_str()),
+        (&req["data"]["action_id"], Some("tool-1"), Some(sid.as_str()), Some(HOST)));
+    assert!(r.get("selected_target").is_none(), "{r}");
+    assert_eq!(result(waiting).await, r, "the waiting repeat got another result");
+    // The Host is told to close, with the action's identity only.
+    let f = next_json(&mut ws).await;
+    assert_eq!(f, json!({"type": "session_ui_action_cancel", "session_id": sid, "data": {"action_id": req["data"]["action_id"], "request_id": "tool-1"}}));
+    assert!(!f.to_string().contains(&route.delivery_handle), "delivery_handle reached the Host: {f}");
+    assert_eq!(server.session().broker().cancels_sent(), vec![f]);
+    assert!(!server.session().broker().is_pending(&sid), "a cancelled action is still pending");
+    // The Host's answer arrives late: a duplicate, nothing changes.
+    host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
+    wait_refusals(&server, 1).await;
+    assert_eq!(server.session().broker().refusals()[0].error, "duplicate");
+    assert_eq!(result(try_call(&server, &route, "tool-1", Mode::Confirm, args).unwrap()).await, r, "the cached result changed");
+    host_gets_nothing(&mut ws, 200).await;
+    // The session is free: the next action reaches the Host and ends with its answer.
+    let next = call(&server, &route, "tool-2", Mode::Select, json!({"targets": [target("t-1")]}), 30);
+    let req2 = host_request(&mut ws).await;
+    host_send(&mut ws, &answer(&req2, "selected", Some(target("t-1")))).await;
+    assert_eq!(result(next).await["status"], "selected");
+    assert_eq!(server.session().broker().refusals().len(), 1);
+    assert_eq!(server.session().broker().sent().len(), 2, "the Host got one request per action");
+}
+
+/// A cancel that names no pending call is a typed error and changes nothing: a call_id never sent,
+/// one sent on another route (another delivery handle), one that ended with the Host's answer, with
+/// an argument error, with expiry, or was cancelled already (`CallFinished`), and one the request
+/// cache no longer keeps (`UnknownCall`). The pending action of the session is untouched, its
+/// cached results stay as they were, and no frame reaches a Host.
+#[tokio::test]
+async fn cancelling_an_unknown_or_ended_call_is_a_typed_error_and_changes_nothing() {
+    let server = server().await;
+    let (mut ws, sid, route) = host_tab(&server, None, true).await;
+    let (mut other_ws, _other_sid, other) = host_tab(&server, None, true).await;
+    let broker = server.session().broker().clone();
+    let cancel = |dh: &str, id: &str| server.session().cancel_ui_action(dh, id);
+    assert_eq!(cancel(&route.delivery_handle, "never-sent"), Err(BrokerError::UnknownCall("never-sent".into())));
+    // Ended by the Host's answer.
+    let t1 = json!({"targets": [target("t-1")]});
+    let rx = call(&server, &route, "answered", Mode::Confirm, t1.clone(), 30);
+    let req = host_request(&mut ws).await;
+    host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
+    let answered = result(rx).await;
+    assert_eq!(answered["status"], "confirmed");
+    assert_eq!(cancel(&route.delivery_handle, "answered"), Err(BrokerError::CallFinished("answered".into())));
+    // Ended with an argument error (the broker's own result).
+    let bad = result(call(&server, &route, "bad-args", Mode::Confirm, json!({"targets": []}), 30)).await;
+    assert_eq!(bad["reason"], "targets are required");
+    assert_eq!(cancel(&route.delivery_handle, "bad-args"), Err(BrokerError::CallFinished("bad-args".into())));
+    // Ended by expiry.
+    let rx = call(&server, &route, "expires", Mode::Highlight, t1.clone(), 1);
+    host_request(&mut ws).await;
+    assert_eq!(result(rx).await["status"], "expired");
+    assert_eq!(cancel(&route.delivery_handle, "expires"), Err(BrokerError::CallFinished("expires".into())));
+    // Cancelled already.
+    let rx = call(&server, &route, "twice", Mode::Select, t1.clone(), 30);
+    host_request(&mut ws).await;
+    cancel(&route.delivery_handle, "twice").expect("the first cancel");
+    let cancelled = result(rx).await;
+    assert_eq!(cancelled["reason"], "tool request cancelled");
+    assert_eq!(next_json(&mut ws).await["type"], "session_ui_action_cancel");
+    assert_eq!(cancel(&route.delivery_handle, "twice"), Err(BrokerError::CallFinished("twice".into())));
+    let cancels = broker.cancels_sent().len();
+    // While another action is pending: a wrong cancel leaves it pending, and it ends as usual.
+    let rx = call(&server, &route, "pending", Mode::Confirm, t1.clone(), 30);
+    let req = host_request(&mut ws).await;
+    assert_eq!(cancel(&route.delivery_handle, "answered"), Err(BrokerError::CallFinished("answered".into())));
+    assert_eq!(cancel(&other.delivery_handle, "pending"), Err(BrokerError::UnknownCall("pending".into())), "another route's handle cancelled this call");
+    assert_eq!(cancel(&route.delivery_handle, "pending-other"), Err(BrokerError::UnknownCall("pending-other".into())));
+    assert!(broker.is_pending(&sid), "a refused cancel ended the pending action");
+    host_gets_nothing(&mut ws, 200).await;
+    host_gets_nothing(&mut other_ws, 50).await;
+    assert_eq!(broker.cancels_sent().len(), cancels, "a refused cancel sent a frame");
+    host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
+    assert_eq!(result(rx).await["status"], "confirmed");
+    // The cached results are unchanged.
+    assert_eq!(result(try_call(&server, &route, "answered", Mode::Confirm, t1.clone()).unwrap()).await, answered);
+    assert_eq!(result(try_call(&server, &route, "twice", Mode::Select, t1.clone()).unwrap()).await, cancelled);
+    assert!(broker.refusals().is_empty(), "{:?}", broker.refusals());
+    // Once the request cache no longer keeps a call (120 s after its result), it is unknown.
+    server.session().advance_clock_ms(121_000);
+    assert_eq!(cancel(&route.delivery_handle, "answered"), Err(BrokerError::UnknownCall("answered".into())));
+    host_gets_nothing(&mut ws, 100).await;
+}

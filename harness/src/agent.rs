@@ -149,6 +149,13 @@ impl Agent {
         let rx = self.session.request_ui_action(call.clone())?;
         Ok(PendingAction { call_id, rx, call })
     }
+    /// The tool gave up on `call_id` (relay.md "Legs" 1: `session_ui_action_cancel {delivery_handle,
+    /// call_id}`): its waiting caller gets exactly one `cancelled` "tool request cancelled" and the
+    /// Host closes the overlay without a result. An unknown or already ended call_id is a typed
+    /// error ([`BrokerError::UnknownCall`], [`BrokerError::CallFinished`]) and changes nothing.
+    pub fn cancel(&self, call_id: &str) -> Result<(), AgentError> {
+        Ok(self.session.cancel_ui_action(&self.route.delivery_handle, call_id)?)
+    }
     /// Sends the same call again, with the same call_id (a retried tool call): the broker's request
     /// cache answers it with the first call's result (relay.md "Concurrency").
     pub fn repeat(&self, p: &PendingAction) -> Result<PendingAction, AgentError> {

@@ -306,6 +306,11 @@ impl SessionService {
     pub fn request_ui_action(&self, call: ui_actions::ActionCall) -> Result<tokio::sync::oneshot::Receiver<Value>, ui_actions::BrokerError> {
         self.inner.broker.request(self, call)
     }
+    /// The tool's `session_ui_action_cancel {delivery_handle, call_id}` (relay.md "Legs" 1): the
+    /// pending action ends `cancelled` "tool request cancelled" and the Host closes its overlay.
+    pub fn cancel_ui_action(&self, delivery_handle: &str, call_id: &str) -> Result<(), ui_actions::BrokerError> {
+        self.inner.broker.cancel(self, delivery_handle, call_id)
+    }
     /// Test hook: move the Session's clock forward (stage expiry) without waiting.
     pub fn advance_clock_ms(&self, ms: i64) {
         self.inner.clock_offset_ms.fetch_add(ms, Ordering::SeqCst);

@@ -12,6 +12,16 @@
 //! Concurrency: one interactive action pending per session. A second result for a completed action
 //! is refused as `duplicate`; every refused Host result is kept in [`Broker::refusals`].
 //!
+//! Tool-sent cancel (relay.md "Legs" 1: on timeout the tool sends `session_ui_action_cancel
+//! {delivery_handle, call_id}`): [`Broker::cancel`] ends the pending action with the synthesised
+//! `cancelled` "tool request cancelled" (every caller waiting on that call_id gets it, the request
+//! cache keeps it) and tells the Host to close its overlay without a result. relay.md defines no
+//! Host-side cancel message; the frame `{type:"session_ui_action_cancel", session_id, data:{action_id,
+//! request_id}}` is **our addition** (pages/host/overlay.js closes the overlay it names, sends
+//! nothing, and returns focus). A Host result for a cancelled action arriving later is refused as
+//! `duplicate`. Cancelling a call_id the broker does not know, or one that already ended, is a typed
+//! error ([`BrokerError::UnknownCall`], [`BrokerError::CallFinished`]) and changes nothing.
+//!
 //! Request cache (relay.md "Concurrency": a request cache of 1024; the same `call_id` with the same
 //! fingerprint gets the cached result back): calls are keyed by (delivery_handle, session_id,
 //! call_id); the fingerprint is the mode and the arguments with their defaults applied. A repeated
@@ -88,6 +98,9 @@ pub const REASON_REPLACED: &str = "turn route replaced";
 pub const REASON_PENDING: &str = "another UI action is pending";
 pub const REASON_ROUTE_EXPIRED: &str = "UI action route expired";
 pub const REASON_NOT_AUTHORIZED: &str = "agent actions are not enabled for this Host";
+pub const REASON_TOOL_CANCELLED: &str = "tool request cancelled";
+/// The frame type of our Host-side cancel (not in relay.md; see the module comment).
+pub const CANCEL_FRAME: &str = "session_ui_action_cancel";
 
 /// Errors of the agent-facing API that are the caller's programming mistakes (not results).
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -102,6 +115,12 @@ pub enum BrokerError {
     /// The request cache holds 1,024 calls that have not expired.
     #[error("UI action request capacity reached ({REQUEST_CACHE} calls)")]
     CacheFull,
+    /// A cancel named a call_id this delivery handle never sent (or one the cache no longer keeps).
+    #[error("no UI action call {0} to cancel on this route")]
+    UnknownCall(String),
+    /// A cancel named a call that already has its terminal result.
+    #[error("UI action call {0} already ended; nothing to cancel")]
+    CallFinished(String),
 }
 
 /// A call's fingerprint: its mode and its arguments as the broker understands them (defaults of
@@ -340,6 +359,8 @@ struct State {
     refusals: Vec<Refusal>,
     /// Every request frame sent to a Host socket, as sent.
     sent: Vec<Value>,
+    /// Every cancel frame (our addition) sent to a Host socket, as sent.
+    cancels: Vec<Value>,
     /// The request cache.
     cache: HashMap<CacheKey, CacheEntry>,
 }
@@ -424,6 +445,10 @@ impl Broker {
     /// Every request frame sent to a Host, oldest first.
     pub fn sent(&self) -> Vec<Value> {
         self.state.lock().map(|s| s.sent.clone()).unwrap_or_default()
+    }
+    /// Every cancel frame sent to a Host (tool-sent cancels), oldest first.
+    pub fn cancels_sent(&self) -> Vec<Value> {
+        self.state.lock().map(|s| s.cancels.clone()).unwrap_or_default()
     }
     /// Every Host result the broker refused, oldest first.
     pub fn refusals(&self) -> Vec<Refusal> {
@@ -561,6 +586,44 @@ impl Broker {
             }
         });
         Ok(rx)
+    }
+
+    /// The tool's `session_ui_action_cancel {delivery_handle, call_id}` (relay.md "Legs" 1): the
+    /// pending action of that call ends `cancelled` "tool request cancelled" for every caller
+    /// waiting on it, and its Host socket gets our cancel frame so the overlay closes without a
+    /// result. Unknown call -> [`BrokerError::UnknownCall`]; ended call ->
+    /// [`BrokerError::CallFinished`]; neither changes anything.
+    pub fn cancel(&self, s_: &super::SessionService, delivery_handle: &str, call_id: &str) -> Result<(), BrokerError> {
+        let now = s_.now_ms();
+        let p = {
+            let mut s = self.state.lock().map_err(|_| BrokerError::UnknownCall(call_id.to_string()))?;
+            let key = s
+                .cache
+                .iter()
+                .filter(|(k, e)| k.0 == delivery_handle && k.2 == call_id && e.done.as_ref().is_none_or(|(_, keep)| *keep > now))
+                .map(|(k, _)| k.clone())
+                .next()
+                .ok_or_else(|| BrokerError::UnknownCall(call_id.to_string()))?;
+            if s.cache[&key].done.is_some() {
+                return Err(BrokerError::CallFinished(call_id.to_string()));
+            }
+            let session_id = key.1.clone();
+            if !s.pending.get(&session_id).is_some_and(|p| p.key == key) {
+                // The call is between its cache entry and its pending action (request() is
+                // still deciding): not cancellable yet, and nothing changed.
+                return Err(BrokerError::UnknownCall(call_id.to_string()));
+            }
+            let p = s.pending.remove(&session_id).expect("checked above");
+            let frame = json!({"type": CANCEL_FRAME, "session_id": p.session_id, "data": {"action_id": p.action_id, "request_id": p.request_id}});
+            if let Some((_, tx)) = s.sockets.get(&p.socket_id) {
+                if tx.send(frame.to_string()).is_ok() {
+                    s.cancels.push(frame);
+                }
+            }
+            p
+        };
+        self.finish(s_, p, "cancelled", REASON_TOOL_CANCELLED);
+        Ok(())
     }
 
     /// A `session_ui_action_result` frame from a Host socket.
