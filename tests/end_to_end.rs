@@ -262,6 +262,22 @@ mod agent_actions {
     }
 
     #[rstest]
+    fn an_overlay_removed_or_failing_in_the_host_ends_the_action_error_once_and_returns_focus(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::overlay_failures_end_error);
+    }
+
+    #[rstest]
+    fn a_tool_cancel_ends_the_action_cancelled_once_and_the_host_closes_the_overlay(
+        #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+        #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    ) {
+        on(layout, engine, a::tool_cancel_closes_the_overlay);
+    }
+
+    #[rstest]
     fn with_interactive_capabilities_off_no_overlay_opens(
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,

@@ -43,7 +43,7 @@ const RECEIPT_TIMEOUT_MS = Number(params.get('receipt_timeout_ms')) || 10000;
  * Wires the composer (form, textarea, toggle button, conversation list) to the Session.
  * Returns the test surface.
  */
-export function attachSession({ form, input, toggle, log, uploads, onActionRequest, onSocketClosed }) {
+export function attachSession({ form, input, toggle, log, uploads, onActionRequest, onActionCancel, onSocketClosed }) {
   const meta = document.querySelector('meta[name="wippy-session-token"]');
   const token = meta && /^[0-9a-f]{16,}$/.test(meta.content) ? meta.content : null;
   const state = {
@@ -124,6 +124,11 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     try { frame = JSON.parse(text); } catch { return; }
     if (frame.type === 'session_ui_action_request') {
       if (onActionRequest && frame.session_id === state.sessionId) onActionRequest(frame.data);
+      return;
+    }
+    // Our addition to relay.md: the tool cancelled the action; the overlay closes without a result.
+    if (frame.type === 'session_ui_action_cancel') {
+      if (onActionCancel && frame.session_id === state.sessionId) onActionCancel(frame.data);
       return;
     }
     if (frame.type === 'welcome') {

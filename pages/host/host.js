@@ -528,7 +528,7 @@ function renderChat() {
   let session = null;
   const overlay = attachOverlay({ enabled: AGENT_ACTIONS_ENABLED, send: (r) => session && session.sendActionResult(r),
     prepareCapture: (cap, meta) => session.prepareCapture(cap, meta) });
-  session = attachSession({ form, input, toggle, log, uploads: form.querySelector('.composer-uploads'), onActionRequest: (req) => overlay.handle(req), onSocketClosed: () => overlay.disconnected() });
+  session = attachSession({ form, input, toggle, log, uploads: form.querySelector('.composer-uploads'), onActionRequest: (req) => overlay.handle(req), onActionCancel: (d) => overlay.cancelled(d), onSocketClosed: () => overlay.disconnected() });
   window.__host.session = session;
   window.__host.overlay = overlay;
   // The Host's agent-actions setting, changed at run time (as a settings change or policy would):

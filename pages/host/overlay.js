@@ -27,12 +27,20 @@
 //   While open, the displayed geometry refreshes every 300 ms (a moved target is outlined where it
 //   is); a target that is gone or remounted ends the action `stale` at once.
 // - Exactly one terminal result per request. Expiry and a closed socket close the overlay without
-//   a result (the broker synthesises `expired` / `disconnected`); a Host navigation (pagehide) sends
-//   `stale`. On close, focus returns to the element focused before the overlay opened:
+//   a result (the broker synthesises `expired` / `disconnected`); so does the Session's cancel frame
+//   `{type:"session_ui_action_cancel", data:{action_id, request_id}}` (our addition to relay.md: the
+//   tool timed out and the broker answered `cancelled` "tool request cancelled"). A Host navigation
+//   (pagehide) sends `stale`. Any internal failure ends the interaction `error` with a fixed reason,
+//   never an exception's text: a throw or rejection in a handler, the answer, revalidation or the
+//   geometry refresh ("Host overlay failed"), or the overlay's own DOM removed from the document by
+//   the Host page's scripts ("overlay was removed by the page", seen by a MutationObserver). On close, focus returns to the element focused before the overlay opened:
 //   `wippyAttention.markFocus()` / `returnFocus()` (runtime focus-return.js) reach controls inside
 //   closed shadow roots and child realms, which the Host cannot.
 
 const REFRESH_MS = 300;
+// Fixed reasons of the Host's own `error` endings (never an exception's text).
+const REASON_FAILED = 'Host overlay failed';
+const REASON_REMOVED = 'overlay was removed by the page';
 const MOVE_TOLERANCE = 0.5;
 
 const TITLES = { highlight: 'Highlighted area', confirm: 'Confirm the target', select: 'Select a target', capture_visual: 'Add an image of this area' };
@@ -90,20 +98,46 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     send(r);
   }
 
-  /** Closes the active overlay; `status` null closes without a result (expiry, disconnect). */
-  function finish(status, extra) {
-    const a = active;
-    if (!a || a.done) return;
+  /**
+   * Ends interaction `a` if it is still the active one: closes whatever is left of its overlay,
+   * sends `status` (null closes without a result: expiry, disconnect, the Session's cancel) and
+   * returns focus. Each step runs even if an earlier one throws.
+   */
+  function end(a, status, extra) {
+    if (!a || a.done || a !== active) return;
     a.done = true;
     active = null;
     clearInterval(a.refresh);
     clearTimeout(a.expiry);
+    if (a.watch) a.watch.disconnect();
     window.removeEventListener('keydown', a.onKey, true);
-    a.root.remove();
-    if (status) respond(a.req, status, extra);
+    try { a.root.remove(); } catch (_) { /* already gone */ }
+    try { if (status) respond(a.req, status, extra); } catch (_) { /* the broker's expiry remains */ }
     // The runtime knows the deep control (closed shadow roots, child realms); fall back to ours.
-    const back = window.wippyAttention && window.wippyAttention.returnFocus && window.wippyAttention.returnFocus();
+    let back = false;
+    try { back = window.wippyAttention && window.wippyAttention.returnFocus && window.wippyAttention.returnFocus(); } catch (_) { back = false; }
     if (!back && a.previous && a.previous.isConnected && typeof a.previous.focus === 'function') a.previous.focus({ preventScroll: true });
+  }
+
+  /** Ends the active interaction (see `end`). */
+  function finish(status, extra) { end(active, status, extra); }
+
+  /** An internal failure of interaction `a`: exactly one `error` with a fixed reason (never the exception's text). */
+  function fail(a) { end(a, 'error', { reason: REASON_FAILED }); }
+
+  /**
+   * Wraps a handler of interaction `a` (event listener, timer): a throw, or a rejection of the
+   * promise it returns, ends `a` with `error` instead of leaving the overlay up until expiry.
+   */
+  function guarded(a, fn) {
+    return function (ev) {
+      try {
+        const p = fn.call(this, ev);
+        if (p && typeof p.then === 'function') p.then(undefined, () => fail(a));
+      } catch (_) {
+        fail(a);
+      }
+    };
   }
 
   /** A fresh snapshot at `rect`'s centre, taken with the overlay transparent to the hit test. */
@@ -229,22 +263,22 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     a.box = box;
     a.root.append(box);
     let start = null;
-    a.root.addEventListener('pointerdown', (ev) => {
+    a.root.addEventListener('pointerdown', guarded(a, (ev) => {
       if (!ev.isTrusted || a.req.allow_pointer === false || dialog.contains(ev.target)) return;
       if (a.mode === 'capture_visual' && !a.adjusting) return;
       if (a.mode === 'capture_visual') a.scope = 'region';
       start = { x: ev.clientX, y: ev.clientY };
       a.root.setPointerCapture(ev.pointerId);
-    });
-    a.root.addEventListener('pointermove', (ev) => {
+    }));
+    a.root.addEventListener('pointermove', guarded(a, (ev) => {
       if (!start || !ev.isTrusted) return;
       setRegion(a, { x: Math.min(start.x, ev.clientX), y: Math.min(start.y, ev.clientY), width: Math.abs(ev.clientX - start.x), height: Math.abs(ev.clientY - start.y) });
-    });
-    a.root.addEventListener('pointerup', (ev) => {
+    }));
+    a.root.addEventListener('pointerup', guarded(a, (ev) => {
       if (!start || !ev.isTrusted) return;
       setRegion(a, { x: Math.min(start.x, ev.clientX), y: Math.min(start.y, ev.clientY), width: Math.abs(ev.clientX - start.x), height: Math.abs(ev.clientY - start.y) });
       start = null;
-    });
+    }));
   }
 
   async function refresh(a) {
@@ -269,7 +303,9 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     root.setAttribute('data-wippy-attention', 'exclude');
     Object.assign(root.style, { position: 'fixed', inset: '0', zIndex: '2147483647', background: 'rgba(0,0,0,0.04)' });
     const a = { req, mode: req.mode, root, previous, targets: [], done: false, answering: false, refreshing: false,
-      area: req.targets.length === 0, region: null, box: null, approval: null, scope: 'target', adjusting: false, scopeButtons: {} };
+      area: req.targets.length === 0, region: null, box: null, approval: null, scope: 'target', adjusting: false, scopeButtons: {}, watch: null };
+    // Active from here on: a throw while the overlay is built ends it `error` (handle()).
+    active = a;
     req.targets.forEach((ref, i) => {
       const b = document.createElement('button');
       b.type = 'button';
@@ -280,10 +316,10 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
       const t = { ref, button: b, shown: Object.assign({}, ref.rect), pressed: false };
       if (req.mode !== 'highlight') {
         b.setAttribute('aria-pressed', 'false');
-        b.addEventListener('click', (ev) => {
+        b.addEventListener('click', guarded(a, (ev) => {
           if (!allowed(a, ev)) return;
           for (const o of a.targets) { o.pressed = o === t; o.button.setAttribute('aria-pressed', String(o.pressed)); }
-        });
+        }));
       }
       a.targets.push(t);
       root.append(b);
@@ -303,16 +339,16 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     primary.type = 'button';
     primary.textContent = PRIMARY[req.mode];
     primary.setAttribute('data-wippy-attention-answer', 'primary');
-    primary.addEventListener('click', (ev) => { if (allowed(a, ev)) answer(a); });
+    primary.addEventListener('click', guarded(a, (ev) => { if (allowed(a, ev)) return answer(a); }));
     // The approval: the rects shown when the answering gesture began.
     const approve = () => { if (!a.answering) a.approval = a.targets.map((t) => ({ t, rect: Object.assign({}, t.shown) })); };
-    primary.addEventListener('pointerdown', (ev) => { if (ev.isTrusted && a.req.allow_pointer !== false) approve(); });
-    primary.addEventListener('keydown', (ev) => { if (ev.isTrusted && (ev.key === 'Enter' || ev.key === ' ') && a.req.allow_keyboard !== false) approve(); });
+    primary.addEventListener('pointerdown', guarded(a, (ev) => { if (ev.isTrusted && a.req.allow_pointer !== false) approve(); }));
+    primary.addEventListener('keydown', guarded(a, (ev) => { if (ev.isTrusted && (ev.key === 'Enter' || ev.key === ' ') && a.req.allow_keyboard !== false) approve(); }));
     const cancel = document.createElement('button');
     cancel.type = 'button';
     cancel.textContent = 'Cancel';
     cancel.setAttribute('data-wippy-attention-answer', 'cancel');
-    cancel.addEventListener('click', (ev) => { if (allowed(a, ev)) finish('cancelled'); });
+    cancel.addEventListener('click', guarded(a, (ev) => { if (allowed(a, ev)) end(a, 'cancelled'); }));
     let deny = null;
     if (req.mode === 'capture_visual') {
       const c = req.capture || {};
@@ -325,7 +361,7 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
         b.textContent = label;
         b.setAttribute('data-wippy-attention-scope', key);
         b.setAttribute('aria-pressed', 'false');
-        b.addEventListener('click', (ev) => { if (allowed(a, ev) && !a.answering) onClick(); });
+        b.addEventListener('click', guarded(a, (ev) => { if (allowed(a, ev) && !a.answering) onClick(); }));
         a.scopeButtons[key] = b;
         scopes.append(b);
         return b;
@@ -340,7 +376,7 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
       deny.type = 'button';
       deny.textContent = 'Deny';
       deny.setAttribute('data-wippy-attention-answer', 'deny');
-      deny.addEventListener('click', (ev) => { if (allowed(a, ev) && !a.answering) finish('denied', { reason: 'the user denied the capture' }); });
+      deny.addEventListener('click', guarded(a, (ev) => { if (allowed(a, ev) && !a.answering) end(a, 'denied', { reason: 'the user denied the capture' }); }));
       wireArea(a, dialog);
     }
     if (a.area) {
@@ -349,7 +385,7 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
       here.type = 'button';
       here.textContent = 'Use current pointer area';
       here.setAttribute('data-wippy-attention-answer', 'pointer-area');
-      here.addEventListener('click', async (ev) => {
+      here.addEventListener('click', guarded(a, async (ev) => {
         if (!ev.isTrusted || ev.detail !== 0 || a.req.allow_keyboard === false) return;
         const snap = await freshAt(a, { x: 0, y: 0, width: 0, height: 0 }).catch(() => null);
         // The last real pointer position: keyboard-activated clicks are recorded as `unknown`
@@ -359,19 +395,25 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
         if (!p || a.done) return;
         setRegion(a, { x: p.x - 20, y: p.y - 20, width: 40, height: 40 });
         primary.focus({ preventScroll: true });
-      });
+      }));
       dialog.append(here);
       wireArea(a, dialog);
     }
     dialog.append(primary, ...(deny ? [deny] : []), cancel);
     root.append(dialog);
-    a.onKey = (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); finish('cancelled'); } };
+    a.onKey = guarded(a, (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); end(a, 'cancelled'); } });
     window.addEventListener('keydown', a.onKey, true);
     document.body.append(root);
     // Painted (two frames): from then on the browser routes pointer input to the overlay, also over
     // out-of-process iframes whose hit-test regions come from the compositor.
     requestAnimationFrame(() => requestAnimationFrame(() => root.setAttribute('data-wippy-attention-ready', '')));
-    active = a;
+    // The overlay's own DOM removed by the Host page's scripts (an app re-render replacing the body,
+    // a stray `remove()`): the interaction cannot be answered any more, so it ends `error` at once.
+    // Every childList change in the document (the root or an ancestor removed, or a part removed
+    // from inside the root) is a mutation record; nothing is polled.
+    const parts = [root, dialog, primary, cancel, ...a.targets.map((t) => t.button), ...(deny ? [deny] : [])];
+    a.watch = new MutationObserver(() => { if (!a.done && parts.some((n) => !n.isConnected)) end(a, 'error', { reason: REASON_REMOVED }); });
+    a.watch.observe(document, { childList: true, subtree: true });
     if (req.mode === 'capture_visual') {
       const c = req.capture || {};
       if (c.scope === 'region' && c.region) { setRegion(a, c.region); setScope(a, 'region'); a.scopeButtons.area.setAttribute('aria-pressed', 'true'); }
@@ -379,8 +421,8 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     }
     (a.area ? dialog.querySelector('[data-wippy-attention-answer=pointer-area]') : primary).focus({ preventScroll: true });
     const ttl = Date.parse(req.expires_at) - Date.now();
-    a.expiry = setTimeout(() => finish(null), Math.max(0, ttl));
-    a.refresh = setInterval(() => refresh(a), REFRESH_MS);
+    a.expiry = setTimeout(() => end(a, null), Math.max(0, ttl));
+    a.refresh = setInterval(guarded(a, () => refresh(a)), REFRESH_MS);
   }
 
   function handle(req) {
@@ -392,7 +434,25 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     if (!Array.isArray(req.targets)) { respond(req, 'unavailable', { reason: 'targets are invalid' }); return; }
     if (req.targets.length === 0 && !(req.mode === 'select' && req.capture_region === true)) { respond(req, 'unavailable', { reason: 'targets are required' }); return; }
     if (req.targets.some((t) => t.host_instance_id !== hostId())) { respond(req, 'stale', { reason: 'Host instance changed' }); return; }
-    open(req);
+    try {
+      open(req);
+    } catch (_) {
+      if (active && active.req === req) fail(active);
+      else respond(req, 'error', { reason: REASON_FAILED });
+    }
+  }
+
+  /**
+   * The Session's cancel (`{type:"session_ui_action_cancel", data:{action_id, request_id}}`, our
+   * addition to relay.md: the tool gave up and the broker already answered `cancelled` "tool
+   * request cancelled"): closes that overlay without a result and returns focus. Another or no
+   * active action: nothing happens.
+   */
+  function cancelled(data) {
+    const a = active;
+    if (!a || !data || a.req.action_id !== data.action_id || a.req.request_id !== data.request_id) return false;
+    end(a, null);
+    return true;
   }
 
   // A Host navigation invalidates the active interaction.
@@ -400,6 +460,7 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
 
   return {
     handle,
+    cancelled,
     /** The socket closed: the interaction ends without a result (the broker answers `disconnected`). */
     disconnected() { finish(null); },
     /** The Host's agent-actions setting changed; turned off, it ends the active interaction `permission-denied`. */

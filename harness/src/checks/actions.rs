@@ -92,6 +92,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::focus::await_truth;
+use crate::server::session::ui_actions::Mode;
 use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of};
 use super::{leaf_log, wait_for, Poll, POINTER_TIMEOUT};
 use crate::agent::{ActionOptions, ActionResult, Agent, Status};
@@ -380,6 +381,144 @@ pub async fn stale_targets(host: &Host) -> anyhow::Result<String> {
     Ok(format!("{a}; {b}"))
 }
 
+/// Events of the leaf's own log that are input (pointer, touch, click, key, text input); focus
+/// events are not: focus returning into the leaf is expected.
+fn input_events(log: &[Value]) -> usize {
+    log.iter().filter(|e| !matches!(e["type"].as_str(), Some("focusin" | "focusout"))).count()
+}
+
+/// Elements of the overlay anywhere in the Host document (root, outlines, answers, dialog).
+const OVERLAY_PARTS: &str = "[data-wippy-attention-overlay], [data-wippy-attention-target], [data-wippy-attention-answer], [data-wippy-attention-region], #wippy-attention-overlay-title";
+
+/// The Host's own results for `action_id` (what overlay.js sent on the socket).
+async fn host_results_for(host: &Host, action_id: &Value) -> anyhow::Result<Vec<Value>> {
+    let v = host.eval(&format!("window.__host.overlay.results.filter((x) => x.in_reply_to_action_id === {action_id})")).await?;
+    Ok(v.as_array().cloned().unwrap_or_default())
+}
+
+/// Internal failures of the Host's overlay end the action `error` at once, with a fixed reason, made
+/// by the Host page's own script (the Host app; `Runtime.evaluate` in the Host realm, not input)
+/// while the overlay is up:
+/// - the whole overlay root removed (an app re-render dropping nodes it does not own; highlight
+///   over the left leaf, focus in that leaf) -> "overlay was removed by the page";
+/// - only its dialog removed (confirm over the right leaf, focus in the composer; the Host closes
+///   the rest) -> "overlay was removed by the page";
+/// - the overlay root's `style.pointerEvents` made to throw (an app bug in a style shim; select over
+///   the left leaf, focus in the composer): the next geometry refresh's revalidation throws ->
+///   "Host overlay failed", never the exception's text.
+///
+/// Each time: exactly one `error`, sent by the Host (no selected_target, no refusal, no second
+/// result), nothing of the overlay left in the document, focus back on the control focused before
+/// the overlay opened (Chromium's focused element), and the leaf under the overlay received no
+/// input (its own log) although a trusted click was sent at its centre while the overlay was up.
+pub async fn overlay_failures_end_error(host: &Host) -> anyhow::Result<String> {
+    const REMOVE_ROOT: &str = "(() => { const e = document.querySelector('[data-wippy-attention-overlay]'); if (!e) return false; e.remove(); return true; })()";
+    const REMOVE_DIALOG: &str = "(() => { const e = document.querySelector('[data-wippy-attention-overlay] [role=dialog]'); if (!e) return false; e.remove(); return true; })()";
+    const BREAK_STYLE: &str = "(() => { const e = document.querySelector('[data-wippy-attention-overlay]'); if (!e) return false; Object.defineProperty(e.style, 'pointerEvents', { configurable: true, get() { return ''; }, set() { throw new Error('CANARY-EXCEPTION-TEXT style shim bug'); } }); return true; })()";
+    let agent = bound_agent(host).await?;
+    let mut out = Vec::new();
+    let cases = [
+        (Leaf::Left, Leaf::Left.landmark(), Mode::Highlight, "overlay root removed", REMOVE_ROOT, "overlay was removed by the page"),
+        (Leaf::Right, "composer-input", Mode::Confirm, "dialog removed", REMOVE_DIALOG, "overlay was removed by the page"),
+        (Leaf::Left, "composer-input", Mode::Select, "overlay style throws", BREAK_STYLE, "Host overlay failed"),
+    ];
+    for (leaf, focused, mode, what, page_js, reason) in cases {
+        let target = leaf_ref(host, leaf).await?;
+        let (fx, fy) = host.landmark_rect(focused).await?.center();
+        host.click_at(fx, fy).await?;
+        await_truth(host, focused).await?;
+        let inputs = input_events(&leaf_log(host, leaf).await?);
+        let targets = std::slice::from_ref(&target);
+        let o = ActionOptions::default();
+        let pending = match mode {
+            Mode::Highlight => agent.highlight(targets, &o)?,
+            Mode::Confirm => agent.confirm(targets, &o)?,
+            _ => agent.select(targets, &o)?,
+        };
+        await_overlay(host, true).await?;
+        let action_id = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
+        ensure!(action_id.is_string(), "no active overlay after it painted");
+        let (lx, ly) = host.landmark_rect(leaf.landmark()).await?.center();
+        host.click_at(lx, ly).await?;
+        ensure!(host.eval(page_js).await? == true, "{what}: the page script found no overlay");
+        let res = one_result(host, pending).await?;
+        require_status(&res, Status::Error)?;
+        ensure!(res.reason.as_deref() == Some(reason), "{what}: error for another reason: {:?}", res.reason);
+        ensure!(res.selected_target.is_none(), "an error result carries a selected_target");
+        ensure!(res.envelope["in_reply_to_action_id"] == action_id, "the error answers {} not the open action {action_id}", res.envelope["in_reply_to_action_id"]);
+        let sent = host_results_for(host, &action_id).await?;
+        ensure!(sent.len() == 1 && sent[0]["result_id"] == res.envelope["result_id"], "{what}: the Host sent {} results for the action (the broker's is {}): {sent:?}", sent.len(), res.envelope["result_id"]);
+        ensure!(!res.envelope.to_string().contains("CANARY-EXCEPTION-TEXT"), "the exception's text reached the result: {}", res.envelope);
+        wait_for(host, "nothing of the overlay left in the document", POINTER_TIMEOUT, || async {
+            let n = host.eval(&format!("document.querySelectorAll({}).length", json!(OVERLAY_PARTS))).await?.as_u64().unwrap_or(u64::MAX);
+            Ok(if n == 0 { Poll::Ready(()) } else { Poll::Pending(format!("{n} overlay elements")) })
+        })
+        .await?;
+        let active = host.eval("window.__host.overlay.active").await?;
+        ensure!(active.is_null(), "the Host still has an active interaction: {active}");
+        let f = await_truth(host, focused).await?;
+        let after = input_events(&leaf_log(host, leaf).await?);
+        ensure!(after == inputs, "{what}: {} received {} input events while the overlay was up", leaf.landmark(), after - inputs);
+        out.push(format!("{what} -> error ({reason}); focus back on {focused} in {}", f.frame_url));
+    }
+    Ok(out.join("; "))
+}
+
+/// relay.md "Legs" 1: the tool gives up and sends `session_ui_action_cancel {delivery_handle,
+/// call_id}` ([`Agent::cancel`]). The waiting caller gets exactly one `cancelled` "tool request
+/// cancelled" from the broker; the Host, told by our cancel frame, closes the overlay without a
+/// result of its own (its sent results hold none for the action), focus returns to the control
+/// focused before (Chromium's focused element, the right leaf), the leaf below received no input;
+/// a repeat of the call_id gets the same `cancelled`, a second cancel is
+/// `BrokerError::CallFinished`, and the session is free: the next action opens and is answered.
+pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<String> {
+    use crate::agent::AgentError;
+    use crate::server::session::ui_actions::BrokerError;
+    let agent = bound_agent(host).await?;
+    let target = leaf_ref(host, Leaf::Right).await?;
+    let (x, y) = host.landmark_rect(Leaf::Right.landmark()).await?.center();
+    host.click_at(x, y).await?;
+    await_truth(host, Leaf::Right.landmark()).await?;
+    let inputs = input_events(&leaf_log(host, Leaf::Right).await?);
+    let sid = agent.route().session_id.clone();
+    let cancels_before = session_of(host)?.broker().cancels_sent().iter().filter(|f| f["session_id"] == sid.as_str()).count();
+    let pending = agent.select(std::slice::from_ref(&target), &ActionOptions { ttl_secs: 120, ..Default::default() })?;
+    await_overlay(host, true).await?;
+    let action_id = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
+    ensure!(action_id.is_string(), "no active overlay after it painted");
+    let call_id = pending.call_id.clone();
+    agent.cancel(&call_id)?;
+    let retry = agent.repeat(&pending)?;
+    let res = one_result(host, pending).await?;
+    require_status(&res, Status::Cancelled)?;
+    ensure!(res.reason.as_deref() == Some("tool request cancelled"), "cancelled for another reason: {:?}", res.reason);
+    ensure!(res.envelope["in_reply_to_action_id"] == action_id, "the result answers {} not the open action {action_id}", res.envelope["in_reply_to_action_id"]);
+    let again = retry.result(RESULT_WAIT).await?;
+    ensure!(again.envelope == res.envelope, "a repeated call_id got another result: {}", again.envelope);
+    await_overlay(host, false).await?;
+    let n = host.eval(&format!("document.querySelectorAll({}).length", json!(OVERLAY_PARTS))).await?;
+    ensure!(n == 0, "{n} overlay elements left after the cancel");
+    let f = await_truth(host, Leaf::Right.landmark()).await?;
+    let sent = host_results_for(host, &action_id).await?;
+    ensure!(sent.is_empty(), "the Host sent its own result for a cancelled action: {sent:?}");
+    let frames: Vec<Value> = session_of(host)?.broker().cancels_sent().into_iter().filter(|f| f["session_id"] == sid.as_str()).collect();
+    ensure!(frames.len() == cancels_before + 1 && frames.last().is_some_and(|f| f["data"]["action_id"] == action_id), "the Host was not sent exactly one cancel for the action: {frames:?}");
+    match agent.cancel(&call_id) {
+        Err(AgentError::Broker(BrokerError::CallFinished(_))) => {}
+        other => anyhow::bail!("a second cancel of the call: {other:?}"),
+    }
+    let after = input_events(&leaf_log(host, Leaf::Right).await?);
+    ensure!(after == inputs, "the right leaf received {} input events while the overlay was up", after - inputs);
+    // The session is free for the next action.
+    let next = agent.select(std::slice::from_ref(&target), &ActionOptions::default())?;
+    await_overlay(host, true).await?;
+    host.press_key(Key::ENTER).await?;
+    let res2 = one_result(host, next).await?;
+    require_status(&res2, Status::Selected)?;
+    await_overlay(host, false).await?;
+    Ok(format!("tool cancel -> cancelled ({:?}), overlay closed without a Host result, focus back on {} in {}; next action selected", res.reason, Leaf::Right.landmark(), f.frame_url))
+}
+
 /// Host query parameters of the agent-action checks: agent actions on.
 pub const ACTIONS_QUERY: &str = "actions=on";
 
@@ -398,6 +537,8 @@ pub fn checks() -> Vec<super::Check> {
         Check { query: actions_host, name: "checklist-5-navigation-makes-stale", run: |h| Box::pin(host_navigation_makes_stale(h)) },
         Check { query: actions_host, name: "checklist-5-disconnect-and-reconnect", run: |h| Box::pin(disconnect_then_reconnect(h)) },
         Check { query: actions_host, name: "checklist-5-focus-restoration-oopif", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::Oopif)) },
+        Check { query: actions_host, name: "checklist-5-cancel-by-tool", run: |h| Box::pin(tool_cancel_closes_the_overlay(h)) },
+        Check { query: actions_host, name: "checklist-5-error-when-the-overlay-fails-or-is-removed", run: |h| Box::pin(overlay_failures_end_error(h)) },
     ]
 }
 
