@@ -489,6 +489,7 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     let call_id = pending.call_id.clone();
     agent.cancel(&call_id)?;
     let retry = agent.repeat(&pending)?;
+    let retry_call = agent.repeat(&pending)?;
     let res = one_result(host, pending).await?;
     require_status(&res, Status::Cancelled)?;
     ensure!(res.reason.as_deref() == Some("tool request cancelled"), "cancelled for another reason: {:?}", res.reason);
@@ -516,7 +517,22 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     let res2 = one_result(host, next).await?;
     require_status(&res2, Status::Selected)?;
     await_overlay(host, false).await?;
-    Ok(format!("tool cancel -> cancelled ({:?}), overlay closed without a Host result, focus back on {} in {}; next action selected", res.reason, Leaf::Right.landmark(), f.frame_url))
+    // A Host result for the cancelled action arriving late (the user's answer racing the cancel),
+    // sent on the real socket by the Host page: refused as a duplicate, and the call's result stays.
+    let late = json!({"schema": "wippy.ui-action.v1", "message_type": "result", "result_id": "res-late-answer",
+        "in_reply_to_action_id": action_id, "request_id": call_id, "session_id": sid, "host_instance_id": agent.route().host_instance_id,
+        "completed_at": res.envelope["completed_at"], "status": "selected", "selected_target": target});
+    host.eval(&format!("window.__host.session.sendActionResult({late}), true")).await?;
+    let broker = session_of(host)?.broker();
+    let refused = wait_for(host, "the broker refusing the late Host result", POINTER_TIMEOUT, || async {
+        let r: Vec<_> = broker.refusals().into_iter().filter(|x| x.session_id == sid && x.result["result_id"] == "res-late-answer").collect();
+        Ok(if r.is_empty() { Poll::Pending("no refusal yet".into()) } else { Poll::Ready(r) })
+    })
+    .await?;
+    ensure!(refused.len() == 1 && refused[0].error == "duplicate", "the late Host result was not refused as a duplicate: {refused:?}");
+    let cached = agent.repeat(&retry_call)?.result(RESULT_WAIT).await?;
+    ensure!(cached.envelope == res.envelope, "the late Host result changed the call's result: {}", cached.envelope);
+    Ok(format!("tool cancel -> cancelled ({:?}), overlay closed without a Host result, focus back on {} in {}; next action selected; a late Host result refused as duplicate", res.reason, Leaf::Right.landmark(), f.frame_url))
 }
 
 /// Host query parameters of the agent-action checks: agent actions on.
