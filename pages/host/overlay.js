@@ -411,7 +411,7 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     // a stray `remove()`): the interaction cannot be answered any more, so it ends `error` at once.
     // Every childList change in the document (the root or an ancestor removed, or a part removed
     // from inside the root) is a mutation record; nothing is polled.
-    const parts = [root, dialog, primary, cancel, ...a.targets.map((t) => t.button), ...(deny ? [deny] : [])];
+    const parts = [root, dialog, ...root.querySelectorAll('button')];
     a.watch = new MutationObserver(() => { if (!a.done && parts.some((n) => !n.isConnected)) end(a, 'error', { reason: REASON_REMOVED }); });
     a.watch.observe(document, { childList: true, subtree: true });
     if (req.mode === 'capture_visual') {
