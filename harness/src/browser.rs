@@ -28,7 +28,9 @@ pub const FLAGS: &[&str] = &[
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--disable-features=Translate,MediaRouter,OptimizationHints,PaintHolding,DestroyProfileOnBrowserClose",
+    // SpareRendererForSitePerProcess: every test opens a fresh browser context, so a spare renderer
+    // warmed for the previous context is only thrown away.
+    "--disable-features=Translate,MediaRouter,OptimizationHints,PaintHolding,DestroyProfileOnBrowserClose,SpareRendererForSitePerProcess",
     "--hide-scrollbars",
     // No background work the tests do not ask for, and no throttling of a page because another
     // test's page is in front: two tests run at once in one browser (as Playwright launches it).

@@ -296,15 +296,18 @@ impl Host {
     /// runtime's `ready()` answer plus `page_ms`: how long `ready()` took after the Host mounted.
     pub async fn wait_ready(&self) -> Result<Value, HostError> {
         // The reference Host first mounts its apps (`window.__host.ready`), then the runtime
-        // negotiates with every child realm (`wippyAttention.ready()`).
+        // negotiates with every child realm. A Host that knows its apps are mounted says so
+        // (`ready({mounted: true})`): that event replaces the runtime's 200 ms DOM-quiet guess.
         let expr = "(async () => {
+            let mounted = false;
             if (window.__host) {
-                const mounted = await window.__host.ready;
-                if (mounted && mounted.ok === false) throw new Error('the Host reported errors: ' + JSON.stringify(mounted.errors));
+                const m = await window.__host.ready;
+                if (m && m.ok === false) throw new Error('the Host reported errors: ' + JSON.stringify(m.errors));
+                mounted = true;
             }
             if (!window.wippyAttention) throw new Error('the Attention runtime is not loaded in the Host document');
             const t0 = performance.now();
-            const ready = await window.wippyAttention.ready();
+            const ready = await window.wippyAttention.ready(mounted ? { mounted: true } : undefined);
             return Object.assign({}, ready, { page_ms: performance.now() - t0 });
         })()";
         match self.page.eval_in(expr, None, READY_TIMEOUT).await {
