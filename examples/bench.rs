@@ -2,6 +2,7 @@
 //!
 //! ```sh
 //! cargo run --release --example bench -- host-open [N]      # open + close the Host, phase marks
+//! cargo run --release --example bench -- open-cost [N]      # CPU per open: blank context vs Host
 //! cargo run --release --example bench -- capture [N]        # capture.duration_ms per layout x engine
 //! cargo run --release --example bench -- churn [N]          # RSS of harness and Chromium over N opens
 //! cargo run --release --example bench -- vs-playwright [N]  # one process per scenario, alternately
@@ -32,6 +33,7 @@ fn main() -> anyhow::Result<()> {
     };
     match which {
         "host-open" => with_harness(|h| host_open(h, n(50)?)),
+        "open-cost" => with_harness(|h| open_cost(h, n(20)?)),
         "capture" => with_harness(|h| capture(h, n(200)?)),
         "churn" => with_harness(|h| churn(h, n(200)?)),
         "vs-playwright" => vs_playwright(n(10)?),
@@ -39,7 +41,7 @@ fn main() -> anyhow::Result<()> {
         "realms" => with_harness(|h| realms(h, n(20)?)),
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
-        _ => bail!("usage: bench host-open|capture|churn|vs-playwright|hung-child|realms [N]"),
+        _ => bail!("usage: bench host-open|open-cost|capture|churn|vs-playwright|hung-child|realms [N]"),
     }
 }
 
@@ -176,6 +178,79 @@ fn realms(h: &Harness, n: usize) -> anyhow::Result<()> {
     })
 }
 
+/// Where a Host open's CPU goes: Chromium's whole process tree and this process, per open, for a
+/// fresh browser context with an about:blank page (the floor every test pays), with one app
+/// document (the left leaf and its runtime, loaded until its load event) and for the Host in each
+/// cell. CPU, not wall time: on 2 cores the suite is bound by Chromium's CPU.
+fn open_cost(h: &Harness, n: usize) -> anyhow::Result<()> {
+    h.block_on(async {
+        h.open(Layout::Managed, Engine::Iframe).await?.close().await; // browser launch is not counted
+        let pid = h.browser_pid().await.context("no browser after opening a Host")?;
+        let cdp = h.cdp().await?;
+        let me = std::process::id();
+        header("CPU ms per open (chromium tree | harness)");
+        let leaf = format!("{}/apps/leaf.html?side=left", h.server().child_origin());
+        let measure = async |label: String, page: Option<&str>, layout: Layout, engine: Engine| -> anyhow::Result<()> {
+            let (mut chromium, mut harness, mut wall) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+            for _ in 0..n {
+                let (c0, s0, t) = (tree_cpu_s(pid), cpu_s(me, false), Instant::now());
+                if let Some(url) = page {
+                    open_plain(&cdp, url).await?;
+                } else {
+                    h.open(layout, engine).await?.close().await;
+                }
+                wall.push(t.elapsed().as_secs_f64() * 1000.0);
+                chromium.push((tree_cpu_s(pid) - c0) * 1000.0);
+                harness.push((cpu_s(me, false) - s0) * 1000.0);
+            }
+            let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+            println!("{label}: mean chromium {:.0} ms, harness {:.0} ms of CPU per open", mean(&chromium), mean(&harness));
+            row(&format!("{label} chromium CPU"), &mut chromium);
+            row(&format!("{label} harness CPU"), &mut harness);
+            row(&format!("{label} wall"), &mut wall);
+            anyhow::Ok(())
+        };
+        measure("blank context".into(), Some("about:blank"), Layout::Managed, Engine::Iframe).await?;
+        measure("one app document".into(), Some(&leaf), Layout::Managed, Engine::Iframe).await?;
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                measure(format!("{layout}/{engine}"), None, layout, engine).await?;
+            }
+        }
+        anyhow::Ok(())
+    })
+}
+
+/// A fresh browser context with one page at `url`, until its load event; then the context is
+/// disposed.
+async fn open_plain(cdp: &attention_harness::cdp::Cdp, url: &str) -> anyhow::Result<()> {
+    let ctx = cdp.call("Target.createBrowserContext", None, serde_json::json!({"disposeOnDetach": true})).await?;
+    let id = ctx["browserContextId"].as_str().context("no browserContextId")?.to_string();
+    let target = cdp.call("Target.createTarget", None, serde_json::json!({"url": "about:blank", "browserContextId": id})).await?;
+    let target_id = target["targetId"].as_str().context("no targetId")?;
+    let attached = cdp.call("Target.attachToTarget", None, serde_json::json!({"targetId": target_id, "flatten": true})).await?;
+    let session = attached["sessionId"].as_str().context("no sessionId")?;
+    let mut events = cdp.events();
+    cdp.call("Page.enable", Some(session), serde_json::json!({})).await?;
+    cdp.call("Page.navigate", Some(session), serde_json::json!({"url": url})).await?;
+    if url != "about:blank" {
+        let load = async {
+            while let Ok(ev) = events.recv().await {
+                if ev.method == "Page.loadEventFired" && ev.session_id.as_deref() == Some(session) {
+                    return true;
+                }
+            }
+            false
+        };
+        ensure!(
+            tokio::time::timeout(std::time::Duration::from_secs(10), load).await.unwrap_or(false),
+            "no load event of {url} within 10 s"
+        );
+    }
+    cdp.call("Target.disposeBrowserContext", None, serde_json::json!({"browserContextId": id})).await?;
+    Ok(())
+}
+
 /// Resident memory of this process and of the browser this harness started (its process tree,
 /// found by parent pid), in MiB, at 0, N/2 and N Host opens and closes.
 fn churn(h: &Harness, n: usize) -> anyhow::Result<()> {
@@ -205,8 +280,8 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// Sum of VmRSS over `root` and its descendants, and how many processes that is.
-fn tree_rss_kib(root: u32) -> (u64, usize) {
+/// `root` and its descendants (found by parent pid in /proc).
+fn tree_pids(root: u32) -> Vec<u32> {
     let mut parent_of = Vec::new();
     for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
@@ -224,7 +299,29 @@ fn tree_rss_kib(root: u32) -> (u64, usize) {
         tree.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
         i += 1;
     }
+    tree
+}
+
+/// Sum of VmRSS over `root` and its descendants, and how many processes that is.
+fn tree_rss_kib(root: u32) -> (u64, usize) {
+    let tree = tree_pids(root);
     (tree.iter().map(|p| rss_kib(*p)).sum(), tree.len())
+}
+
+/// CPU seconds (user + system) `pid` used, with `children` also those of the children it reaped.
+fn cpu_s(pid: u32, children: bool) -> f64 {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return 0.0 };
+    let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
+    // After the comm: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14), in clock ticks.
+    let f: Vec<f64> = rest.split_whitespace().skip(11).take(4).map(|v| v.parse().unwrap_or(0.0)).collect();
+    let ticks = if children { f.iter().sum::<f64>() } else { f.iter().take(2).sum::<f64>() };
+    ticks / 100.0
+}
+
+/// CPU seconds of the browser's whole process tree: the live processes, and through their
+/// reaped-children counters the renderers that already exited.
+fn tree_cpu_s(root: u32) -> f64 {
+    tree_pids(root).into_iter().map(|p| cpu_s(p, true)).sum()
 }
 
 /// The harness side of `vs-playwright`: launch, open the managed Host, move to the boundary with
