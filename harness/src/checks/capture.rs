@@ -513,8 +513,10 @@ async fn focused_answer(host: &Host, which: &str) -> anyhow::Result<()> {
 
 /// Suite test 13 and the other endings: denied ("Deny" by keyboard), cancelled (Escape), stale (the
 /// target moves between approval and capture), refused upload (`error`), unsupported format
-/// (`unavailable` from a PNG-only provider, approved by keyboard; never PNG bytes as WebP): each exactly one terminal
-/// result and no draft.
+/// (`unavailable` from a PNG-only provider, approved by keyboard; never PNG bytes as WebP), stale
+/// again when a Host ancestor's transform moves the target at the approving click and while a
+/// frame is pending, and denied when the embedder's screen capture is refused (`NotAllowedError`),
+/// followed by a complete pointing message: each exactly one terminal result and no draft.
 pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<String> {
     let agent = bound_agent(host).await?;
     let sid = agent.route().session_id.clone();
@@ -542,5 +544,124 @@ pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<St
     notes.push(r?);
     let unsupported: Vec<_> = host.capture_provider().records().into_iter().filter(|r| r.status == "unavailable").collect();
     ensure!(unsupported.len() == 1 && unsupported[0].bytes.is_empty(), "the PNG-only provider did not refuse WebP exactly once without bytes: {unsupported:?}");
+    // Stale: a transform on a Host ancestor moves the target after approval.
+    notes.push(moved_by_an_ancestor_after_approval(host, &agent, &sid, &target, Moment::AtTheApprovingClick).await?);
+    notes.push(moved_by_an_ancestor_after_approval(host, &agent, &sid, &target, Moment::WhileAFrameIsPending).await?);
+    // Suite test 13: the embedder's screen capture is refused by the user or the OS.
+    notes.push(refused_by_the_os_is_denied(host, &agent, &sid, &target).await?);
     Ok(notes.join("; "))
+}
+
+/// When the Host page moves the target after the user approved.
+#[derive(Debug, Clone, Copy)]
+enum Moment {
+    /// Right after the Host took the approved rect, in the same click (pointer path).
+    AtTheApprovingClick,
+    /// In the next animation frame, while the Host waits for a frame without its overlay
+    /// (keyboard path: Enter on the auto-focused "Add image to message").
+    WhileAFrameIsPending,
+}
+
+/// The Host page translates `document.body` by 30 px (an ancestor of every realm's target; the
+/// target's own realm does not change) after the approving gesture, by a listener armed before the
+/// overlay opened. Chromium's box model has no element at the approved rect any more, so the
+/// provider answers `stale` without reading pixels, whatever the runtime reports, and its reason
+/// names Chromium's geometry; no upload, composer file or message, and the overlay is gone.
+async fn moved_by_an_ancestor_after_approval(host: &Host, agent: &Agent, sid: &str, target: &Value, when: Moment) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    let (uploads, messages, served) = (session.uploads(sid)?.len(), session.messages(sid)?.len(), host.capture_provider().records().len());
+    let before = host.landmark_rect("left-leaf").await?;
+    ensure!((before.y - css(&target["rect"]).y).abs() <= 0.5, "the left leaf is not where the target was captured: {before:?}");
+    let pending = agent.capture_visual(&[target.clone()], json!({}), &opts())?;
+    await_overlay(host, true).await?;
+    let in_frame = matches!(when, Moment::WhileAFrameIsPending);
+    let armed = host
+        .eval(&format!(
+            "(() => {{ window.addEventListener('click', (e) => {{
+                 if (!e.isTrusted || !e.composedPath().some((n) => n.getAttribute && n.getAttribute('data-wippy-attention-answer') === 'primary')) return;
+                 const move = () => {{ document.body.style.transform = 'translateY(30px)'; }};
+                 if ({in_frame}) requestAnimationFrame(move); else move();
+               }}, {{once: true}}); return true; }})()"
+        ))
+        .await?;
+    ensure!(armed == true, "could not arm the Host page's listener");
+    match when {
+        Moment::AtTheApprovingClick => click_overlay(host, "[data-wippy-attention-answer=primary]").await?,
+        Moment::WhileAFrameIsPending => {
+            focused_answer(host, "primary").await?;
+            host.press_key(Key::ENTER).await?
+        }
+    }
+    let res = one_result(host, pending).await;
+    let moved = host.landmark_rect("left-leaf").await;
+    host.eval("document.body.style.transform = '', true").await?;
+    let (res, moved) = (res?, moved?);
+    ensure!((moved.y - before.y - 30.0).abs() <= 0.5, "{when:?}: the body transform did not move the left leaf 30 px: {before:?} -> {moved:?}");
+    require_status(&res, Status::Stale)?;
+    ensure!(res.prepared_file.is_none(), "stale carried a prepared_file");
+    let records = host.capture_provider().records();
+    ensure!(records.len() == served + 1, "{when:?}: the provider served {} requests, not one", records.len() - served);
+    let rec = &records[served];
+    ensure!(rec.status == "stale" && rec.bytes.is_empty(), "{when:?}: the provider answered {} {:?}", rec.status, rec.reason);
+    let reason = rec.reason.clone().unwrap_or_default();
+    ensure!(reason.contains("Chromium's box model"), "{when:?}: stale, but not by Chromium's geometry: {reason}");
+    ensure!(res.reason.as_deref() == Some(reason.as_str()), "the Host reported {:?}, the provider {reason}", res.reason);
+    await_overlay(host, false).await?;
+    ensure!(composer_files(host).await?.is_empty(), "{when:?}: stale left a composer file");
+    ensure!(session.uploads(sid)?.len() == uploads, "{when:?}: stale left an upload");
+    ensure!(session.messages(sid)?.len() == messages, "{when:?}: stale sent a message");
+    Ok(format!("moved by body transform {when:?}: stale ({reason})"))
+}
+
+/// Suite test 13: the provider is configured to refuse like the user or the OS refusing screen
+/// capture (`Refusal::NotAllowed`, a `NotAllowedError`). "Add image to message" ends `denied`
+/// exactly once, without upload, composer file, message or overlay; then, with the refusal still
+/// configured, a pointing message (automatic context on, pointer on the left leaf) is admitted with
+/// one semantic attachment whose left-leaf candidate has the complete path and no omission carries
+/// `capture_code: permission-denied`.
+async fn refused_by_the_os_is_denied(host: &Host, agent: &Agent, sid: &str, target: &Value) -> anyhow::Result<String> {
+    let served = host.capture_provider().records().len();
+    host.capture_provider().configure(|c| c.refusal = Some(crate::capture::Refusal::NotAllowed));
+    let r = async {
+        let denied = ends_without_draft(host, agent, sid, target, json!({}), Status::Denied, Answer::Approve).await?;
+        Ok::<_, anyhow::Error>((denied, pointing_message_is_complete(host, sid).await?))
+    }
+    .await;
+    host.capture_provider().configure(|c| c.refusal = None);
+    let (denied, later) = r?;
+    let refused: Vec<_> = host.capture_provider().records().into_iter().skip(served).collect();
+    ensure!(
+        refused.len() == 1 && refused[0].status == crate::capture::provider::NOT_ALLOWED && refused[0].bytes.is_empty(),
+        "the provider did not refuse exactly one request as not allowed: {refused:?}"
+    );
+    Ok(format!("refused by the OS -> {denied}; then {later}"))
+}
+
+/// A trusted send with automatic context on and the pointer on the left leaf: admitted, exactly one
+/// `wippy.attention` attachment (no visual), the left leaf's candidate at Chromium's box with the
+/// path the Host's markup implies, and no omission with a `capture_code` of `permission-denied`.
+async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    super::session::set_automatic_context(host, sid, true).await?;
+    compose(host, "what is this?").await?;
+    let truth = host.landmark_rect("left-leaf").await?;
+    let (x, y) = truth.center();
+    super::snapshot_at(host, x, y).await?;
+    let row = enter_and_settle(host).await?;
+    ensure!(row["delivery"] == "received", "the pointing message was not received: {row}");
+    let stored = super::session::stored_for(session, sid, &row)?;
+    ensure!(
+        stored.attachments.len() == 1 && stored.attachments[0].kind == "wippy.attention",
+        "expected exactly one wippy.attention attachment, stored {:?}",
+        stored.attachments.iter().map(|a| a.kind.as_str()).collect::<Vec<_>>()
+    );
+    let env: Value = serde_json::from_str(&stored.attachments[0].envelope)?;
+    let payload: Value = serde_json::from_str(env["content"].as_str().unwrap_or_default())?;
+    super::require_valid_payload(&payload)?;
+    let cand = super::require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
+    let want = super::expect::expected_kinds(host.layout, host.engine, Leaf::Left);
+    ensure!(super::kinds(cand) == want, "the left leaf's path is {:?}, not the complete {want:?}", super::kinds(cand));
+    let denied: Vec<&Value> = payload["omissions"].as_array().into_iter().flatten().filter(|o| o["capture_code"] == "permission-denied").collect();
+    ensure!(denied.is_empty(), "the pointing message carries permission-denied omissions: {denied:?}");
+    Ok(format!("a pointing message was admitted with the complete path {want:?} (capture.complete {})", payload["capture"]["complete"]))
 }
