@@ -195,32 +195,70 @@ pub async fn bind(host: &Host) -> anyhow::Result<Ctx> {
     Ok(Ctx { agent, sid, target, dpr: host.options.device_scale_factor, messages_at_start })
 }
 
-/// Consent and a PNG of the target: target scope and PNG by default, "Selected area" pressed and
+fn mime(format: Format) -> &'static str {
+    format.mime()
+}
+
+/// The `capture` argument for `format`: PNG is asked for by default (no `format` member), so the
+/// default is what is checked; WebP is asked for by name.
+fn with_format(mut capture: Value, format: Format) -> Value {
+    if format == Format::WebP {
+        capture["format"] = json!(format.mime());
+    }
+    capture
+}
+
+/// What every prepared capture must be: `prepared` with a file of `scope` (and the composer's file
+/// for it with `region` when given) whose stored bytes decode to exactly `expected` device pixels
+/// (fitted to §7), equal to a fresh screenshot of the same clip outside the provider's redactions,
+/// with no canary pixel; the composer holds exactly that file and no message was sent. Returns
+/// (file, image, pixels compared, canaries proven).
+async fn require_prepared(
+    host: &Host,
+    c: &Ctx,
+    res: &crate::agent::ActionResult,
+    scope: &str,
+    region: Option<CssRect>,
+    expected: PixelRect,
+    format: Format,
+) -> anyhow::Result<(Value, RgbaImage, usize, Vec<&'static str>)> {
+    require_status(res, Status::Prepared)?;
+    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
+    ensure!(pf["scope"] == scope, "scope {} is not {scope}", pf["scope"]);
+    await_overlay(host, false).await?;
+    let files = composer_files(host).await?;
+    ensure!(files.len() == 1 && files[0]["uuid"] == pf["uuid"], "the composer does not hold exactly the prepared file: {files:?}");
+    if let Some(want) = region {
+        let got = css(&files[0]["region"]);
+        ensure!(got == want, "the composer file's region {got:?} is not {want:?}");
+    }
+    let rec = last_record(host)?;
+    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, mime(format)).await?;
+    let fresh = fresh_clip(host, &expected, c.dpr).await?;
+    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
+    let n = same_outside(&img, &fresh, &rects)?;
+    let proven = canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
+    ensure!(session_of(host)?.messages(&c.sid)?.len() == c.messages_at_start, "a prepared capture sent a message");
+    Ok((pf, img, n, proven))
+}
+
+/// The target's device pixels (its approved rect x DPR, within the viewport).
+fn target_px(c: &Ctx) -> PixelRect {
+    covering_pixels(&css(&c.target["rect"]), c.dpr).intersect(&viewport_px(c.dpr))
+}
+
+/// Consent and an image of the target: target scope and PNG by default, "Selected area" pressed and
 /// no viewport offered without allow_viewport_choice; approved by pointer, the image is prepared as
 /// a composer file, exact and equal to a fresh screenshot; no message is sent. Returns the file.
-pub async fn target_png(host: &Host, c: &Ctx) -> anyhow::Result<(Value, String)> {
-    let session = session_of(host)?;
-    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &opts())?;
+pub async fn target(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<(Value, String)> {
+    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed by default");
     ensure!(scope_pressed(host, "viewport").await?.is_none(), "the viewport was offered without allow_viewport_choice");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
-    require_status(&res, Status::Prepared)?;
-    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
-    ensure!(pf["scope"] == "target", "scope {} is not target", pf["scope"]);
-    await_overlay(host, false).await?;
-    let rec = last_record(host)?;
-    let expected = covering_pixels(&css(&c.target["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
-    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, "image/png").await?;
-    let fresh = fresh_clip(host, &expected, c.dpr).await?;
-    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
-    let n = same_outside(&img, &fresh, &rects)?;
-    canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
-    let files = composer_files(host).await?;
-    ensure!(files.len() == 1 && files[0]["uuid"] == pf["uuid"], "the composer does not hold exactly the prepared file: {files:?}");
-    ensure!(session.messages(&c.sid)?.len() == c.messages_at_start, "a prepared capture sent a message");
-    Ok((pf, format!("target png {}x{} at DPR {} ({n} px equal to a fresh screenshot)", img.width(), img.height(), c.dpr)))
+    let (pf, img, n, _) = require_prepared(host, c, &res, "target", None, target_px(c), format).await?;
+    Ok((pf, format!("target {} {}x{} at DPR {} ({n} px equal to a fresh screenshot)", format.extension(), img.width(), img.height(), c.dpr)))
 }
 
 /// Removes a prepared file by pointer: the composer file and its upload are gone, no message sent.
@@ -234,36 +272,29 @@ pub async fn remove(host: &Host, c: &Ctx, pf: &Value) -> anyhow::Result<()> {
 /// DPR. Within §7 (DPR 1: 1280x720) it is captured as is; beyond it (DPR 2: 2560x1440 device px)
 /// it is scaled down uniformly to fit (2048x1152). Either way every canary is gone and the rest
 /// equals a fresh screenshot of the same clip at the same scale. The prepared file is removed again.
-pub async fn viewport(host: &Host, c: &Ctx) -> anyhow::Result<String> {
+pub async fn viewport(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<String> {
     let session = session_of(host)?;
-    let pending = c.agent.capture_visual(&[c.target.clone()], json!({"allow_viewport_choice": true}), &opts())?;
+    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({"allow_viewport_choice": true}), format), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("false"), "\"Entire app viewport\" missing or pressed by default");
     click_overlay(host, "[data-wippy-attention-scope=viewport]").await?;
     ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("true"), "\"Entire app viewport\" did not press");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
-    await_overlay(host, false).await?;
     let vp = viewport_px(c.dpr);
-    require_status(&res, Status::Prepared)?;
-    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
-    ensure!(pf["scope"] == "viewport", "scope {} is not viewport", pf["scope"]);
+    let (pf, img, n, proven) = require_prepared(host, c, &res, "viewport", None, vp, format).await?;
     let rec = last_record(host)?;
-    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, vp, "image/png").await?;
     let beyond = crate::capture::limits::check_dimensions(vp.width(), vp.height()).is_err();
     ensure!(beyond == (rec.scale < 1.0), "the {}x{} viewport was captured at scale {}", vp.width(), vp.height(), rec.scale);
-    let fresh = fresh_clip(host, &vp, c.dpr).await?;
-    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
-    let n = same_outside(&img, &fresh, &rects)?;
-    let proven = canaries_gone(host, &img, &fresh, &vp, c.dpr).await?;
     ensure!(proven.len() == CANARIES.len(), "the viewport control shows only canaries {proven:?}");
     remove(host, c, &pf).await?;
     ensure!(session.uploads(&c.sid)?.is_empty(), "the removed capture left an upload");
     Ok(format!(
-        "viewport {}x{} device px at DPR {} -> png {}x{} at scale {} ({n} px equal, {} redactions, canaries gone: {proven:?})",
+        "viewport {}x{} device px at DPR {} -> {} {}x{} at scale {} ({n} px equal, {} redactions, canaries gone: {proven:?})",
         vp.width(),
         vp.height(),
         c.dpr,
+        format.extension(),
         img.width(),
         img.height(),
         rec.scale,
@@ -271,40 +302,104 @@ pub async fn viewport(host: &Host, c: &Ctx) -> anyhow::Result<String> {
     ))
 }
 
-/// A region dragged with "Adjust area" over the Host privacy probes and the composer, as WebP: the
-/// region equals the drag rectangle, the RIFF/WEBP bytes decode to its device pixels, equal to a
+/// A region dragged with "Adjust area" over the Host privacy probes and the composer: the region
+/// equals the drag rectangle, the bytes (PNG, or RIFF/WEBP) decode to its device pixels, equal to a
 /// fresh screenshot outside the redactions, and no canary survives. Returns (file, image).
-pub async fn region_webp(host: &Host, c: &Ctx) -> anyhow::Result<(Value, RgbaImage, String)> {
+pub async fn region_dragged(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<(Value, RgbaImage, String)> {
     let probes = host.landmark_rect("host-privacy-probes").await?;
     let composer = host.landmark_rect("composer-input").await?;
     let (x0, y0) = ((probes.x.min(composer.x) - 4.0).max(1.0).floor(), (probes.y.min(composer.y) - 4.0).max(1.0).floor());
     let max_side = (2048.0 / c.dpr).floor() - 2.0;
     let x1 = (probes.right().max(composer.x + 40.0) + 4.0).ceil().min(x0 + max_side).min(crate::host::VIEWPORT.0 as f64 - 1.0);
     let y1 = (probes.bottom().max(composer.bottom()) + 4.0).ceil().min(y0 + max_side).min(crate::host::VIEWPORT.1 as f64 - 1.0);
-    let pending = c.agent.capture_visual(&[c.target.clone()], json!({"format": "image/webp"}), &opts())?;
+    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
     click_overlay(host, "[data-wippy-attention-scope=adjust]").await?;
     host.drag((x0, y0), (x1, y1), 4).await?;
     let drag = CssRect { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
-    require_status(&res, Status::Prepared)?;
-    await_overlay(host, false).await?;
-    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
-    ensure!(pf["scope"] == "region", "scope {} is not region", pf["scope"]);
-    let files = composer_files(host).await?;
-    let region = files.first().map(|f| css(&f["region"])).context("no composer file")?;
-    ensure!(region == drag, "the region {region:?} is not the drag rectangle {drag:?}");
-    let rec = last_record(host)?;
     let expected = covering_pixels(&drag, c.dpr);
-    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, "image/webp").await?;
-    let fresh = fresh_clip(host, &expected, c.dpr).await?;
-    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
-    let n = same_outside(&img, &fresh, &rects)?;
-    let proven = canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
+    let (pf, img, n, proven) = require_prepared(host, c, &res, "region", Some(drag), expected, format).await?;
     ensure!(proven.len() == CANARIES.len(), "the dragged region's control shows only canaries {proven:?}");
-    let note = format!("region webp {}x{} ({n} px equal, {} redactions, canaries gone: {})", img.width(), img.height(), rec.redactions.len(), proven.len());
+    let rec = last_record(host)?;
+    let note = format!("dragged region {} {}x{} ({n} px equal, {} redactions, canaries gone: {})", format.extension(), img.width(), img.height(), rec.redactions.len(), proven.len());
     Ok((pf, img, note))
+}
+
+/// Compatibility name of the verify rows: the dragged region as WebP.
+pub async fn region_webp(host: &Host, c: &Ctx) -> anyhow::Result<(Value, RgbaImage, String)> {
+    region_dragged(host, c, Format::WebP).await
+}
+
+/// An agent-supplied region (`capture.scope: "region"`, `capture.region`, relay.md "Action
+/// arguments") over the left / right leaf boundary, with `allow_adjustment: false`: no "Adjust
+/// area" is offered, "Selected area" is pressed, and a trusted drag across the overlay changes
+/// nothing; approved, the file has scope region, the composer's region is the agent's, and the
+/// image is that region x DPR, equal to a fresh screenshot outside the redactions. Removed again.
+pub async fn agent_region(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<String> {
+    let left = host.landmark_rect("left-leaf").await?;
+    let right = host.landmark_rect("right-leaf").await?;
+    let (x0, y0) = ((left.x - 10.0).floor(), (left.y.min(right.y) - 10.0).floor());
+    let (x1, y1) = ((right.right() + 10.0).ceil().min(x0 + 900.0), (left.bottom().max(right.bottom()) + 10.0).ceil());
+    let region = CssRect { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+    let capture = json!({"scope": "region", "region": {"x": region.x, "y": region.y, "width": region.width, "height": region.height}, "allow_adjustment": false});
+    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(capture, format), &opts())?;
+    await_overlay(host, true).await?;
+    ensure!(scope_pressed(host, "adjust").await?.is_none(), "\"Adjust area\" was offered with allow_adjustment false");
+    ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed for the agent's region");
+    // A trusted drag over the overlay, away from its dialog: it must not become the region.
+    let (d0, d1) = ((region.x + 5.0, ((region.y + region.height) + 30.0).min(400.0)), (region.x + 120.0, ((region.y + region.height) + 90.0).min(460.0)));
+    host.drag(d0, d1, 4).await?;
+    let shown = host
+        .eval("(() => { const b = document.querySelector('[data-wippy-attention-region]'); const r = b.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; })()")
+        .await?;
+    ensure!(css(&shown) == region, "after a drag with allow_adjustment false the region box is {shown}, not the agent's {region:?}");
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    let expected = covering_pixels(&region, c.dpr);
+    ensure!(expected.width() as f64 == region.width * c.dpr && expected.height() as f64 == region.height * c.dpr, "the region is not whole device pixels");
+    let (pf, img, n, _) = require_prepared(host, c, &res, "region", Some(region), expected, format).await?;
+    remove(host, c, &pf).await?;
+    Ok(format!("agent region {}x{} css -> {} {}x{} at DPR {} ({n} px equal; no Adjust area, a drag changed nothing)", region.width, region.height, format.extension(), img.width(), img.height(), c.dpr))
+}
+
+/// `allow_pointer: false`: no "Adjust area", a trusted click on "Add image to message" does not
+/// answer (the overlay is not answering and the provider was not asked), Enter does. Then
+/// `allow_keyboard: false`: Enter on the focused button does not answer, a trusted click does.
+/// Each prepared image is the target's exactly and is removed again.
+pub async fn input_permissions(host: &Host, c: &Ctx) -> anyhow::Result<String> {
+    let idle = |what: &'static str, served: usize| async move {
+        let a = host.eval("window.__host.overlay.active").await?;
+        ensure!(a.is_object() && a["answering"] == false, "{what} answered: overlay state {a}");
+        ensure!(host.capture_provider().records().len() == served, "{what} asked the provider for pixels");
+        anyhow::Ok(())
+    };
+    let served = host.capture_provider().records().len();
+    let no_pointer = ActionOptions { allow_pointer: false, ..opts() };
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &no_pointer)?;
+    await_overlay(host, true).await?;
+    ensure!(scope_pressed(host, "adjust").await?.is_none(), "\"Adjust area\" was offered with allow_pointer false");
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    idle("a pointer click with allow_pointer false", served).await?;
+    focused_answer(host, "primary").await?;
+    host.press_key(Key::ENTER).await?;
+    let res = one_result(host, pending).await?;
+    let (pf, _, _, _) = require_prepared(host, c, &res, "target", None, target_px(c), Format::Png).await?;
+    remove(host, c, &pf).await?;
+
+    let served = host.capture_provider().records().len();
+    let no_keyboard = ActionOptions { allow_keyboard: false, ..opts() };
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &no_keyboard)?;
+    await_overlay(host, true).await?;
+    focused_answer(host, "primary").await?;
+    host.press_key(Key::ENTER).await?;
+    idle("Enter with allow_keyboard false", served).await?;
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    let (pf, _, _, _) = require_prepared(host, c, &res, "target", None, target_px(c), Format::Png).await?;
+    remove(host, c, &pf).await?;
+    Ok("allow_pointer false: click refused, Enter prepared; allow_keyboard false: Enter refused, click prepared".into())
 }
 
 /// Sends the composer's file with automatic pointing context off: exactly one stored visual v1
@@ -404,19 +499,31 @@ pub async fn image_delivered(host: &Host, c: &Ctx, message_id: &str, pf: &Value,
     Ok(format!("delivered {} bytes (base64 {len}); tampered: omitted ({diagnostic}); restored: delivered", upload.bytes.len()))
 }
 
-/// Suite test 14 and more, in one opened Host: a PNG of the target (removed again), the whole
-/// viewport when offered, a WebP of a dragged region which is then sent with automatic context
-/// off, its reference authorization, and its delivery (and omission once tampered with).
+/// Suite test 14 and more, in one opened Host: the target as PNG and WebP, the whole viewport (when
+/// offered) as PNG and WebP, an agent-supplied region without adjustment, the pointer and keyboard
+/// permissions, a dragged region as PNG (each removed again) and as WebP, which is then sent with
+/// automatic context off, its reference authorization, and its delivery (and omission once
+/// tampered with).
 pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
     let c = bind(host).await?;
-    let (pf, a) = target_png(host, &c).await?;
+    let mut notes = Vec::new();
+    for format in [Format::Png, Format::WebP] {
+        let (pf, note) = target(host, &c, format).await?;
+        remove(host, &c, &pf).await?;
+        notes.push(note);
+        notes.push(viewport(host, &c, format).await?);
+    }
+    notes.push(agent_region(host, &c, Format::Png).await?);
+    notes.push(input_permissions(host, &c).await?);
+    let (pf, _, note) = region_dragged(host, &c, Format::Png).await?;
     remove(host, &c, &pf).await?;
-    let b = viewport(host, &c).await?;
-    let (pf, img, d) = region_webp(host, &c).await?;
+    notes.push(note);
+    let (pf, img, note) = region_dragged(host, &c, Format::WebP).await?;
+    notes.push(note);
     let (message_id, env) = send_with_file(host, &c, &pf, &img).await?;
-    let e = image_delivered(host, &c, &message_id, &pf, &img).await?;
-    let f = reference_authorization(host, &c, &pf, &env).await?;
-    Ok(format!("{a}; {b}; {d}; {e}; {f}"))
+    notes.push(image_delivered(host, &c, &message_id, &pf, &img).await?);
+    notes.push(reference_authorization(host, &c, &pf, &env).await?);
+    Ok(notes.join("; "))
 }
 
 /// verify rows (operational check of "Optional visual capture"), one Host each.
@@ -429,14 +536,29 @@ pub fn checks() -> Vec<super::Check> {
     vec![
         Check { query: actions_host, name: "checklist-6-capture-consent-prepares-a-file-and-sends-nothing", run: |h| Box::pin(async move {
             let c = bind(h).await?;
-            let (pf, note) = target_png(h, &c).await?;
+            let (pf, note) = target(h, &c, Format::Png).await?;
             remove(h, &c, &pf).await?;
             Ok(format!("{note}; removed"))
         }) },
         Check { query: actions_host, name: "checklist-6-capture-denial-and-cancel-leave-no-draft", run: |h| Box::pin(denial_and_cancel(h)) },
-        Check { query: actions_host, name: "checklist-6-capture-redaction-leaves-no-canary", run: |h| Box::pin(async move { viewport(h, &bind(h).await?).await }) },
-        Check { query: actions_host, name: "checklist-6-capture-png-upload", run: |h| Box::pin(async move { Ok(target_png(h, &bind(h).await?).await?.1) }) },
-        Check { query: actions_host, name: "checklist-6-capture-webp-upload", run: |h| Box::pin(async move { Ok(region_webp(h, &bind(h).await?).await?.2) }) },
+        Check { query: actions_host, name: "checklist-6-capture-redaction-leaves-no-canary", run: |h| Box::pin(async move { viewport(h, &bind(h).await?, Format::Png).await }) },
+        Check { query: actions_host, name: "checklist-6-capture-png-upload", run: |h| Box::pin(async move { Ok(target(h, &bind(h).await?, Format::Png).await?.1) }) },
+        Check { query: actions_host, name: "checklist-6-capture-webp-upload", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            let (pf, a) = target(h, &c, Format::WebP).await?;
+            remove(h, &c, &pf).await?;
+            let b = viewport(h, &c, Format::WebP).await?;
+            Ok(format!("{a}; {b}; {}", region_webp(h, &c).await?.2))
+        }) },
+        Check { query: actions_host, name: "checklist-6-capture-agent-region-and-input-permissions", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            Ok(format!("{}; {}", agent_region(h, &c, Format::WebP).await?, input_permissions(h, &c).await?))
+        }) },
+        Check { query: actions_host, name: "checklist-6-capture-stale-when-moved-after-approval", run: |h| Box::pin(stale_when_moved_after_approval(h)) },
+        Check { query: actions_host, name: "checklist-6-capture-refused-by-the-os-is-denied", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            refused_by_the_os_is_denied(h, &c.agent, &c.sid, &c.target).await
+        }) },
         Check { query: actions_host, name: "checklist-6-capture-reference-authorization", run: |h| Box::pin(async move {
             let c = bind(h).await?;
             let (pf, img, _) = region_webp(h, &c).await?;
@@ -549,6 +671,22 @@ pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<St
     notes.push(moved_by_an_ancestor_after_approval(host, &agent, &sid, &target, Moment::WhileAFrameIsPending).await?);
     // Suite test 13: the embedder's screen capture is refused by the user or the OS.
     notes.push(refused_by_the_os_is_denied(host, &agent, &sid, &target).await?);
+    Ok(notes.join("; "))
+}
+
+/// A target moved after approval, by its own realm (24 px, before the provider revalidates) and
+/// by a transform on a Host ancestor (at the approving click and while a frame is pending): `stale`
+/// each time, without a draft.
+pub async fn stale_when_moved_after_approval(host: &Host) -> anyhow::Result<String> {
+    let c = bind(host).await?;
+    let frame = super::leaf_frame(host.engine, Leaf::Left);
+    let leaf = "document.querySelector('[data-landmark=left-leaf]')";
+    host.capture_provider().configure(|p| p.before_capture = Some((frame.clone(), format!("{leaf}.style.transform = 'translateX(24px)'"))));
+    let r = ends_without_draft(host, &c.agent, &c.sid, &c.target, json!({}), Status::Stale, Answer::Approve).await;
+    host.eval_in_frame(&frame, &format!("{leaf}.style.transform = ''")).await?;
+    let mut notes = vec![format!("leaf moved in its realm: {}", r?)];
+    notes.push(moved_by_an_ancestor_after_approval(host, &c.agent, &c.sid, &c.target, Moment::AtTheApprovingClick).await?);
+    notes.push(moved_by_an_ancestor_after_approval(host, &c.agent, &c.sid, &c.target, Moment::WhileAFrameIsPending).await?);
     Ok(notes.join("; "))
 }
 
