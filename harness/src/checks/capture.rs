@@ -801,5 +801,6 @@ async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<
     ensure!(super::kinds(cand) == want, "the left leaf's path is {:?}, not the complete {want:?}", super::kinds(cand));
     let denied: Vec<&Value> = payload["omissions"].as_array().into_iter().flatten().filter(|o| o["capture_code"] == "permission-denied").collect();
     ensure!(denied.is_empty(), "the pointing message carries permission-denied omissions: {denied:?}");
-    Ok(format!("a pointing message was admitted with the complete path {want:?} (capture.complete {})", payload["capture"]["complete"]))
+    let reasons: Vec<&str> = payload["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str()).collect();
+    Ok(format!("a pointing message was admitted with the complete path {want:?} (capture.complete {}, omissions {reasons:?})", payload["capture"]["complete"]))
 }
