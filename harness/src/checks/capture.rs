@@ -251,13 +251,19 @@ fn target_px(c: &Ctx) -> PixelRect {
 /// no viewport offered without allow_viewport_choice; approved by pointer, the image is prepared as
 /// a composer file, exact and equal to a fresh screenshot; no message is sent. Returns the file.
 pub async fn target(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<(Value, String)> {
-    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({}), format), &opts())?;
+    target_of(host, c, &c.target, format).await
+}
+
+/// [`target`] for any target (an `action_ref` of this Host).
+async fn target_of(host: &Host, c: &Ctx, t: &Value, format: Format) -> anyhow::Result<(Value, String)> {
+    let pending = c.agent.capture_visual(&[t.clone()], with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed by default");
     ensure!(scope_pressed(host, "viewport").await?.is_none(), "the viewport was offered without allow_viewport_choice");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
-    let (pf, img, n, _) = require_prepared(host, c, &res, "target", None, target_px(c), format).await?;
+    let px = covering_pixels(&css(&t["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
+    let (pf, img, n, _) = require_prepared(host, c, &res, "target", None, px, format).await?;
     Ok((pf, format!("target {} {}x{} at DPR {} ({n} px equal to a fresh screenshot)", format.extension(), img.width(), img.height(), c.dpr)))
 }
 
@@ -500,7 +506,8 @@ pub async fn image_delivered(host: &Host, c: &Ctx, message_id: &str, pf: &Value,
 }
 
 /// Suite test 14 and more, in one opened Host: the target as PNG and WebP, the whole viewport (when
-/// offered) as PNG and WebP, an agent-supplied region without adjustment, the pointer and keyboard
+/// offered) as PNG and WebP, the closed-shadow and out-of-process leaves as targets, an
+/// agent-supplied region without adjustment, the pointer and keyboard
 /// permissions, a dragged region as PNG (each removed again) and as WebP, which is then sent with
 /// automatic context off, its reference authorization, and its delivery (and omission once
 /// tampered with).
@@ -512,6 +519,14 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
         remove(host, &c, &pf).await?;
         notes.push(note);
         notes.push(viewport(host, &c, format).await?);
+    }
+    // Targets deeper in the tree: Chromium's geometry check walks out of a closed shadow root in a
+    // srcdoc iframe, and out of an open shadow root and a nested artifact behind a cross-origin iframe.
+    for leaf in [Leaf::ClosedShadow, Leaf::Oopif] {
+        let t = leaf_ref(host, leaf).await?;
+        let (pf, note) = target_of(host, &c, &t, Format::Png).await?;
+        remove(host, &c, &pf).await?;
+        notes.push(format!("{}: {note}", leaf.landmark()));
     }
     notes.push(agent_region(host, &c, Format::Png).await?);
     notes.push(input_permissions(host, &c).await?);
