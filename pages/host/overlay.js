@@ -378,7 +378,10 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     root.append(dialog);
     a.onKey = (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); finish('cancelled'); } };
     window.addEventListener('keydown', a.onKey, true);
-    document.body.append(root);
+    // On the root element, not <body>: a transform the page puts on <body> would make <body> the
+    // containing block of this fixed layer and shift the outlines and the drawn region away from
+    // the viewport coordinates they are given in.
+    document.documentElement.append(root);
     // Painted (two frames): from then on the browser routes pointer input to the overlay, also over
     // out-of-process iframes whose hit-test regions come from the compositor.
     requestAnimationFrame(() => requestAnimationFrame(() => root.setAttribute('data-wippy-attention-ready', '')));

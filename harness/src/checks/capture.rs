@@ -333,6 +333,39 @@ pub async fn region_dragged(host: &Host, c: &Ctx, format: Format) -> anyhow::Res
     Ok((pf, img, note))
 }
 
+/// A Host whose `<body>` is already translated by 30 px when the agent asks (a transform that is
+/// not a move after approval): the outline is drawn at the target's box in Chromium, and approving
+/// prepares the target where it is (Chromium's geometry check does not refuse a transformed
+/// ancestor, only a move), the image exact. Removed again, and the transform taken off.
+pub async fn under_a_transformed_body(host: &Host, c: &Ctx) -> anyhow::Result<String> {
+    host.eval("document.body.style.transform = 'translateY(30px)', true").await?;
+    let r = async {
+        let truth = host.landmark_rect("left-leaf").await?;
+        let t = leaf_ref(host, Leaf::Left).await?;
+        let pending = c.agent.capture_visual(&[t.clone()], json!({}), &opts())?;
+        await_overlay(host, true).await?;
+        let sel = format!("[data-wippy-attention-target={}]", json!(t["target_id"].as_str().unwrap_or_default()));
+        let (ox, oy) = super::actions::overlay_point(host, &sel).await?;
+        ensure!(
+            (ox - truth.center().0).abs() <= 0.5 && (oy - truth.center().1).abs() <= 0.5,
+            "the outline's centre ({ox}, {oy}) is not the target's centre {:?} in Chromium",
+            truth.center()
+        );
+        let (pf, note) = {
+            click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+            let res = one_result(host, pending).await?;
+            let px = covering_pixels(&css(&t["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
+            let (pf, img, n, _) = require_prepared(host, c, &res, "target", None, px, Format::Png).await?;
+            (pf, format!("body translated 30 px: outline at Chromium's box, prepared {}x{} ({n} px equal)", img.width(), img.height()))
+        };
+        remove(host, c, &pf).await?;
+        anyhow::Ok(note)
+    }
+    .await;
+    host.eval("document.body.style.transform = '', true").await?;
+    r
+}
+
 /// Compatibility name of the verify rows: the dragged region as WebP.
 pub async fn region_webp(host: &Host, c: &Ctx) -> anyhow::Result<(Value, RgbaImage, String)> {
     region_dragged(host, c, Format::WebP).await
@@ -528,6 +561,7 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
         remove(host, &c, &pf).await?;
         notes.push(format!("{}: {note}", leaf.landmark()));
     }
+    notes.push(under_a_transformed_body(host, &c).await?);
     notes.push(agent_region(host, &c, Format::Png).await?);
     notes.push(input_permissions(host, &c).await?);
     let (pf, _, note) = region_dragged(host, &c, Format::Png).await?;
