@@ -24,6 +24,22 @@ fn verify_json_reports_every_check_for_the_chosen_layout_and_engine() {
 }
 
 #[test]
+fn verify_check_runs_only_the_checks_whose_name_starts_with_the_prefix() {
+    let prefix = "checklist-6-capture-png";
+    let want: Vec<&str> = attention_harness::checks::all().iter().map(|c| c.name).filter(|n| n.starts_with(prefix)).collect();
+    assert_eq!(want.len(), 1, "the prefix names one check: {want:?}");
+    let out = cli(&["verify", "--layout", "managed", "--engine", "fragment", "--check", prefix, "--json"]);
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    let names: Vec<&str> = rows.iter().filter_map(|r| r["check"].as_str()).collect();
+    assert_eq!(names, want);
+    assert_eq!(rows[0]["status"], "pass", "{}", rows[0]);
+    assert!(out.status.success());
+    let none = cli(&["verify", "--check", "no-such-check", "--json"]);
+    assert_eq!(none.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no-such-check"), "{}", String::from_utf8_lossy(&none.stderr));
+}
+
+#[test]
 fn snapshot_at_an_unknown_landmark_fails_with_exit_2_naming_the_landmarks() {
     let out = cli(&["snapshot", "--layout", "managed", "--point", "no-such-place"]);
     assert_eq!(out.status.code(), Some(2));

@@ -242,14 +242,16 @@ mod agent_actions {
     }
 
     #[rstest]
-    fn visual_captures_of_target_viewport_and_dragged_region_are_exact_redacted_and_delivered(
+    fn png_and_webp_captures_of_target_viewport_agent_region_and_dragged_region_are_exact_redacted_and_delivered(
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
         #[values(1.0, 2.0)] dpr: f64,
     ) {
         let options = attention_harness::OpenOptions { device_scale_factor: dpr };
         attention_harness::run_host_emulated(layout, engine, "actions=on", options, async |h| {
-            attention_harness::checks::capture::captures_end_to_end(h).await.map(drop)
+            let detail = attention_harness::checks::capture::captures_end_to_end(h).await?;
+            eprintln!("{layout}/{engine} DPR {dpr}: {detail}");
+            Ok(())
         });
     }
 
@@ -258,7 +260,11 @@ mod agent_actions {
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
     ) {
-        on(layout, engine, attention_harness::checks::capture::captures_that_end_without_a_draft);
+        run_host_with(layout, engine, "actions=on", async |h| {
+            let detail = attention_harness::checks::capture::captures_that_end_without_a_draft(h).await?;
+            eprintln!("{layout}/{engine}: {detail}");
+            Ok(())
+        });
     }
 
     #[rstest]

@@ -49,6 +49,9 @@ enum Command {
         /// Print a JSON array of {layout, engine, check, status, detail} instead of a table.
         #[arg(long)]
         json: bool,
+        /// Run only the checks whose name starts with this (e.g. `checklist-6`).
+        #[arg(long)]
+        check: Option<String>,
     },
     /// Open a layout, move the pointer to a point with trusted input, print the snapshot.
     Snapshot {
@@ -100,7 +103,14 @@ fn main() -> ExitCode {
             let options = SessionOptions { db: Some(db), capabilities_endpoint: !without_attention, uploads_enabled: !refuse_uploads, ..SessionOptions::default() };
             serve(pages, options)
         }
-        Command::Verify { layout, engine, json } => with_harness(pages, |h| verify(h, layouts(layout), engines(engine), json)),
+        Command::Verify { layout, engine, json, check } => {
+            // A prefix that names no check is a usage error, found before a browser starts.
+            if let Some(p) = check.as_deref().filter(|p| !checks::all().iter().any(|c| c.name.starts_with(p))) {
+                eprintln!("error: no check's name starts with {p:?}");
+                return ExitCode::from(2);
+            }
+            with_harness(pages, |h| verify(h, layouts(layout), engines(engine), json, check.as_deref()))
+        }
         Command::Snapshot { layout, engine, point, envelope, picture } => {
             with_harness(pages, |h| snapshot(h, layout, engine, &point, envelope, picture))
         }
@@ -153,13 +163,14 @@ struct Row {
     detail: String,
 }
 
-fn verify(h: &Harness, layouts: Vec<Layout>, engines: Vec<Engine>, as_json: bool) -> Result<ExitCode, String> {
+fn verify(h: &Harness, layouts: Vec<Layout>, engines: Vec<Engine>, as_json: bool, only: Option<&str>) -> Result<ExitCode, String> {
+    let selected: Vec<_> = checks::all().into_iter().filter(|c| only.is_none_or(|p| c.name.starts_with(p))).collect();
     let mut rows = Vec::new();
     for layout in layouts {
         for engine in &engines {
             let engine = *engine;
             h.block_on(async {
-                for check in checks::all() {
+                for check in &selected {
                     // A fresh context per check, as in the test suite: no check sees another's input.
                     let outcome = match h.open_with(layout, engine, (check.query)(engine)).await {
                         Ok(host) => {

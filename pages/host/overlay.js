@@ -17,9 +17,12 @@
 //   viewport only with capture.allow_viewport_choice, "Adjust area" by trusted pointer drag (the region
 //   is the drag rectangle), "Deny" -> `denied`. Approval asks the embedder's capture provider (a CDP
 //   binding; the page never makes pixels), uploads the bytes and makes them a removable composer file
-//   (`prepared` with prepared_file); a refused upload is `error`, a provider refusal its own status.
+//   (`prepared` with prepared_file); a refused upload is `error`, a provider refusal its own status
+//   (`stale`, `unavailable`; a `NotAllowedError`, the user or OS refusing screen capture, is `denied`).
+//   The provider is given the approved rect (the one shown when the answering gesture began) and
+//   checks the target against it in Chromium's own geometry.
 // - Before accepting an answer the target is revalidated from a fresh runtime snapshot at its
-//   displayed centre: same Host instance, the same target_id found, leaf mount_id / generation and
+//   displayed centre: same Host instance, the same target_id sampled there, leaf mount_id / generation and
 //   path_digest unchanged, and not moved beyond the approved rect; otherwise `stale`. The approved
 //   rect is the one shown when the user began the answer (a trusted pointerdown, or Enter / Space
 //   keydown, on the primary button): a target that moves between that approval and the answer's
@@ -157,7 +160,10 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     const ref = t.ref;
     if (ref.host_instance_id !== hostId()) return { ok: false, reason: 'Host instance changed' };
     const snap = await freshAt(a, t.shown);
-    const c = (snap.candidates || []).find((x) => x.target_id === ref.target_id);
+    // Sampled at the point now: a candidate only known from an earlier event keeps that event's
+    // geometry and proves nothing about where the target is.
+    const points = new Set(((snap.capture && snap.capture.points) || []).map((p) => p.point_id));
+    const c = (snap.candidates || []).find((x) => x.target_id === ref.target_id && (x.sample_point_ids || []).some((id) => points.has(id)));
     if (!c || !c.action_ref) return { ok: false, reason: 'target is gone' };
     const now = c.action_ref;
     if (now.mount_id !== ref.mount_id || now.generation !== ref.generation) return { ok: false, reason: 'target was remounted' };
@@ -222,7 +228,10 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     const t = a.targets.find((x) => x.pressed) || a.targets[0];
     if (a.scope === 'region' && !a.region) return; // "Adjust area" without a drag yet
     a.answering = true;
-    const approved = Object.assign({}, t.shown);
+    // The rect the user approved (shown when the answering gesture began), not where the outline
+    // has been moved since: the provider checks the target is still there.
+    const approval = a.approval && a.approval.find((x) => x.t === t);
+    const approved = approval ? Object.assign({}, approval.rect) : Object.assign({}, t.shown);
     const clip = a.scope === 'viewport' ? { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight }
       : a.scope === 'region' ? Object.assign({}, a.region) : approved;
     const format = (a.req.capture && a.req.capture.format) || 'image/png';
@@ -231,6 +240,8 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     const cap = await providerCapture({ format, clip, target: t.ref, approved }).catch(() => ({ status: 'error', reason: 'capture provider failed' }));
     if (a.done) return;
     if (cap.status !== 'ok') {
+      // The embedder's screen capture refused by the user or the OS (a NotAllowedError) is a denial.
+      if (cap.error_name === 'NotAllowedError') { finish('denied', { reason: 'screen capture was not allowed' }); return; }
       finish(['stale', 'unavailable'].includes(cap.status) ? cap.status : 'error', { reason: String(cap.reason || 'capture failed').slice(0, 512) });
       return;
     }
@@ -403,7 +414,10 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     root.append(dialog);
     a.onKey = guarded(a, (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); end(a, 'cancelled'); } });
     window.addEventListener('keydown', a.onKey, true);
-    document.body.append(root);
+    // On the root element, not <body>: a transform the page puts on <body> would make <body> the
+    // containing block of this fixed layer and shift the outlines and the drawn region away from
+    // the viewport coordinates they are given in.
+    document.documentElement.append(root);
     // Painted (two frames): from then on the browser routes pointer input to the overlay, also over
     // out-of-process iframes whose hit-test regions come from the compositor.
     requestAnimationFrame(() => requestAnimationFrame(() => root.setAttribute('data-wippy-attention-ready', '')));
@@ -468,7 +482,7 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
       actionsOn = !!on;
       if (!actionsOn) finish('permission-denied', { reason: 'agent actions were turned off for this Host' });
     },
-    get active() { return active ? { action_id: active.req.action_id, mode: active.mode } : null; },
+    get active() { return active ? { action_id: active.req.action_id, mode: active.mode, answering: active.answering } : null; },
     get results() { return results.slice(); },
   };
 }

@@ -6,17 +6,22 @@
 //! For each request `{id, format, clip, target, approved}` (clip and approved rect in Host-viewport
 //! CSS px, target the approved `action_ref`) it:
 //! 1. refuses a format it was not configured to make (`unavailable`: never renamed PNG bytes);
-//! 2. revalidates the target from a fresh runtime snapshot at the approved rect's centre: same Host
-//!    instance, target_id, leaf mount_id / generation, path_digest, and a rect within 0.5 px of the
-//!    approved one (else `stale`);
-//! 3. takes a clip screenshot of the device pixels the clip covers (`Page.captureScreenshot` at the
+//! 2. answers a configured refusal (`ProviderConfig::refusal`: the user or the OS refused screen
+//!    capture, a `NotAllowedError`, which the Host maps to `denied`);
+//! 3. revalidates the target against Chromium's own geometry (`geometry.rs`: the element Chromium's
+//!    hit test finds at the approved rect's centre, or an ancestor, has the approved rect as its
+//!    border box, composed through every frame) and against a fresh runtime snapshot at that centre:
+//!    same Host instance, the target sampled there (not only known from an earlier event), leaf
+//!    mount_id / generation, path_digest, a rect within 0.5 px of the approved one, and a leaf
+//!    element whose tag is one Chromium found at the approved rect (else `stale`);
+//! 4. takes a clip screenshot of the device pixels the clip covers (`Page.captureScreenshot` at the
 //!    page's `devicePixelRatio`); when they exceed §7's dimension limits the clip's `scale` is the
 //!    largest uniform scale <= 1 that fits them (`limits::fit_scale`: 2560x1440 becomes 2048x1152);
-//! 4. paints an opaque fill over every sensitive, excluded, redacted and composer element inside the
+//! 5. paints an opaque fill over every sensitive, excluded, redacted and composer element inside the
 //!    clip, found in Chromium's own DOM of every frame (`privacy.rs`), scaled like the image and
 //!    rounded outward (`limits::scale_outward`);
-//! 5. encodes PNG or lossless WebP within §7's byte limit (`encode.rs`);
-//! 6. revalidates the target again (the final frame must still match the approved rect).
+//! 6. encodes PNG or lossless WebP within §7's byte limit (`encode.rs`);
+//! 7. revalidates the target again, both ways (the final frame must still match the approved rect).
 //!
 //! Every request leaves a [`CaptureRecord`] (tests compare the image with a fresh screenshot outside
 //! the redactions it names).
@@ -28,6 +33,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::encode::{encode, paint_redactions, Format};
+use super::geometry::{elements_at, AtApproved};
 use super::limits::{check_dimensions, covering_pixels, fit_scale, scale_outward, CssRect, PixelRect};
 use super::privacy::{collect, Reason};
 use crate::host::Host;
@@ -38,10 +44,24 @@ pub const BINDING: &str = "__wippyCaptureProvider";
 /// How far the target may be from the approved rect (CSS px), the overlay's own tolerance.
 pub const MOVE_TOLERANCE: f64 = 0.5;
 
-/// What the provider can do; tests narrow it (a PNG-only provider) or add a hook.
+/// How the embedder refuses a capture before it reads any pixel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub enum Refusal {
+    /// The user or the operating system refused screen capture (a browser's `getDisplayMedia` or
+    /// the OS permission prompt throws a `NotAllowedError`): the provider answers `{status: "error",
+    /// error_name: "NotAllowedError"}` and the Host maps it to `denied` (e2e-suite.md test 13).
+    NotAllowed,
+}
+
+/// The record status of a capture refused with [`Refusal::NotAllowed`].
+pub const NOT_ALLOWED: &str = "not-allowed";
+
+/// What the provider can do; tests narrow it (a PNG-only provider, a refusal) or add a hook.
 #[derive(Debug, Clone)]
 pub struct ProviderConfig {
     pub formats: Vec<Format>,
+    /// Refuse every request like this (until set back to `None`).
+    pub refusal: Option<Refusal>,
     /// Test hook: JavaScript evaluated once in a frame of the page, after approval and before the
     /// provider revalidates (what the page does between approval and capture, e.g. move the target).
     pub before_capture: Option<(crate::host::Frame, String)>,
@@ -49,7 +69,7 @@ pub struct ProviderConfig {
 
 impl Default for ProviderConfig {
     fn default() -> Self {
-        ProviderConfig { formats: vec![Format::Png, Format::WebP], before_capture: None }
+        ProviderConfig { formats: vec![Format::Png, Format::WebP], refusal: None, before_capture: None }
     }
 }
 
@@ -64,7 +84,7 @@ pub struct Redaction {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct CaptureRecord {
     pub id: u64,
-    /// `ok`, `stale`, `unavailable` or `error`.
+    /// `ok`, `stale`, `unavailable`, `not-allowed` ([`NOT_ALLOWED`]) or `error`.
     pub status: String,
     pub reason: Option<String>,
     pub format: Option<Format>,
@@ -118,8 +138,8 @@ impl CaptureProvider {
                 let (view, c, r, payload) = (view.clone(), c.clone(), r.clone(), ev.params["payload"].as_str().unwrap_or_default().to_string());
                 tokio::spawn(async move {
                     let hook = c.lock().ok().and_then(|mut c| c.before_capture.take());
-                    let formats = c.lock().map(|c| c.formats.clone()).unwrap_or_default();
-                    let (id, answer, record) = serve(&view, &payload, &formats, hook).await;
+                    let (formats, refusal) = c.lock().map(|c| (c.formats.clone(), c.refusal)).unwrap_or_default();
+                    let (id, answer, record) = serve(&view, &payload, &formats, refusal, hook).await;
                     if let Ok(mut r) = r.lock() {
                         r.push(record);
                     }
@@ -154,7 +174,7 @@ struct Request {
 }
 
 /// Serves one request: (request id, answer JSON, record).
-async fn serve(host: &Host, payload: &str, formats: &[Format], hook: Option<(crate::host::Frame, String)>) -> (u64, Value, CaptureRecord) {
+async fn serve(host: &Host, payload: &str, formats: &[Format], refusal: Option<Refusal>, hook: Option<(crate::host::Frame, String)>) -> (u64, Value, CaptureRecord) {
     let mut record = CaptureRecord {
         id: 0,
         status: "error".into(),
@@ -175,7 +195,7 @@ async fn serve(host: &Host, payload: &str, formats: &[Format], hook: Option<(cra
         }
     };
     record.id = req.id;
-    let outcome = capture(host, &req, formats, hook, &mut record).await;
+    let outcome = capture(host, &req, formats, refusal, hook, &mut record).await;
     let answer = match outcome {
         Ok(answer) => {
             record.status = "ok".into();
@@ -184,23 +204,39 @@ async fn serve(host: &Host, payload: &str, formats: &[Format], hook: Option<(cra
         Err((status, reason)) => {
             record.status = status.to_string();
             record.reason = Some(reason.clone());
-            json!({"status": status, "reason": reason})
+            if status == NOT_ALLOWED {
+                // What the embedder's screen capture throws; the Host decides what it means.
+                json!({"status": "error", "error_name": "NotAllowedError", "reason": reason})
+            } else {
+                json!({"status": status, "reason": reason})
+            }
         }
     };
     (req.id, answer, record)
 }
 
-type Refusal = (&'static str, String);
+/// Why a request ends without an image: (status, reason).
+type Refused = (&'static str, String);
 
-async fn capture(host: &Host, req: &Request, formats: &[Format], hook: Option<(crate::host::Frame, String)>, record: &mut CaptureRecord) -> Result<Value, Refusal> {
+async fn capture(
+    host: &Host,
+    req: &Request,
+    formats: &[Format],
+    refusal: Option<Refusal>,
+    hook: Option<(crate::host::Frame, String)>,
+    record: &mut CaptureRecord,
+) -> Result<Value, Refused> {
     let format = Format::parse(&req.format)
         .filter(|f| formats.contains(f))
         .ok_or_else(|| ("unavailable", format!("this capture provider cannot encode {}", req.format)))?;
     record.format = Some(format);
+    if let Some(Refusal::NotAllowed) = refusal {
+        return Err((NOT_ALLOWED, "screen capture was not allowed by the user or the operating system".into()));
+    }
     if let Some((frame, js)) = hook {
         host.eval_in_frame(&frame, &js).await.map_err(|e| ("error", format!("before_capture hook failed: {e}")))?;
     }
-    let first = revalidate(host, &req.target, &req.approved).await?;
+    let first = check_target(host, &req.target, &req.approved).await?;
     let page = host
         .eval("({dpr: window.devicePixelRatio, w: window.innerWidth, h: window.innerHeight})")
         .await
@@ -244,7 +280,7 @@ async fn capture(host: &Host, req: &Request, formats: &[Format], hook: Option<(c
     let applied = paint_redactions(&mut img, &rects);
     let bytes = encode(&img, format).map_err(|e| ("error", e.to_string()))?;
     // The final frame must still match the approved target rect.
-    revalidate(host, &req.target, &req.approved).await?;
+    check_target(host, &req.target, &req.approved).await?;
     record.bytes = bytes.clone();
     Ok(json!({
         "status": "ok", "mime_type": format.mime(), "extension": format.extension(),
@@ -254,15 +290,41 @@ async fn capture(host: &Host, req: &Request, formats: &[Format], hook: Option<(c
     }))
 }
 
-/// A fresh runtime snapshot at the approved rect's centre must still find the target unchanged.
-async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<Value, Refusal> {
+/// The approved target is still where it was approved, by Chromium's geometry first (the runtime
+/// is what is under test and may be wrong), then by a fresh runtime snapshot (identity), and the
+/// two agree on the element. Returns the runtime's answer (its `snapshot_id`).
+async fn check_target(host: &Host, target: &Value, approved: &CssRect) -> Result<Value, Refused> {
+    let tags = match elements_at(host, approved, MOVE_TOLERANCE).await.map_err(|e| ("error", format!("cannot read Chromium's geometry: {e}")))? {
+        AtApproved::Found(tags) => tags,
+        AtApproved::Missing { nearest } => {
+            let at = format!("({}, {}, {} x {})", approved.x, approved.y, approved.width, approved.height);
+            let hit = match nearest {
+                Some((tag, r)) => format!("the element hit there is <{tag}> at ({}, {}, {} x {})", r.x, r.y, r.width, r.height),
+                None => "nothing is hit there".to_string(),
+            };
+            return Err(("stale", format!("target moved from the approved rect: in Chromium's box model no element has the approved rect {at}; {hit}")));
+        }
+    };
+    let now = revalidate(host, target, approved).await?;
+    let tag = now["tag"].as_str().unwrap_or_default();
+    if !tags.iter().any(|t| t == tag) {
+        return Err(("stale", format!("the runtime's target <{tag}> is not the element Chromium has at the approved rect ({})", tags.join(", "))));
+    }
+    Ok(now)
+}
+
+/// A fresh runtime snapshot at the approved rect's centre must sample the target there, unchanged.
+/// A candidate only known from an earlier event keeps that event's geometry, so it proves nothing.
+async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<Value, Refused> {
     let stale = |r: &str| ("stale", r.to_string());
     let (x, y) = (approved.x + approved.width / 2.0, approved.y + approved.height / 2.0);
     let target_id = serde_json::to_string(&target["target_id"]).unwrap_or_default();
     let expr = format!(
         "(async () => {{ const s = await window.wippyAttention.snapshot({{point: {{x: {x}, y: {y}}}, radius_css_px: 0, step_css_px: 1}});
-           const c = (s.candidates || []).find((c) => c.target_id === {target_id});
-           return {{host: window.wippyAttention.host_instance_id, snapshot_id: s.snapshot_id, ref: c ? c.action_ref || null : null}}; }})()"
+           const points = new Set(((s.capture && s.capture.points) || []).map((p) => p.point_id));
+           const c = (s.candidates || []).find((c) => c.target_id === {target_id} && (c.sample_point_ids || []).some((id) => points.has(id)));
+           const leaf = c && Array.isArray(c.path) ? c.path[c.path.length - 1] : null;
+           return {{host: window.wippyAttention.host_instance_id, snapshot_id: s.snapshot_id, ref: c ? c.action_ref || null : null, tag: leaf ? leaf.tag_name || null : null}}; }})()"
     );
     let now = host.eval(&expr).await.map_err(|e| ("error", format!("revalidation failed: {e}")))?;
     if now["host"] != target["host_instance_id"] {
@@ -270,7 +332,7 @@ async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<V
     }
     let r = &now["ref"];
     if r.is_null() {
-        return Err(stale("target is gone"));
+        return Err(stale("target is gone: a fresh snapshot does not sample it at the approved rect"));
     }
     if r["mount_id"] != target["mount_id"] || r["generation"] != target["generation"] {
         return Err(stale("target was remounted"));

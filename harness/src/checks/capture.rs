@@ -195,32 +195,76 @@ pub async fn bind(host: &Host) -> anyhow::Result<Ctx> {
     Ok(Ctx { agent, sid, target, dpr: host.options.device_scale_factor, messages_at_start })
 }
 
-/// Consent and a PNG of the target: target scope and PNG by default, "Selected area" pressed and
+fn mime(format: Format) -> &'static str {
+    format.mime()
+}
+
+/// The `capture` argument for `format`: PNG is asked for by default (no `format` member), so the
+/// default is what is checked; WebP is asked for by name.
+fn with_format(mut capture: Value, format: Format) -> Value {
+    if format == Format::WebP {
+        capture["format"] = json!(format.mime());
+    }
+    capture
+}
+
+/// What every prepared capture must be: `prepared` with a file of `scope` (and the composer's file
+/// for it with `region` when given) whose stored bytes decode to exactly `expected` device pixels
+/// (fitted to §7), equal to a fresh screenshot of the same clip outside the provider's redactions,
+/// with no canary pixel; the composer holds exactly that file and no message was sent. Returns
+/// (file, image, pixels compared, canaries proven).
+async fn require_prepared(
+    host: &Host,
+    c: &Ctx,
+    res: &crate::agent::ActionResult,
+    scope: &str,
+    region: Option<CssRect>,
+    expected: PixelRect,
+    format: Format,
+) -> anyhow::Result<(Value, RgbaImage, usize, Vec<&'static str>)> {
+    require_status(res, Status::Prepared)?;
+    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
+    ensure!(pf["scope"] == scope, "scope {} is not {scope}", pf["scope"]);
+    await_overlay(host, false).await?;
+    let files = composer_files(host).await?;
+    ensure!(files.len() == 1 && files[0]["uuid"] == pf["uuid"], "the composer does not hold exactly the prepared file: {files:?}");
+    if let Some(want) = region {
+        let got = css(&files[0]["region"]);
+        ensure!(got == want, "the composer file's region {got:?} is not {want:?}");
+    }
+    let rec = last_record(host)?;
+    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, mime(format)).await?;
+    let fresh = fresh_clip(host, &expected, c.dpr).await?;
+    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
+    let n = same_outside(&img, &fresh, &rects)?;
+    let proven = canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
+    ensure!(session_of(host)?.messages(&c.sid)?.len() == c.messages_at_start, "a prepared capture sent a message");
+    Ok((pf, img, n, proven))
+}
+
+/// The target's device pixels (its approved rect x DPR, within the viewport).
+fn target_px(c: &Ctx) -> PixelRect {
+    covering_pixels(&css(&c.target["rect"]), c.dpr).intersect(&viewport_px(c.dpr))
+}
+
+/// Consent and an image of the target: target scope and PNG by default, "Selected area" pressed and
 /// no viewport offered without allow_viewport_choice; approved by pointer, the image is prepared as
 /// a composer file, exact and equal to a fresh screenshot; no message is sent. Returns the file.
-pub async fn target_png(host: &Host, c: &Ctx) -> anyhow::Result<(Value, String)> {
-    let session = session_of(host)?;
-    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &opts())?;
+pub async fn target(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<(Value, String)> {
+    target_of(host, c, &c.target, format).await
+}
+
+/// [`target`] for any target (an `action_ref` of this Host).
+async fn target_of(host: &Host, c: &Ctx, t: &Value, format: Format) -> anyhow::Result<(Value, String)> {
+    let pending = c.agent.capture_visual(&[t.clone()], with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed by default");
     ensure!(scope_pressed(host, "viewport").await?.is_none(), "the viewport was offered without allow_viewport_choice");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
-    require_status(&res, Status::Prepared)?;
-    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
-    ensure!(pf["scope"] == "target", "scope {} is not target", pf["scope"]);
-    await_overlay(host, false).await?;
-    let rec = last_record(host)?;
-    let expected = covering_pixels(&css(&c.target["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
-    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, "image/png").await?;
-    let fresh = fresh_clip(host, &expected, c.dpr).await?;
-    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
-    let n = same_outside(&img, &fresh, &rects)?;
-    canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
-    let files = composer_files(host).await?;
-    ensure!(files.len() == 1 && files[0]["uuid"] == pf["uuid"], "the composer does not hold exactly the prepared file: {files:?}");
-    ensure!(session.messages(&c.sid)?.len() == c.messages_at_start, "a prepared capture sent a message");
-    Ok((pf, format!("target png {}x{} at DPR {} ({n} px equal to a fresh screenshot)", img.width(), img.height(), c.dpr)))
+    let px = covering_pixels(&css(&t["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
+    let (pf, img, n, _) = require_prepared(host, c, &res, "target", None, px, format).await?;
+    Ok((pf, format!("target {} {}x{} at DPR {} ({n} px equal to a fresh screenshot)", format.extension(), img.width(), img.height(), c.dpr)))
 }
 
 /// Removes a prepared file by pointer: the composer file and its upload are gone, no message sent.
@@ -234,36 +278,29 @@ pub async fn remove(host: &Host, c: &Ctx, pf: &Value) -> anyhow::Result<()> {
 /// DPR. Within §7 (DPR 1: 1280x720) it is captured as is; beyond it (DPR 2: 2560x1440 device px)
 /// it is scaled down uniformly to fit (2048x1152). Either way every canary is gone and the rest
 /// equals a fresh screenshot of the same clip at the same scale. The prepared file is removed again.
-pub async fn viewport(host: &Host, c: &Ctx) -> anyhow::Result<String> {
+pub async fn viewport(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<String> {
     let session = session_of(host)?;
-    let pending = c.agent.capture_visual(&[c.target.clone()], json!({"allow_viewport_choice": true}), &opts())?;
+    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({"allow_viewport_choice": true}), format), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("false"), "\"Entire app viewport\" missing or pressed by default");
     click_overlay(host, "[data-wippy-attention-scope=viewport]").await?;
     ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("true"), "\"Entire app viewport\" did not press");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
-    await_overlay(host, false).await?;
     let vp = viewport_px(c.dpr);
-    require_status(&res, Status::Prepared)?;
-    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
-    ensure!(pf["scope"] == "viewport", "scope {} is not viewport", pf["scope"]);
+    let (pf, img, n, proven) = require_prepared(host, c, &res, "viewport", None, vp, format).await?;
     let rec = last_record(host)?;
-    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, vp, "image/png").await?;
     let beyond = crate::capture::limits::check_dimensions(vp.width(), vp.height()).is_err();
     ensure!(beyond == (rec.scale < 1.0), "the {}x{} viewport was captured at scale {}", vp.width(), vp.height(), rec.scale);
-    let fresh = fresh_clip(host, &vp, c.dpr).await?;
-    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
-    let n = same_outside(&img, &fresh, &rects)?;
-    let proven = canaries_gone(host, &img, &fresh, &vp, c.dpr).await?;
     ensure!(proven.len() == CANARIES.len(), "the viewport control shows only canaries {proven:?}");
     remove(host, c, &pf).await?;
     ensure!(session.uploads(&c.sid)?.is_empty(), "the removed capture left an upload");
     Ok(format!(
-        "viewport {}x{} device px at DPR {} -> png {}x{} at scale {} ({n} px equal, {} redactions, canaries gone: {proven:?})",
+        "viewport {}x{} device px at DPR {} -> {} {}x{} at scale {} ({n} px equal, {} redactions, canaries gone: {proven:?})",
         vp.width(),
         vp.height(),
         c.dpr,
+        format.extension(),
         img.width(),
         img.height(),
         rec.scale,
@@ -271,40 +308,137 @@ pub async fn viewport(host: &Host, c: &Ctx) -> anyhow::Result<String> {
     ))
 }
 
-/// A region dragged with "Adjust area" over the Host privacy probes and the composer, as WebP: the
-/// region equals the drag rectangle, the RIFF/WEBP bytes decode to its device pixels, equal to a
+/// A region dragged with "Adjust area" over the Host privacy probes and the composer: the region
+/// equals the drag rectangle, the bytes (PNG, or RIFF/WEBP) decode to its device pixels, equal to a
 /// fresh screenshot outside the redactions, and no canary survives. Returns (file, image).
-pub async fn region_webp(host: &Host, c: &Ctx) -> anyhow::Result<(Value, RgbaImage, String)> {
+pub async fn region_dragged(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<(Value, RgbaImage, String)> {
     let probes = host.landmark_rect("host-privacy-probes").await?;
     let composer = host.landmark_rect("composer-input").await?;
     let (x0, y0) = ((probes.x.min(composer.x) - 4.0).max(1.0).floor(), (probes.y.min(composer.y) - 4.0).max(1.0).floor());
     let max_side = (2048.0 / c.dpr).floor() - 2.0;
     let x1 = (probes.right().max(composer.x + 40.0) + 4.0).ceil().min(x0 + max_side).min(crate::host::VIEWPORT.0 as f64 - 1.0);
     let y1 = (probes.bottom().max(composer.bottom()) + 4.0).ceil().min(y0 + max_side).min(crate::host::VIEWPORT.1 as f64 - 1.0);
-    let pending = c.agent.capture_visual(&[c.target.clone()], json!({"format": "image/webp"}), &opts())?;
+    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
     click_overlay(host, "[data-wippy-attention-scope=adjust]").await?;
     host.drag((x0, y0), (x1, y1), 4).await?;
     let drag = CssRect { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
-    require_status(&res, Status::Prepared)?;
-    await_overlay(host, false).await?;
-    let pf = res.prepared_file.clone().context("prepared without prepared_file")?;
-    ensure!(pf["scope"] == "region", "scope {} is not region", pf["scope"]);
-    let files = composer_files(host).await?;
-    let region = files.first().map(|f| css(&f["region"])).context("no composer file")?;
-    ensure!(region == drag, "the region {region:?} is not the drag rectangle {drag:?}");
-    let rec = last_record(host)?;
     let expected = covering_pixels(&drag, c.dpr);
-    let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, "image/webp").await?;
-    let fresh = fresh_clip(host, &expected, c.dpr).await?;
-    let rects: Vec<PixelRect> = rec.redactions.iter().map(|r| r.rect).collect();
-    let n = same_outside(&img, &fresh, &rects)?;
-    let proven = canaries_gone(host, &img, &fresh, &expected, c.dpr).await?;
+    let (pf, img, n, proven) = require_prepared(host, c, &res, "region", Some(drag), expected, format).await?;
     ensure!(proven.len() == CANARIES.len(), "the dragged region's control shows only canaries {proven:?}");
-    let note = format!("region webp {}x{} ({n} px equal, {} redactions, canaries gone: {})", img.width(), img.height(), rec.redactions.len(), proven.len());
+    let rec = last_record(host)?;
+    let note = format!("dragged region {} {}x{} ({n} px equal, {} redactions, canaries gone: {})", format.extension(), img.width(), img.height(), rec.redactions.len(), proven.len());
     Ok((pf, img, note))
+}
+
+/// A Host whose `<body>` is already translated by 30 px when the agent asks (a transform that is
+/// not a move after approval): the outline is drawn at the target's box in Chromium, and approving
+/// prepares the target where it is (Chromium's geometry check does not refuse a transformed
+/// ancestor, only a move), the image exact. Removed again, and the transform taken off.
+pub async fn under_a_transformed_body(host: &Host, c: &Ctx) -> anyhow::Result<String> {
+    host.eval("document.body.style.transform = 'translateY(30px)', true").await?;
+    let r = async {
+        let truth = host.landmark_rect("left-leaf").await?;
+        let t = leaf_ref(host, Leaf::Left).await?;
+        let pending = c.agent.capture_visual(&[t.clone()], json!({}), &opts())?;
+        await_overlay(host, true).await?;
+        let sel = format!("[data-wippy-attention-target={}]", json!(t["target_id"].as_str().unwrap_or_default()));
+        let (ox, oy) = super::actions::overlay_point(host, &sel).await?;
+        ensure!(
+            (ox - truth.center().0).abs() <= 0.5 && (oy - truth.center().1).abs() <= 0.5,
+            "the outline's centre ({ox}, {oy}) is not the target's centre {:?} in Chromium",
+            truth.center()
+        );
+        let (pf, note) = {
+            click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+            let res = one_result(host, pending).await?;
+            let px = covering_pixels(&css(&t["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
+            let (pf, img, n, _) = require_prepared(host, c, &res, "target", None, px, Format::Png).await?;
+            (pf, format!("body translated 30 px: outline at Chromium's box, prepared {}x{} ({n} px equal)", img.width(), img.height()))
+        };
+        remove(host, c, &pf).await?;
+        anyhow::Ok(note)
+    }
+    .await;
+    host.eval("document.body.style.transform = '', true").await?;
+    r
+}
+
+/// Compatibility name of the verify rows: the dragged region as WebP.
+pub async fn region_webp(host: &Host, c: &Ctx) -> anyhow::Result<(Value, RgbaImage, String)> {
+    region_dragged(host, c, Format::WebP).await
+}
+
+/// An agent-supplied region (`capture.scope: "region"`, `capture.region`, relay.md "Action
+/// arguments") over the left / right leaf boundary, with `allow_adjustment: false`: no "Adjust
+/// area" is offered, "Selected area" is pressed, and a trusted drag across the overlay changes
+/// nothing; approved, the file has scope region, the composer's region is the agent's, and the
+/// image is that region x DPR, equal to a fresh screenshot outside the redactions. Removed again.
+pub async fn agent_region(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<String> {
+    let left = host.landmark_rect("left-leaf").await?;
+    let right = host.landmark_rect("right-leaf").await?;
+    let (x0, y0) = ((left.x - 10.0).floor(), (left.y.min(right.y) - 10.0).floor());
+    let (x1, y1) = ((right.right() + 10.0).ceil().min(x0 + 900.0), (left.bottom().max(right.bottom()) + 10.0).ceil());
+    let region = CssRect { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+    let capture = json!({"scope": "region", "region": {"x": region.x, "y": region.y, "width": region.width, "height": region.height}, "allow_adjustment": false});
+    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(capture, format), &opts())?;
+    await_overlay(host, true).await?;
+    ensure!(scope_pressed(host, "adjust").await?.is_none(), "\"Adjust area\" was offered with allow_adjustment false");
+    ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed for the agent's region");
+    // A trusted drag over the overlay, away from its dialog: it must not become the region.
+    let (d0, d1) = ((region.x + 5.0, ((region.y + region.height) + 30.0).min(400.0)), (region.x + 120.0, ((region.y + region.height) + 90.0).min(460.0)));
+    host.drag(d0, d1, 4).await?;
+    let shown = host
+        .eval("(() => { const b = document.querySelector('[data-wippy-attention-region]'); const r = b.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; })()")
+        .await?;
+    ensure!(css(&shown) == region, "after a drag with allow_adjustment false the region box is {shown}, not the agent's {region:?}");
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    let expected = covering_pixels(&region, c.dpr);
+    ensure!(expected.width() as f64 == region.width * c.dpr && expected.height() as f64 == region.height * c.dpr, "the region is not whole device pixels");
+    let (pf, img, n, _) = require_prepared(host, c, &res, "region", Some(region), expected, format).await?;
+    remove(host, c, &pf).await?;
+    Ok(format!("agent region {}x{} css -> {} {}x{} at DPR {} ({n} px equal; no Adjust area, a drag changed nothing)", region.width, region.height, format.extension(), img.width(), img.height(), c.dpr))
+}
+
+/// `allow_pointer: false`: no "Adjust area", a trusted click on "Add image to message" does not
+/// answer (the overlay is not answering and the provider was not asked), Enter does. Then
+/// `allow_keyboard: false`: Enter on the focused button does not answer, a trusted click does.
+/// Each prepared image is the target's exactly and is removed again.
+pub async fn input_permissions(host: &Host, c: &Ctx) -> anyhow::Result<String> {
+    let idle = |what: &'static str, served: usize| async move {
+        let a = host.eval("window.__host.overlay.active").await?;
+        ensure!(a.is_object() && a["answering"] == false, "{what} answered: overlay state {a}");
+        ensure!(host.capture_provider().records().len() == served, "{what} asked the provider for pixels");
+        anyhow::Ok(())
+    };
+    let served = host.capture_provider().records().len();
+    let no_pointer = ActionOptions { allow_pointer: false, ..opts() };
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &no_pointer)?;
+    await_overlay(host, true).await?;
+    ensure!(scope_pressed(host, "adjust").await?.is_none(), "\"Adjust area\" was offered with allow_pointer false");
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    idle("a pointer click with allow_pointer false", served).await?;
+    focused_answer(host, "primary").await?;
+    host.press_key(Key::ENTER).await?;
+    let res = one_result(host, pending).await?;
+    let (pf, _, _, _) = require_prepared(host, c, &res, "target", None, target_px(c), Format::Png).await?;
+    remove(host, c, &pf).await?;
+
+    let served = host.capture_provider().records().len();
+    let no_keyboard = ActionOptions { allow_keyboard: false, ..opts() };
+    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &no_keyboard)?;
+    await_overlay(host, true).await?;
+    focused_answer(host, "primary").await?;
+    host.press_key(Key::ENTER).await?;
+    idle("Enter with allow_keyboard false", served).await?;
+    click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
+    let res = one_result(host, pending).await?;
+    let (pf, _, _, _) = require_prepared(host, c, &res, "target", None, target_px(c), Format::Png).await?;
+    remove(host, c, &pf).await?;
+    Ok("allow_pointer false: click refused, Enter prepared; allow_keyboard false: Enter refused, click prepared".into())
 }
 
 /// Sends the composer's file with automatic pointing context off: exactly one stored visual v1
@@ -404,19 +538,41 @@ pub async fn image_delivered(host: &Host, c: &Ctx, message_id: &str, pf: &Value,
     Ok(format!("delivered {} bytes (base64 {len}); tampered: omitted ({diagnostic}); restored: delivered", upload.bytes.len()))
 }
 
-/// Suite test 14 and more, in one opened Host: a PNG of the target (removed again), the whole
-/// viewport when offered, a WebP of a dragged region which is then sent with automatic context
-/// off, its reference authorization, and its delivery (and omission once tampered with).
+/// Suite test 14 and more, in one opened Host: the target as PNG and WebP, the whole viewport (when
+/// offered) as PNG and WebP, the closed-shadow and out-of-process leaves as targets, an
+/// agent-supplied region without adjustment, the pointer and keyboard
+/// permissions, a dragged region as PNG (each removed again) and as WebP, which is then sent with
+/// automatic context off, its reference authorization, and its delivery (and omission once
+/// tampered with).
 pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
     let c = bind(host).await?;
-    let (pf, a) = target_png(host, &c).await?;
+    let mut notes = Vec::new();
+    for format in [Format::Png, Format::WebP] {
+        let (pf, note) = target(host, &c, format).await?;
+        remove(host, &c, &pf).await?;
+        notes.push(note);
+        notes.push(viewport(host, &c, format).await?);
+    }
+    // Targets deeper in the tree: Chromium's geometry check walks out of a closed shadow root in a
+    // srcdoc iframe, and out of an open shadow root and a nested artifact behind a cross-origin iframe.
+    for leaf in [Leaf::ClosedShadow, Leaf::Oopif] {
+        let t = leaf_ref(host, leaf).await?;
+        let (pf, note) = target_of(host, &c, &t, Format::Png).await?;
+        remove(host, &c, &pf).await?;
+        notes.push(format!("{}: {note}", leaf.landmark()));
+    }
+    notes.push(under_a_transformed_body(host, &c).await?);
+    notes.push(agent_region(host, &c, Format::Png).await?);
+    notes.push(input_permissions(host, &c).await?);
+    let (pf, _, note) = region_dragged(host, &c, Format::Png).await?;
     remove(host, &c, &pf).await?;
-    let b = viewport(host, &c).await?;
-    let (pf, img, d) = region_webp(host, &c).await?;
+    notes.push(note);
+    let (pf, img, note) = region_dragged(host, &c, Format::WebP).await?;
+    notes.push(note);
     let (message_id, env) = send_with_file(host, &c, &pf, &img).await?;
-    let e = image_delivered(host, &c, &message_id, &pf, &img).await?;
-    let f = reference_authorization(host, &c, &pf, &env).await?;
-    Ok(format!("{a}; {b}; {d}; {e}; {f}"))
+    notes.push(image_delivered(host, &c, &message_id, &pf, &img).await?);
+    notes.push(reference_authorization(host, &c, &pf, &env).await?);
+    Ok(notes.join("; "))
 }
 
 /// verify rows (operational check of "Optional visual capture"), one Host each.
@@ -429,14 +585,29 @@ pub fn checks() -> Vec<super::Check> {
     vec![
         Check { query: actions_host, name: "checklist-6-capture-consent-prepares-a-file-and-sends-nothing", run: |h| Box::pin(async move {
             let c = bind(h).await?;
-            let (pf, note) = target_png(h, &c).await?;
+            let (pf, note) = target(h, &c, Format::Png).await?;
             remove(h, &c, &pf).await?;
             Ok(format!("{note}; removed"))
         }) },
         Check { query: actions_host, name: "checklist-6-capture-denial-and-cancel-leave-no-draft", run: |h| Box::pin(denial_and_cancel(h)) },
-        Check { query: actions_host, name: "checklist-6-capture-redaction-leaves-no-canary", run: |h| Box::pin(async move { viewport(h, &bind(h).await?).await }) },
-        Check { query: actions_host, name: "checklist-6-capture-png-upload", run: |h| Box::pin(async move { Ok(target_png(h, &bind(h).await?).await?.1) }) },
-        Check { query: actions_host, name: "checklist-6-capture-webp-upload", run: |h| Box::pin(async move { Ok(region_webp(h, &bind(h).await?).await?.2) }) },
+        Check { query: actions_host, name: "checklist-6-capture-redaction-leaves-no-canary", run: |h| Box::pin(async move { viewport(h, &bind(h).await?, Format::Png).await }) },
+        Check { query: actions_host, name: "checklist-6-capture-png-upload", run: |h| Box::pin(async move { Ok(target(h, &bind(h).await?, Format::Png).await?.1) }) },
+        Check { query: actions_host, name: "checklist-6-capture-webp-upload", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            let (pf, a) = target(h, &c, Format::WebP).await?;
+            remove(h, &c, &pf).await?;
+            let b = viewport(h, &c, Format::WebP).await?;
+            Ok(format!("{a}; {b}; {}", region_webp(h, &c).await?.2))
+        }) },
+        Check { query: actions_host, name: "checklist-6-capture-agent-region-and-input-permissions", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            Ok(format!("{}; {}", agent_region(h, &c, Format::WebP).await?, input_permissions(h, &c).await?))
+        }) },
+        Check { query: actions_host, name: "checklist-6-capture-stale-when-moved-after-approval", run: |h| Box::pin(stale_when_moved_after_approval(h)) },
+        Check { query: actions_host, name: "checklist-6-capture-refused-by-the-os-is-denied", run: |h| Box::pin(async move {
+            let c = bind(h).await?;
+            refused_by_the_os_is_denied(h, &c.agent, &c.sid, &c.target).await
+        }) },
         Check { query: actions_host, name: "checklist-6-capture-reference-authorization", run: |h| Box::pin(async move {
             let c = bind(h).await?;
             let (pf, img, _) = region_webp(h, &c).await?;
@@ -513,8 +684,10 @@ async fn focused_answer(host: &Host, which: &str) -> anyhow::Result<()> {
 
 /// Suite test 13 and the other endings: denied ("Deny" by keyboard), cancelled (Escape), stale (the
 /// target moves between approval and capture), refused upload (`error`), unsupported format
-/// (`unavailable` from a PNG-only provider, approved by keyboard; never PNG bytes as WebP): each exactly one terminal
-/// result and no draft.
+/// (`unavailable` from a PNG-only provider, approved by keyboard; never PNG bytes as WebP), stale
+/// again when a Host ancestor's transform moves the target at the approving click and while a
+/// frame is pending, and denied when the embedder's screen capture is refused (`NotAllowedError`),
+/// followed by a complete pointing message: each exactly one terminal result and no draft.
 pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<String> {
     let agent = bound_agent(host).await?;
     let sid = agent.route().session_id.clone();
@@ -542,5 +715,141 @@ pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<St
     notes.push(r?);
     let unsupported: Vec<_> = host.capture_provider().records().into_iter().filter(|r| r.status == "unavailable").collect();
     ensure!(unsupported.len() == 1 && unsupported[0].bytes.is_empty(), "the PNG-only provider did not refuse WebP exactly once without bytes: {unsupported:?}");
+    // Stale: a transform on a Host ancestor moves the target after approval.
+    notes.push(moved_by_an_ancestor_after_approval(host, &agent, &sid, &target, Moment::AtTheApprovingClick).await?);
+    notes.push(moved_by_an_ancestor_after_approval(host, &agent, &sid, &target, Moment::WhileAFrameIsPending).await?);
+    // Suite test 13: the embedder's screen capture is refused by the user or the OS.
+    notes.push(refused_by_the_os_is_denied(host, &agent, &sid, &target).await?);
     Ok(notes.join("; "))
+}
+
+/// A target moved after approval, by its own realm (24 px, before the provider revalidates) and
+/// by a transform on a Host ancestor (at the approving click and while a frame is pending): `stale`
+/// each time, without a draft.
+pub async fn stale_when_moved_after_approval(host: &Host) -> anyhow::Result<String> {
+    let c = bind(host).await?;
+    let frame = super::leaf_frame(host.engine, Leaf::Left);
+    let leaf = "document.querySelector('[data-landmark=left-leaf]')";
+    host.capture_provider().configure(|p| p.before_capture = Some((frame.clone(), format!("{leaf}.style.transform = 'translateX(24px)'"))));
+    let r = ends_without_draft(host, &c.agent, &c.sid, &c.target, json!({}), Status::Stale, Answer::Approve).await;
+    host.eval_in_frame(&frame, &format!("{leaf}.style.transform = ''")).await?;
+    let mut notes = vec![format!("leaf moved in its realm: {}", r?)];
+    notes.push(moved_by_an_ancestor_after_approval(host, &c.agent, &c.sid, &c.target, Moment::AtTheApprovingClick).await?);
+    notes.push(moved_by_an_ancestor_after_approval(host, &c.agent, &c.sid, &c.target, Moment::WhileAFrameIsPending).await?);
+    Ok(notes.join("; "))
+}
+
+/// When the Host page moves the target after the user approved.
+#[derive(Debug, Clone, Copy)]
+enum Moment {
+    /// Right after the Host took the approved rect, in the same click (pointer path).
+    AtTheApprovingClick,
+    /// In the next animation frame, while the Host waits for a frame without its overlay
+    /// (keyboard path: Enter on the auto-focused "Add image to message").
+    WhileAFrameIsPending,
+}
+
+/// The Host page translates `document.body` by 30 px (an ancestor of every realm's target; the
+/// target's own realm does not change) after the approving gesture, by a listener armed before the
+/// overlay opened. Chromium's box model has no element at the approved rect any more, so the
+/// provider answers `stale` without reading pixels, whatever the runtime reports, and its reason
+/// names Chromium's geometry; no upload, composer file or message, and the overlay is gone.
+async fn moved_by_an_ancestor_after_approval(host: &Host, agent: &Agent, sid: &str, target: &Value, when: Moment) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    let (uploads, messages, served) = (session.uploads(sid)?.len(), session.messages(sid)?.len(), host.capture_provider().records().len());
+    let before = host.landmark_rect("left-leaf").await?;
+    ensure!((before.y - css(&target["rect"]).y).abs() <= 0.5, "the left leaf is not where the target was captured: {before:?}");
+    let pending = agent.capture_visual(&[target.clone()], json!({}), &opts())?;
+    await_overlay(host, true).await?;
+    let in_frame = matches!(when, Moment::WhileAFrameIsPending);
+    let armed = host
+        .eval(&format!(
+            "(() => {{ window.addEventListener('click', (e) => {{
+                 if (!e.isTrusted || !e.composedPath().some((n) => n.getAttribute && n.getAttribute('data-wippy-attention-answer') === 'primary')) return;
+                 const move = () => {{ document.body.style.transform = 'translateY(30px)'; }};
+                 if ({in_frame}) requestAnimationFrame(move); else move();
+               }}, {{once: true}}); return true; }})()"
+        ))
+        .await?;
+    ensure!(armed == true, "could not arm the Host page's listener");
+    match when {
+        Moment::AtTheApprovingClick => click_overlay(host, "[data-wippy-attention-answer=primary]").await?,
+        Moment::WhileAFrameIsPending => {
+            focused_answer(host, "primary").await?;
+            host.press_key(Key::ENTER).await?
+        }
+    }
+    let res = one_result(host, pending).await;
+    let moved = host.landmark_rect("left-leaf").await;
+    host.eval("document.body.style.transform = '', true").await?;
+    let (res, moved) = (res?, moved?);
+    ensure!((moved.y - before.y - 30.0).abs() <= 0.5, "{when:?}: the body transform did not move the left leaf 30 px: {before:?} -> {moved:?}");
+    require_status(&res, Status::Stale)?;
+    ensure!(res.prepared_file.is_none(), "stale carried a prepared_file");
+    let records = host.capture_provider().records();
+    ensure!(records.len() == served + 1, "{when:?}: the provider served {} requests, not one", records.len() - served);
+    let rec = &records[served];
+    ensure!(rec.status == "stale" && rec.bytes.is_empty(), "{when:?}: the provider answered {} {:?}", rec.status, rec.reason);
+    let reason = rec.reason.clone().unwrap_or_default();
+    ensure!(reason.contains("Chromium's box model"), "{when:?}: stale, but not by Chromium's geometry: {reason}");
+    ensure!(res.reason.as_deref() == Some(reason.as_str()), "the Host reported {:?}, the provider {reason}", res.reason);
+    await_overlay(host, false).await?;
+    ensure!(composer_files(host).await?.is_empty(), "{when:?}: stale left a composer file");
+    ensure!(session.uploads(sid)?.len() == uploads, "{when:?}: stale left an upload");
+    ensure!(session.messages(sid)?.len() == messages, "{when:?}: stale sent a message");
+    Ok(format!("moved by body transform {when:?}: stale ({reason})"))
+}
+
+/// Suite test 13: the provider is configured to refuse like the user or the OS refusing screen
+/// capture (`Refusal::NotAllowed`, a `NotAllowedError`). "Add image to message" ends `denied`
+/// exactly once, without upload, composer file, message or overlay; then, with the refusal still
+/// configured, a pointing message (automatic context on, pointer on the left leaf) is admitted with
+/// one semantic attachment whose left-leaf candidate has the complete path and no omission carries
+/// `capture_code: permission-denied`.
+async fn refused_by_the_os_is_denied(host: &Host, agent: &Agent, sid: &str, target: &Value) -> anyhow::Result<String> {
+    let served = host.capture_provider().records().len();
+    host.capture_provider().configure(|c| c.refusal = Some(crate::capture::Refusal::NotAllowed));
+    let r = async {
+        let denied = ends_without_draft(host, agent, sid, target, json!({}), Status::Denied, Answer::Approve).await?;
+        Ok::<_, anyhow::Error>((denied, pointing_message_is_complete(host, sid).await?))
+    }
+    .await;
+    host.capture_provider().configure(|c| c.refusal = None);
+    let (denied, later) = r?;
+    let refused: Vec<_> = host.capture_provider().records().into_iter().skip(served).collect();
+    ensure!(
+        refused.len() == 1 && refused[0].status == crate::capture::provider::NOT_ALLOWED && refused[0].bytes.is_empty(),
+        "the provider did not refuse exactly one request as not allowed: {refused:?}"
+    );
+    Ok(format!("refused by the OS -> {denied}; then {later}"))
+}
+
+/// A trusted send with automatic context on and the pointer on the left leaf: admitted, exactly one
+/// `wippy.attention` attachment (no visual), the left leaf's candidate at Chromium's box with the
+/// path the Host's markup implies, and no omission with a `capture_code` of `permission-denied`.
+async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<String> {
+    let session = session_of(host)?;
+    super::session::set_automatic_context(host, sid, true).await?;
+    compose(host, "what is this?").await?;
+    let truth = host.landmark_rect("left-leaf").await?;
+    let (x, y) = truth.center();
+    super::snapshot_at(host, x, y).await?;
+    let row = enter_and_settle(host).await?;
+    ensure!(row["delivery"] == "received", "the pointing message was not received: {row}");
+    let stored = super::session::stored_for(session, sid, &row)?;
+    ensure!(
+        stored.attachments.len() == 1 && stored.attachments[0].kind == "wippy.attention",
+        "expected exactly one wippy.attention attachment, stored {:?}",
+        stored.attachments.iter().map(|a| a.kind.as_str()).collect::<Vec<_>>()
+    );
+    let env: Value = serde_json::from_str(&stored.attachments[0].envelope)?;
+    let payload: Value = serde_json::from_str(env["content"].as_str().unwrap_or_default())?;
+    super::require_valid_payload(&payload)?;
+    let cand = super::require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
+    let want = super::expect::expected_kinds(host.layout, host.engine, Leaf::Left);
+    ensure!(super::kinds(cand) == want, "the left leaf's path is {:?}, not the complete {want:?}", super::kinds(cand));
+    let denied: Vec<&Value> = payload["omissions"].as_array().into_iter().flatten().filter(|o| o["capture_code"] == "permission-denied").collect();
+    ensure!(denied.is_empty(), "the pointing message carries permission-denied omissions: {denied:?}");
+    let reasons: Vec<&str> = payload["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str()).collect();
+    Ok(format!("a pointing message was admitted with the complete path {want:?} (capture.complete {}, omissions {reasons:?})", payload["capture"]["complete"]))
 }
