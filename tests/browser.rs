@@ -3,9 +3,14 @@
 //! pays for one Chromium launch and one link instead of one per file. Each file keeps one concern;
 //! `cargo test --test browser omissions::` runs one of them. A new end-to-end file is registered here
 //! (tests/layout.rs fails for a file under tests/ that no binary includes).
+//! The command line's tests (cli.rs) start their own browser processes; they live here rather than
+//! in the contract binary because cargo runs test binaries one after another: here the minute-long
+//! `verify --json` run overlaps the other browser tests instead of adding its own minute.
 
 #[path = "budgets.rs"]
 mod budgets;
+#[path = "cli.rs"]
+mod cli;
 #[path = "end_to_end.rs"]
 mod end_to_end;
 #[path = "failure_artifacts.rs"]

@@ -1,13 +1,11 @@
 //! Every test that needs no shared browser, as one test binary: the contract module (canonical JSON,
 //! codecs, projection, validation, parity with the Session, goldens), the reference Session's HTTP and
-//! WebSocket surfaces and UI-action broker, the runtime bundle's freshness, and the command line
-//! (which starts its own processes). `cargo test --test contract session_ws::` runs one file.
+//! WebSocket surfaces and UI-action broker and the runtime bundle's freshness.
+//! `cargo test --test contract session_ws::` runs one file.
 
 mod contract_support;
 mod session_support;
 
-#[path = "cli.rs"]
-mod cli;
 #[path = "contract_canonical.rs"]
 mod contract_canonical;
 #[path = "contract_cli.rs"]
