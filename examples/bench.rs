@@ -7,12 +7,16 @@
 //! cargo run --release --example bench -- vs-playwright [N]  # one process per scenario, alternately
 //! cargo run --release --example bench -- hung-child [N]     # a snapshot beside a child that never answers
 //! cargo run --release --example bench -- realms [N]         # capture time with 1, 4, 16, 64 child realms
+//! cargo run --release --example bench -- observer [N]       # µs per trusted pointermove, Host and child realm
 //! ```
 //!
 //! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
 //! (playwright-core, pinned) and runs the same user-level scenario (launch Debian's Chromium, open
 //! the managed Host, move to the boundary with trusted input, snapshot, envelope) as one process of
 //! this harness and one Node process of Playwright, alternately, and prints the wall-time ratio.
+//! `observer` measures the runtime's listeners from Chromium's own trace (`devtools.timeline`
+//! `FunctionCall`s of `/runtime/attention.js` inside each pointermove `EventDispatch`), never from
+//! the page's clock; see [`observer`].
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
