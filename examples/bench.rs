@@ -8,12 +8,16 @@
 //! cargo run --release --example bench -- vs-playwright [N]  # one process per scenario, alternately
 //! cargo run --release --example bench -- hung-child [N]     # a snapshot beside a child that never answers
 //! cargo run --release --example bench -- realms [N]         # capture time with 1, 4, 16, 64 child realms
+//! cargo run --release --example bench -- observer [N]       # µs per trusted pointermove, Host and child realm
 //! ```
 //!
 //! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
 //! (playwright-core, pinned) and runs the same user-level scenario (launch Debian's Chromium, open
 //! the managed Host, move to the boundary with trusted input, snapshot, envelope) as one process of
 //! this harness and one Node process of Playwright, alternately, and prints the wall-time ratio.
+//! `observer` measures the runtime's listeners from Chromium's own trace (`devtools.timeline`
+//! `FunctionCall`s of `/runtime/attention.js` inside each pointermove `EventDispatch`), never from
+//! the page's clock; see [`observer`].
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -23,6 +27,7 @@ use anyhow::{bail, ensure, Context};
 use attention_harness::checks::sampling::boundary_point;
 use attention_harness::checks::snapshot_at;
 use attention_harness::server::{default_pages_dir, Server};
+use attention_harness::trace::{self, RUNTIME_SCRIPT};
 use attention_harness::{Engine, Harness, Layout};
 
 fn main() -> anyhow::Result<()> {
@@ -39,9 +44,10 @@ fn main() -> anyhow::Result<()> {
         "vs-playwright" => vs_playwright(n(10)?),
         "hung-child" => with_harness(|h| hung_child(h, n(20)?)),
         "realms" => with_harness(|h| realms(h, n(20)?)),
+        "observer" => with_harness(|h| observer(h, n(200)?)),
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
-        _ => bail!("usage: bench host-open|open-cost|capture|churn|vs-playwright|hung-child|realms [N]"),
+        _ => bail!("usage: bench host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer [N]"),
     }
 }
 
@@ -388,4 +394,84 @@ fn vs_playwright(n: usize) -> anyhow::Result<()> {
     row("ratio (per pair)", &mut ratio);
     drop(server);
     Ok(())
+}
+
+/// The observer's cost per trusted pointermove, from Chromium's own trace (`trace` module): N
+/// trusted moves (CDP `Input.dispatchMouseEvent`, alternating 4 px either side of the centre) over
+/// the composer of the managed Host (the Host realm, the top document) and N over the left leaf
+/// (a child realm: a cross-origin out-of-process iframe in engine iframe), each set under its own
+/// `devtools.timeline` trace. Per pointermove `EventDispatch`, the cost is the sum of the
+/// `FunctionCall`s of `/runtime/attention.js` directly inside it in the realm's frame (Chromium
+/// 156 emits one per listener: the runtime's observation and selection listeners). A child also
+/// relays each observation to the Host with `postMessage`; the Host realm's runtime `message`
+/// listener calls during the child's moves (top-level `FunctionCall`s in the top frame: a message
+/// gets no `EventDispatch`) are printed as their own row. `performance.now()` is coarsened to
+/// 100 µs in these pages, so the runtime's clock is not used. Wall time (`dur`) and the renderer
+/// thread's time (`tdur`, without preemption by other processes) are printed; tracing itself adds
+/// a little to each call. Fails when a realm measured no event.
+fn observer(h: &Harness, n: usize) -> anyhow::Result<()> {
+    h.block_on(async {
+        let host = h.open(Layout::Managed, Engine::Iframe).await?;
+        let host_frame = frame_of(&host, "composer").await?;
+        let child_frame = frame_of(&host, "left-leaf").await?;
+        ensure!(host_frame != child_frame, "the composer and the left leaf are in the same frame {host_frame}");
+        let realms = [
+            ("Host realm pointermove", host.landmark_rect("composer").await?, &host_frame),
+            ("child realm pointermove", host.landmark_rect("left-leaf").await?, &child_frame),
+        ];
+        println!("managed/iframe: Host realm = the composer (top document), child realm = the left leaf (OOPIF); {n} moves each");
+        header("µs per event, runtime listeners, Chromium trace");
+        for (realm, rect, frame) in realms {
+            let trace = traced_moves(&host, rect.center(), n).await?;
+            let costs = trace.listener_costs("pointermove", frame, RUNTIME_SCRIPT);
+            ensure!(
+                !costs.is_empty(),
+                "{realm}: the trace ({} events) has no pointermove dispatch with a listener of {RUNTIME_SCRIPT} in frame {frame}",
+                trace.event_count
+            );
+            cost_rows(realm, &costs);
+            if frame != &host_frame {
+                let relay = trace.top_level_calls(&host_frame, RUNTIME_SCRIPT);
+                ensure!(
+                    !relay.is_empty(),
+                    "{realm}: the trace has no call of the Host realm's {RUNTIME_SCRIPT} message listener (the relayed observations)"
+                );
+                cost_rows("Host realm message (relay)", &relay);
+            }
+        }
+        host.close().await;
+        anyhow::Ok(())
+    })
+}
+
+/// The frame id of the document that holds a landmark (directly, not in an in-process iframe).
+async fn frame_of(host: &attention_harness::Host, landmark: &str) -> anyhow::Result<String> {
+    let at = host.locate_landmark(landmark).await?;
+    ensure!(at.inner_frames.is_empty(), "the landmark {landmark} is inside an in-process iframe; its frame id is not its session's");
+    let tree = at.session.call("Page.getFrameTree", serde_json::json!({})).await?;
+    tree.pointer("/frameTree/frame/id").and_then(|v| v.as_str()).map(str::to_string).context("Page.getFrameTree without a frame id")
+}
+
+/// Moves the mouse to `centre` (untraced: the first move enters the element), then traces `n`
+/// trusted moves alternating 4 px left and right of it.
+async fn traced_moves(host: &attention_harness::Host, (cx, cy): (f64, f64), n: usize) -> anyhow::Result<trace::Trace> {
+    host.move_to(cx, cy).await?;
+    let recording = trace::start(&host.cdp).await?;
+    let mut moved = Ok(());
+    for i in 0..n {
+        let dx = if i % 2 == 0 { 4.0 } else { -4.0 };
+        moved = host.move_to(cx + dx, cy).await;
+        if moved.is_err() {
+            break;
+        }
+    }
+    // The trace is ended even when a move failed, so Chromium is not left tracing.
+    let trace = recording.stop().await?;
+    moved?;
+    Ok(trace)
+}
+
+fn cost_rows(label: &str, costs: &[trace::Cost]) {
+    row(&format!("{label} wall"), &mut costs.iter().map(|c| c.wall_us).collect::<Vec<_>>());
+    row(&format!("{label} thread"), &mut costs.iter().map(|c| c.thread_us).collect::<Vec<_>>());
 }

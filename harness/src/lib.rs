@@ -16,6 +16,7 @@ pub mod input;
 pub mod oracle;
 pub mod report;
 pub mod server;
+pub mod trace;
 
 pub use harness::{run_host, run_host_emulated, run_host_with, Harness, HarnessError};
 pub use host::{Engine, Frame, Host, HostError, Layout, OpenOptions};
