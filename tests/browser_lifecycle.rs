@@ -10,14 +10,34 @@ use attention_harness::{Engine, Harness, Layout};
 
 #[test]
 fn missing_chromium_names_the_install_command() {
-    let err = find_chromium_in(None, Path::new("/nonexistent/chromium"), std::ffi::OsStr::new("/nonexistent")).unwrap_err();
+    let err = find_chromium_in(None, &[Path::new("/nonexistent/chromium")], std::ffi::OsStr::new("/nonexistent")).unwrap_err();
     assert!(matches!(err, BrowserError::NotFound));
-    assert!(err.to_string().contains("apt-get install -y chromium"), "{err}");
+    assert!(err.to_string().contains("apt-get install -y chromium chromium-headless-shell"), "{err}");
+}
+
+#[test]
+fn the_headless_shell_is_preferred_to_the_desktop_build_and_chrome_env_to_both() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("find-chromium");
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = |name: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
+        p
+    };
+    let (shell, desktop, env) = (exe("chromium-headless-shell"), exe("chromium"), exe("my-chrome"));
+    let none = std::ffi::OsStr::new("");
+    assert_eq!(find_chromium_in(None, &[&shell, &desktop], none).unwrap(), shell);
+    assert_eq!(find_chromium_in(None, &[Path::new("/nonexistent/shell"), &desktop], none).unwrap(), desktop);
+    assert_eq!(find_chromium_in(Some(env.clone().into()), &[&shell, &desktop], none).unwrap(), env);
+    // On PATH the shell comes first too.
+    assert_eq!(find_chromium_in(None, &[], dir.as_os_str()).unwrap(), shell);
 }
 
 #[test]
 fn chrome_env_pointing_nowhere_is_an_error_not_a_fallback() {
-    let err = find_chromium_in(Some("/nonexistent/chrome".into()), Path::new("/usr/bin/chromium"), std::ffi::OsStr::new("")).unwrap_err();
+    let err = find_chromium_in(Some("/nonexistent/chrome".into()), &[Path::new("/usr/bin/chromium")], std::ffi::OsStr::new("")).unwrap_err();
     assert!(matches!(err, BrowserError::BadChromeEnv(_)), "{err}");
 }
 

@@ -1,7 +1,7 @@
 //! The runtime reaches every realm before page scripts: each realm's first page script records
 //! whether the runtime was already there (`window.__runtimeBeforePageScripts`), and the harness
 //! reads that record through CDP in the Host document, the cross-origin and fragment realms, and
-//! the srcdoc realm.
+//! the srcdoc realm. In the iframe engine the cross-origin leaves are also out-of-process frames.
 
 use anyhow::ensure;
 
@@ -17,7 +17,14 @@ pub async fn runtime_before_page_scripts(host: &Host) -> anyhow::Result<String> 
         let seen = host.eval_in_frame(frame, "window.__runtimeBeforePageScripts").await?;
         ensure!(seen == true, "in the {name} the first page script ran before the runtime (it saw {seen})");
     }
-    Ok(format!("{} realms", realms.len()))
+    // The cross-origin leaves must really be out of process (their own CDP targets), as in
+    // production: a browser that keeps them in process (chromium-headless-shell without
+    // --site-per-process) would make every "through an OOPIF" check pass on the easy case.
+    let oopifs = host.child_targets().iter().filter(|c| c.url.starts_with(&host.child_origin)).count();
+    if host.engine == crate::host::Engine::Iframe {
+        ensure!(oopifs >= 3, "the cross-origin leaves (left, right, bridge) are not out-of-process iframes: {oopifs} child targets on {}", host.child_origin);
+    }
+    Ok(format!("{} realms, {oopifs} out-of-process cross-origin frames", realms.len()))
 }
 
 /// Issue 7: an iframe created blank, the runtime run in its initial about:blank document by the Host,
