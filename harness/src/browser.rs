@@ -64,7 +64,7 @@ const EXIT_GRACE: Duration = Duration::from_secs(5);
 
 #[derive(Debug, thiserror::Error)]
 pub enum BrowserError {
-    #[error("Chromium not found (looked at $CHROME, /usr/bin/chromium-headless-shell, /usr/bin/chromium, and chromium-headless-shell, chromium, chromium-browser, google-chrome on PATH). Install it with: apt-get update && apt-get install -y chromium chromium-headless-shell")]
+    #[error("Chromium not found (looked at $CHROME, /usr/lib/chromium/chromium-headless-shell, /usr/bin/chromium, and chromium-headless-shell, chromium, chromium-browser, google-chrome on PATH). Install it with: apt-get update && apt-get install -y chromium chromium-headless-shell")]
     NotFound,
     #[error("$CHROME={0} does not exist or is not executable")]
     BadChromeEnv(PathBuf),
@@ -80,8 +80,10 @@ pub enum BrowserError {
 /// Debian's build of the same Chromium (same source and version) without the desktop browser's UI:
 /// every browser context there costs no browser window, so a Host open costs about 2.5 times less
 /// CPU than under `chromium --headless=new` (`bench open-cost`), which is what bounds the suite on
-/// 2 cores. `chromium` is the fallback.
-pub const DEBIAN_CHROMIUM: &[&str] = &["/usr/bin/chromium-headless-shell", "/usr/bin/chromium"];
+/// 2 cores. `chromium` is the fallback. The shell is run as its binary under /usr/lib: Debian's
+/// /usr/bin/chromium-headless-shell is a script that does not `exec`, so its pid would not be the
+/// browser's (SIGTERM would end the script and leave the browser to the orphan sweep).
+pub const DEBIAN_CHROMIUM: &[&str] = &["/usr/lib/chromium/chromium-headless-shell", "/usr/bin/chromium"];
 
 /// Finds the Chromium executable: `$CHROME`, then [`DEBIAN_CHROMIUM`] in order, then
 /// `chromium-headless-shell`, `chromium`, `chromium-browser`, `google-chrome` on `PATH`.
