@@ -273,7 +273,11 @@ pub async fn composer_transfer_keeps_focus_while_send_disables_it(host: &Host) -
     require_kept(host, &kept, at).await?;
 
     host.eval("window.__host.blockingTurns = true").await?;
-    host.type_text(" hi").await?;
+    // The message the user sends is "hi", not the Host's canary draft with " hi" appended: a sent
+    // canary would sit in the Session's database, which verify shares between checks, and the
+    // sensitive-controls check rightly reports any canary it finds there.
+    host.eval("(() => { document.querySelector('[data-landmark=composer-input]').value = ''; return true; })()").await?;
+    host.type_text("hi").await?;
     host.press_key(Key::ENTER).await?;
     wait_for(host, "Send disabling the composer", POINTER_TIMEOUT, || async move {
         let v = host.eval("[window.__host.turnRunning, document.querySelector('[data-landmark=composer-input]').disabled]").await?;
