@@ -4,8 +4,8 @@
 //! `cargo test --test browser omissions::` runs one of them. A new end-to-end file is registered here
 //! (tests/layout.rs fails for a file under tests/ that no binary includes).
 //! The command line's tests (cli.rs) start their own browser processes; they live here rather than
-//! in the contract binary because cargo runs test binaries one after another: here the minute-long
-//! `verify --json` run overlaps the other browser tests instead of adding its own minute.
+//! in the contract binary because cargo runs test binaries one after another: here their `verify`
+//! and `snapshot` processes overlap the other browser tests instead of adding their own time.
 
 #[path = "budgets.rs"]
 mod budgets;
