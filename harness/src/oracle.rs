@@ -468,6 +468,9 @@ pub struct DomIndex {
     closed_hosts: std::collections::HashSet<i64>,
     /// backendNodeId -> its parent in its own tree (a shadow root's is its host).
     tree_parent: HashMap<i64, i64>,
+    /// An in-process frame's document backendNodeId -> its `<iframe>` owner (the flat walk stops
+    /// at a frame's root; this is where a walk that crosses frames continues).
+    frame_owner: HashMap<i64, i64>,
 }
 
 impl DomIndex {
@@ -477,7 +480,7 @@ impl DomIndex {
     }
 
     pub fn from_tree(root: &Value) -> DomIndex {
-        let mut ix = DomIndex { nodes: HashMap::new(), flat_parent: HashMap::new(), slot_of: HashMap::new(), children: HashMap::new(), closed_hosts: Default::default(), tree_parent: HashMap::new() };
+        let mut ix = DomIndex { nodes: HashMap::new(), flat_parent: HashMap::new(), slot_of: HashMap::new(), children: HashMap::new(), closed_hosts: Default::default(), tree_parent: HashMap::new(), frame_owner: HashMap::new() };
         ix.add(root, None);
         ix
     }
@@ -521,8 +524,16 @@ impl DomIndex {
         }
         // Frames are separate documents: the walk stops at their root.
         if let Some(d) = node.get("contentDocument") {
+            if let Some(doc) = d["backendNodeId"].as_i64() {
+                self.frame_owner.insert(doc, id);
+            }
             self.add(d, None);
         }
+    }
+
+    /// The in-process `<iframe>` that owns the frame document `doc`.
+    pub fn frame_owner(&self, doc: i64) -> Option<i64> {
+        self.frame_owner.get(&doc).copied()
     }
 
     pub fn node(&self, id: i64) -> Option<&Value> {
@@ -628,6 +639,17 @@ fn collect_nodes(node: &Value, attr: &str, prefix: &str, frames: &mut Vec<i64>, 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn in_process_frame_documents_map_to_their_owner() {
+        let tree = json!({"backendNodeId": 1, "children": [
+            {"backendNodeId": 2, "shadowRoots": [{"backendNodeId": 3, "children": [
+                {"backendNodeId": 4, "nodeName": "IFRAME", "contentDocument": {"backendNodeId": 5, "children": [
+                    {"backendNodeId": 6, "nodeName": "IFRAME", "contentDocument": {"backendNodeId": 7}}]}}]}]}]});
+        let ix = DomIndex::from_tree(&tree);
+        assert_eq!((ix.frame_owner(5), ix.frame_owner(7), ix.frame_owner(4)), (Some(4), Some(6), None));
+        assert_eq!(ix.flat_parent(5), None, "the flat walk stops at a frame's root");
+    }
 
     #[test]
     fn finds_landmark_inside_closed_shadow_root_of_pierced_tree() {

@@ -11,8 +11,6 @@
 //! within [`MOVE_TOLERANCE`](super::provider::MOVE_TOLERANCE). The local names of the elements that
 //! match are returned, so the provider can check that the runtime's target is one of them.
 
-use std::collections::HashMap;
-
 use serde_json::{json, Value};
 
 use super::limits::CssRect;
@@ -45,8 +43,6 @@ pub async fn elements_at(host: &Host, approved: &CssRect, tolerance: f64) -> Res
     loop {
         let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
         let ix = DomIndex::from_tree(&doc["root"]);
-        let mut owners = HashMap::new();
-        frame_owners(&doc["root"], &mut owners);
         let chain = host.session_chain(&session.id).await?;
         let mut at = Some(node);
         while let Some(n) = at {
@@ -54,26 +50,17 @@ pub async fn elements_at(host: &Host, approved: &CssRect, tolerance: f64) -> Res
             if steps > MAX_STEPS {
                 return Ok(done(found, nearest));
             }
-            if ix.is_element(n) {
-                // An element without a box (display: contents) has no geometry of its own.
-                if let Ok(model) = session.call("DOM.getBoxModel", json!({"backendNodeId": n})).await {
-                    let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
-                    if q.len() != 8 {
-                        at = ix.flat_parent(n).or_else(|| owners.get(&n).copied());
-                        continue;
-                    }
-                    let r = BoxRect::from_quad(&chain.to_host.map_quad(&q));
-                    if r.max_edge_delta(&want) <= tolerance {
-                        found.push(ix.local_name(n));
-                    } else if !found.is_empty() {
-                        // Past the innermost run of matching boxes: an outer box cannot be the target.
-                        return Ok(done(found, nearest));
-                    }
-                    nearest.get_or_insert((ix.local_name(n), r));
+            if let Some(r) = border_box(&session, &ix, n, &chain.to_host).await {
+                if r.max_edge_delta(&want) <= tolerance {
+                    found.push(ix.local_name(n));
+                } else if !found.is_empty() {
+                    // Past the innermost run of matching boxes: an outer box cannot be the target.
+                    return Ok(done(found, nearest));
                 }
+                nearest.get_or_insert((ix.local_name(n), r));
             }
             // A frame's document continues at its in-process `<iframe>` owner.
-            at = ix.flat_parent(n).or_else(|| owners.get(&n).copied());
+            at = ix.flat_parent(n).or_else(|| ix.frame_owner(n));
         }
         // The root of an out-of-process frame: continue at its owner in the parent frame.
         let Some(child) = host.child_targets().into_iter().find(|c| c.session_id == session.id) else { break };
@@ -93,33 +80,13 @@ fn done(found: Vec<String>, nearest: Option<(String, BoxRect)>) -> AtApproved {
     }
 }
 
-/// content document backendNodeId -> its in-process `<iframe>` owner, for a pierced tree.
-fn frame_owners(node: &Value, out: &mut HashMap<i64, i64>) {
-    if let (Some(doc), Some(owner)) = (node.get("contentDocument"), node["backendNodeId"].as_i64()) {
-        if let Some(d) = doc["backendNodeId"].as_i64() {
-            out.insert(d, owner);
-        }
-        frame_owners(doc, out);
+/// The border box of element `n` in Host-viewport CSS px; `None` for a non-element or an element
+/// without a box (display: contents has no geometry of its own).
+async fn border_box(session: &Session, ix: &DomIndex, n: i64, to_host: &crate::oracle::Affine) -> Option<BoxRect> {
+    if !ix.is_element(n) {
+        return None;
     }
-    for key in ["shadowRoots", "children"] {
-        for k in node[key].as_array().into_iter().flatten() {
-            frame_owners(k, out);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn in_process_frame_documents_map_to_their_owner() {
-        let tree = json!({"backendNodeId": 1, "children": [
-            {"backendNodeId": 2, "shadowRoots": [{"backendNodeId": 3, "children": [
-                {"backendNodeId": 4, "nodeName": "IFRAME", "contentDocument": {"backendNodeId": 5, "children": [
-                    {"backendNodeId": 6, "nodeName": "IFRAME", "contentDocument": {"backendNodeId": 7}}]}}]}]}]});
-        let mut owners = HashMap::new();
-        frame_owners(&tree, &mut owners);
-        assert_eq!(owners, HashMap::from([(5, 4), (7, 6)]));
-    }
+    let model = session.call("DOM.getBoxModel", json!({"backendNodeId": n})).await.ok()?;
+    let q: Vec<f64> = model["model"]["border"].as_array()?.iter().filter_map(Value::as_f64).collect();
+    (q.len() == 8).then(|| BoxRect::from_quad(&to_host.map_quad(&q)))
 }
