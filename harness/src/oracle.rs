@@ -399,6 +399,12 @@ impl Host {
     /// (`ignorePointerEventsNone: true` would *hit-test* `pointer-events: none` elements, such as a
     /// ripple or an outline painted over a control, which input passes through.)
     pub async fn hit_at(&self, x: f64, y: f64) -> Result<Option<Hit>, HostError> {
+        self.hit_at_with(x, y, &mut FrameChains::default()).await
+    }
+
+    /// [`Host::hit_at`] reading the frame chains through `chains`: a caller that asks about many
+    /// points of a page whose frames do not move (the fidelity corpora) composes each chain once.
+    pub async fn hit_at_with(&self, x: f64, y: f64, chains: &mut FrameChains) -> Result<Option<Hit>, HostError> {
         let mut session = self.page.clone();
         let (mut lx, mut ly) = (x, y);
         for _ in 0..8 {
@@ -416,7 +422,7 @@ impl Host {
             let oop = (node["nodeName"] == "IFRAME").then(|| self.child_targets().into_iter().find(|c| c.target_id == frame)).flatten();
             match oop {
                 Some(child) => {
-                    let chain = self.session_chain(&child.session_id).await?;
+                    let chain = chains.chain(self, &child.session_id).await?;
                     let Some(inv) = chain.to_host.inverse() else { return Ok(None) };
                     let (cx, cy) = inv.apply((x, y));
                     if cx < 0.0 || cy < 0.0 || cx >= chain.viewport.0 || cy >= chain.viewport.1 {
@@ -451,6 +457,23 @@ pub async fn ax_facts(session: &Session, backend_node_id: i64) -> Result<AxFacts
         frame_id: node["frameId"].as_str().map(str::to_string),
         states: ax_states(&node["properties"]),
     })
+}
+
+/// Frame chains already composed, by CDP session id (see [`Host::hit_at_with`]). Only for a page
+/// whose frames keep their place while it is used; a fresh one composes every chain anew.
+#[derive(Default)]
+pub struct FrameChains(HashMap<String, FrameChain>);
+
+impl FrameChains {
+    /// The chain of the frame tree behind `session_id`, composed on first use.
+    pub async fn chain(&mut self, host: &Host, session_id: &str) -> Result<FrameChain, HostError> {
+        if let Some(c) = self.0.get(session_id) {
+            return Ok(c.clone());
+        }
+        let c = host.session_chain(session_id).await?;
+        self.0.insert(session_id.to_string(), c.clone());
+        Ok(c)
+    }
 }
 
 /// The pierced DOM of one frame tree with parent links, to walk the composed (flat) tree.

@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use super::{rect_of, require_valid_payload, wait_for, Poll};
 use crate::cdp::Session;
 use crate::host::Host;
-use crate::oracle::{ax_facts, ax_rendered_text, AxFacts, BoxRect, DomIndex};
+use crate::oracle::{ax_facts, ax_rendered_text, AxFacts, BoxRect, DomIndex, FrameChains};
 
 /// Grid step over the corpus, CSS px (issue 7).
 pub const GRID_STEP: f64 = 40.0;
@@ -151,6 +151,10 @@ struct Oracle<'a> {
     dom: HashMap<String, DomIndex>,
     ax: HashMap<(String, i64), AxFacts>,
     text: HashMap<(String, i64), String>,
+    /// The corpus does not move while it is measured: each frame chain is composed once, each
+    /// element's border box read once.
+    chains: FrameChains,
+    boxes: HashMap<(String, i64), Option<BoxRect>>,
 }
 
 impl Oracle<'_> {
@@ -207,9 +211,9 @@ impl Oracle<'_> {
     }
 
     async fn truth_at(&mut self, x: f64, y: f64) -> anyhow::Result<Option<Truth>> {
-        let Some(hit) = self.host.hit_at(x, y).await? else { return Ok(None) };
+        let Some(hit) = self.host.hit_at_with(x, y, &mut self.chains).await? else { return Ok(None) };
         let s = hit.session.clone();
-        let chain_to_host = self.host.session_chain(&s.id).await?;
+        let chain_to_host = self.chains.chain(self.host, &s.id).await?;
         // DOM.getNodeForLocation answers a text hit with the text's DOM parent; for a shadow host
         // whose own slotted text is under the point, start from that text node (its layout quads
         // contain the point), whose flat-tree parent is its slot.
@@ -250,7 +254,16 @@ impl Oracle<'_> {
         let mut raw: Option<(i64, BoxRect)> = None;
         let mut chosen: Option<(i64, BoxRect)> = None;
         for &id in &chain {
-            let Some(rect) = border_box(&s, id, &chain_to_host).await else { continue };
+            let key = (s.id.clone(), id);
+            let rect = match self.boxes.get(&key) {
+                Some(r) => *r,
+                None => {
+                    let r = border_box(&s, id, &chain_to_host).await;
+                    self.boxes.insert(key, r);
+                    r
+                }
+            };
+            let Some(rect) = rect else { continue };
             if raw.is_none() {
                 raw = Some((id, rect));
             }
@@ -410,7 +423,7 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     let mut seen = BTreeMap::new();
     points.retain(|p| seen.insert((p.0 as i64, p.1 as i64), ()).is_none());
 
-    let mut oracle = Oracle { host, dom: HashMap::new(), ax: HashMap::new(), text: HashMap::new() };
+    let mut oracle = Oracle { host, dom: HashMap::new(), ax: HashMap::new(), text: HashMap::new(), chains: FrameChains::default(), boxes: HashMap::new() };
     let mut f = Figures::default();
     // Text comparisons wait until every point was seen: text inside a closed root the runtime
     // declared it cannot enter (a confirmed unsupported-boundary omission) is not expected in a
