@@ -60,11 +60,20 @@ export function promote(start) {
 // enter before it found an interactive element, {hidden: host} (hidden-roots.js). The hit element
 // itself is checked at the point; a host reached from its light-DOM child (slotted content) by
 // probing its box.
+// Per move this is the runtime's main cost, so only what decides the answer is read: whether
+// chain[i] is hidden (it or a flat-tree ancestor, i.e. the outermost hidden index of the chain is
+// >= i) is read only for an interactive element, from the outermost element inward, stopping at
+// the first hidden one (the outermost: the same index a full pass finds); once the hit element is
+// known, boxes are read only for interactive elements. Same result as reading everything.
 export function promoteAt(start, at) {
   const chain = [];
   for (let n = start; n && chain.length < 256; n = flatParent(n)) if (nodeType(n) === 1) chain.push(n);
+  let unread = chain.length; // chain[unread..] was read: not hidden unless hiddenUpTo >= unread
   let hiddenUpTo = -1;
-  for (let i = chain.length - 1; i >= 0; i--) if (ariaHidden(chain[i])) { hiddenUpTo = i; break; }
+  const shown = (i) => {
+    while (hiddenUpTo < 0 && unread > i) { unread--; if (ariaHidden(chain[unread])) hiddenUpTo = unread; }
+    return i > hiddenUpTo;
+  };
   let raw = null;
   for (let i = 0; i < chain.length; i++) {
     const n = chain[i];
@@ -74,9 +83,13 @@ export function promoteAt(start, at) {
       const fromLight = i > 0 || n !== start;
       if (hasHiddenRoot(n, i === 0 ? at : null, fromLight)) return { el: null, hidden: n };
     }
+    if (raw) {
+      if (isInteractive(n) && shown(i) && hasBox(n)) return { el: n };
+      continue;
+    }
     if (!hasBox(n)) continue;
-    if (!raw) raw = n;
-    if (i > hiddenUpTo && isInteractive(n)) return { el: n };
+    raw = n;
+    if (isInteractive(n) && shown(i)) return { el: n };
   }
   return { el: raw };
 }
