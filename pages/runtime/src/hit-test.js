@@ -56,7 +56,8 @@ export function promote(start) {
   const r = promoteAt(start, null);
   return r.el;
 }
-// promote(), at a point: {el} or, when the walk reaches a shadow host whose root the runtime cannot
+// promote(), at a point: {el, role} (role: el's computed role, read once here and handed on to its
+// summary in the same task) or, when the walk reaches a shadow host whose root the runtime cannot
 // enter before it found an interactive element, {hidden: host} (hidden-roots.js). The hit element
 // itself is checked at the point; a host reached from its light-DOM child (slotted content) by
 // probing its box.
@@ -74,7 +75,7 @@ export function promoteAt(start, at) {
     while (hiddenUpTo < 0 && unread > i) { unread--; if (ariaHidden(chain[unread])) hiddenUpTo = unread; }
     return i > hiddenUpTo;
   };
-  let raw = null;
+  let raw = null, rawRole;
   for (let i = 0; i < chain.length; i++) {
     const n = chain[i];
     if (at && !DOCUMENT_ROOTS[localName(n)]) {
@@ -84,16 +85,18 @@ export function promoteAt(start, at) {
       if (hasHiddenRoot(n, i === 0 ? at : null, fromLight)) return { el: null, hidden: n };
     }
     if (raw) {
-      if (isInteractive(n) && shown(i) && hasBox(n)) return { el: n };
+      const role = roleOf(n);
+      if (isInteractiveElement(localName(n), role) && shown(i) && hasBox(n)) return { el: n, role: role };
       continue;
     }
     if (!hasBox(n)) continue;
     raw = n;
-    if (isInteractive(n) && shown(i)) return { el: n };
+    rawRole = roleOf(n);
+    if (isInteractiveElement(localName(n), rawRole) && shown(i)) return { el: n, role: rawRole };
   }
-  return { el: raw };
+  return { el: raw, role: rawRole };
 }
-// -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted} | {kind:'iframe', el, x, y}
+// -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted, role} | {kind:'iframe', el, x, y}
 //    | {kind:'hidden', el: the host whose root cannot be entered}
 export function hitTest(x, y) {
   const raw = deepHit(x, y);
@@ -119,7 +122,7 @@ export function hitTest(x, y) {
   if (DOCUMENT_ROOTS[localName(el)]) return { kind: 'none' }; // empty page area: no target
   const p = privacyOf(el);
   if (p.excluded) return { kind: 'excluded', el: p.excluded };
-  return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted };
+  return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted, role: pr.role };
 }
 export function containsRedacted(el) {
   try { return nQSA.call(el, '[data-wippy-attention="redact"]').length > 0; } catch (_) { return false; }
