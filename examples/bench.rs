@@ -402,7 +402,7 @@ fn vs_playwright(n: usize) -> anyhow::Result<()> {
 /// (a child realm: a cross-origin out-of-process iframe in engine iframe), each set under its own
 /// `devtools.timeline` trace. Per pointermove `EventDispatch`, the cost is the sum of the
 /// `FunctionCall`s of `/runtime/attention.js` directly inside it in the realm's frame (Chromium
-/// 156 emits one per listener: the runtime's observation and selection listeners). A child also
+/// 156 emits one per listener: the runtime's pointer listener, which does observation and selection input). A child also
 /// relays each observation to the Host with `postMessage`; the Host realm's runtime `message`
 /// listener calls during the child's moves (top-level `FunctionCall`s in the top frame: a message
 /// gets no `EventDispatch`) are printed as their own row. `performance.now()` is coarsened to

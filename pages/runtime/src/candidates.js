@@ -11,7 +11,8 @@ import { summarize } from './summary.js';
 import { privacyOf } from './privacy.js';
 import { deepHit, containsRedacted } from './hit-test.js';
 
-// Full realm-local descriptor of a candidate element.
+// Full realm-local descriptor of a candidate element. opts: {redacted, textNone, role?}; role is
+// el's computed role when the caller read it in this same task (hit testing), else it is read here.
 export function describe(el, opts) {
   const lp = localPath(el, false);
   const rect = rectOf(el);
@@ -20,7 +21,7 @@ export function describe(el, opts) {
     path: lp.path,
     rect: rectOut(rect),
     occluded: false,
-    summary: summarize(el, { redacted: !!opts.redacted, textNone: !!opts.textNone }),
+    summary: summarize(el, { redacted: !!opts.redacted, textNone: !!opts.textNone, role: opts.role }),
     geometry_source: lp.fragment ? 'physical-host' : 'document',
     runtime_source: lp.fragment ? 'fragment-realm' : (ROLE === 'top' ? 'document' : 'iframe-realm'),
   };

@@ -60,16 +60,20 @@ export function caretRetargetedTo(el, x, y, roots) {
 }
 // Whether el has a shadow root the runtime cannot enter. `at` ({x, y}, optional): a point over el
 // (probed first). `probe`: also probe el's box (when the point is on el's slotted light content).
+// The cheap answers come first (a host probed less than PROBE_TTL_MS ago without a point answers
+// false before its style is read), and the known roots above el are collected only for a caret probe.
 export function hasHiddenRoot(el, at, probe) {
   if (hidden.has(el)) return true;
-  if (!canHostShadow(el) || localName(el) === 'body' || shadowOf(el) || emptyInline(el)) return false;
-  const roots = knownRootsAbove(el);
-  if (at && caretRetargetedTo(el, at.x, at.y, roots)) { hidden.add(el); return true; }
-  if (!probe) return false;
-  const last = probed.get(el);
-  const now = nPerfNow();
-  if (last !== undefined && now - last < PROBE_TTL_MS) return false;
-  probed.set(el, now);
+  if (!canHostShadow(el) || localName(el) === 'body' || shadowOf(el)) return false;
+  if (!at && !probe) return false;
+  const probeDue = () => { const last = probed.get(el); return last === undefined || nPerfNow() - last >= PROBE_TTL_MS; };
+  if (!at && !probeDue()) return false;
+  if (emptyInline(el)) return false;
+  let roots = null;
+  const rootsAbove = () => roots || (roots = knownRootsAbove(el));
+  if (at && caretRetargetedTo(el, at.x, at.y, rootsAbove())) { hidden.add(el); return true; }
+  if (!probe || (at && !probeDue())) return false;
+  probed.set(el, nPerfNow());
   const r = rectOf(el);
   const v = viewportRect();
   if (!(r.width > 0 && r.height > 0)) return false;
@@ -77,7 +81,7 @@ export function hasHiddenRoot(el, at, probe) {
     const x = r.x + r.width * fx, y = r.y + r.height * fy;
     if (x < 0 || y < 0 || x >= v.width || y >= v.height) continue;
     if (hitInScope(el, x, y) !== el) continue;
-    if (caretRetargetedTo(el, x, y, roots)) { hidden.add(el); return true; }
+    if (caretRetargetedTo(el, x, y, rootsAbove())) { hidden.add(el); return true; }
   }
   return false;
 }

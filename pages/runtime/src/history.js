@@ -50,7 +50,10 @@ function compactable(store, older, newer) {
 function absorb(newer, older) {
   const m = (older.merged || []).concat([older], newer.merged || []);
   older.merged = null;
-  m.sort((a, b) => a.t_abs - b.t_abs);
+  // Usually already in occurrence order (a late report is the exception): sort only then.
+  let ordered = true;
+  for (let i = 1; i < m.length && ordered; i++) if (m[i - 1].t_abs > m[i].t_abs) ordered = false;
+  if (!ordered) m.sort((a, b) => a.t_abs - b.t_abs);
   newer.merged = m.length > MAX_MERGED ? m.slice(m.length - MAX_MERGED) : m;
 }
 // A separator (discrete event or focus change) occurred at t: a move entry whose compacted span

@@ -56,16 +56,26 @@ export function promote(start) {
   const r = promoteAt(start, null);
   return r.el;
 }
-// promote(), at a point: {el} or, when the walk reaches a shadow host whose root the runtime cannot
+// promote(), at a point: {el, role} (role: el's computed role, read once here and handed on to its
+// summary in the same task) or, when the walk reaches a shadow host whose root the runtime cannot
 // enter before it found an interactive element, {hidden: host} (hidden-roots.js). The hit element
 // itself is checked at the point; a host reached from its light-DOM child (slotted content) by
 // probing its box.
+// Per move this is the runtime's main cost, so only what decides the answer is read: whether
+// chain[i] is hidden (it or a flat-tree ancestor, i.e. the outermost hidden index of the chain is
+// >= i) is read only for an interactive element, from the outermost element inward, stopping at
+// the first hidden one (the outermost: the same index a full pass finds); once the hit element is
+// known, boxes are read only for interactive elements. Same result as reading everything.
 export function promoteAt(start, at) {
   const chain = [];
   for (let n = start; n && chain.length < 256; n = flatParent(n)) if (nodeType(n) === 1) chain.push(n);
+  let unread = chain.length; // chain[unread..] was read: not hidden unless hiddenUpTo >= unread
   let hiddenUpTo = -1;
-  for (let i = chain.length - 1; i >= 0; i--) if (ariaHidden(chain[i])) { hiddenUpTo = i; break; }
-  let raw = null;
+  const shown = (i) => {
+    while (hiddenUpTo < 0 && unread > i) { unread--; if (ariaHidden(chain[unread])) hiddenUpTo = unread; }
+    return i > hiddenUpTo;
+  };
+  let raw = null, rawRole;
   for (let i = 0; i < chain.length; i++) {
     const n = chain[i];
     if (at && !DOCUMENT_ROOTS[localName(n)]) {
@@ -74,13 +84,19 @@ export function promoteAt(start, at) {
       const fromLight = i > 0 || n !== start;
       if (hasHiddenRoot(n, i === 0 ? at : null, fromLight)) return { el: null, hidden: n };
     }
+    if (raw) {
+      const role = roleOf(n);
+      if (isInteractiveElement(localName(n), role) && shown(i) && hasBox(n)) return { el: n, role: role };
+      continue;
+    }
     if (!hasBox(n)) continue;
-    if (!raw) raw = n;
-    if (i > hiddenUpTo && isInteractive(n)) return { el: n };
+    raw = n;
+    rawRole = roleOf(n);
+    if (isInteractiveElement(localName(n), rawRole) && shown(i)) return { el: n, role: rawRole };
   }
-  return { el: raw };
+  return { el: raw, role: rawRole };
 }
-// -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted} | {kind:'iframe', el, x, y}
+// -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted, role} | {kind:'iframe', el, x, y}
 //    | {kind:'hidden', el: the host whose root cannot be entered}
 export function hitTest(x, y) {
   const raw = deepHit(x, y);
@@ -106,7 +122,7 @@ export function hitTest(x, y) {
   if (DOCUMENT_ROOTS[localName(el)]) return { kind: 'none' }; // empty page area: no target
   const p = privacyOf(el);
   if (p.excluded) return { kind: 'excluded', el: p.excluded };
-  return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted };
+  return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted, role: pr.role };
 }
 export function containsRedacted(el) {
   try { return nQSA.call(el, '[data-wippy-attention="redact"]').length > 0; } catch (_) { return false; }

@@ -77,7 +77,7 @@ export function onPointerEvent(ev) {
   } else h = safe(() => hitTest(pt.x, pt.y), { kind: 'none' });
   let cands = [];
   if (h.kind === 'element') {
-    const d = safe(() => describe(h.el, { redacted: h.redacted, textNone: false }), null);
+    const d = safe(() => describe(h.el, { redacted: h.redacted, textNone: false, role: h.role }), null);
     if (d) cands = [d];
   }
   // h.kind === 'iframe': the child realm receives this input itself and reports it; here we only

@@ -58,13 +58,14 @@ function frameOriginOf(ifr, binding) {
   try { const o = new nURL(attr(ifr, 'src') || '', doc().baseURI).origin; if (canonicalOrigin(o)) return o; } catch (_) { /* ignore */ }
   return null;
 }
-function iframeSeg(ifr) {
+// geom: the iframe's geometry when the caller already read it in this task (iframeGeometry).
+function iframeSeg(ifr, geom) {
   const m = mountOf(ifr);
   const seg = { kind: 'iframe', mount_id: m.mount_id, generation: m.generation };
   copyIds(seg, ifr);
   seg.tag_name = 'iframe';
   const fo = frameOriginOf(ifr, bindings.get(ifr)); if (fo) seg.frame_origin = fo;
-  const g = iframeGeometry(ifr);
+  const g = geom || iframeGeometry(ifr);
   seg.rect = rectOut(g.rect);
   const clip = intersect(g.rect, viewportRect());
   if (!sameRect(clip, g.rect)) seg.clip_rect = rectOut(clip);
@@ -73,8 +74,9 @@ function iframeSeg(ifr) {
   return seg;
 }
 // Build the realm-local path from the realm root to `leaf`. When asIframe is true the leaf is an
-// iframe being descended into and becomes an `iframe` segment.
-export function localPath(leaf, asIframe) {
+// iframe being descended into and becomes an `iframe` segment; geom: its geometry when the caller
+// read it already (the same task, so the same layout).
+export function localPath(leaf, asIframe, geom) {
   const up = [];
   let viaShadow = false;
   let fragment = false;
@@ -83,7 +85,7 @@ export function localPath(leaf, asIframe) {
     if (t === 1) {
       const ln = localName(n);
       if (n === leaf) {
-        if (asIframe) up.push(iframeSeg(n));
+        if (asIframe) up.push(iframeSeg(n, geom));
         else { const m = mountOf(n); up.push({ kind: 'element', mount_id: m.mount_id, generation: m.generation, tag_name: cutBytes(ln, 128) }); }
         const bk = boundaryKind(n); if (bk) up.push(boundarySeg(n, bk, true));
       } else if (ln === 'web-fragment') {

@@ -23,7 +23,8 @@ export function selfRedacted(el) { return attentionMarker(attr(el, 'data-wippy-a
 // Walk the physical composed ancestry (never ownerDocument/getRootNode, which Web Fragments patch).
 export function privacyOf(el) {
   let excluded = null, redacted = null;
-  for (let n = el; n; n = composedParent(n)) {
+  // Both answers are the innermost marked element: once both are found, nothing above changes them.
+  for (let n = el; n && !(excluded && redacted); n = composedParent(n)) {
     if (nodeType(n) !== 1) continue;
     if (!excluded && selfExcluded(n)) excluded = n;
     if (!redacted && selfRedacted(n)) redacted = n;

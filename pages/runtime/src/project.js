@@ -13,9 +13,11 @@ import { sanitizeSegment, sanitizeSummary } from './sanitize.js';
 const RUNTIME_SOURCES = lookupTable({ document: 'iframe-realm', 'iframe-realm': 'iframe-realm', 'fragment-realm': 'fragment-realm' });
 
 export function chainFor(binding) {
-  const lp = localPath(binding.iframe, true);
+  // The iframe's geometry is read once: the path's iframe segment and the mapping use the same.
+  const geom = iframeGeometry(binding.iframe);
+  const lp = localPath(binding.iframe, true, geom);
   const p = privacyOf(binding.iframe);
-  return { path: lp.path, fragment: lp.fragment, geom: iframeGeometry(binding.iframe), excluded: !!p.excluded, redacted: !!p.redacted };
+  return { path: lp.path, fragment: lp.fragment, geom: geom, excluded: !!p.excluded, redacted: !!p.redacted };
 }
 export function projectDescriptor(d, chain) {
   if (!d || typeof d !== 'object' || typeof d.target_id !== 'string' || !Array.isArray(d.path) || !d.rect) return null;

@@ -21,6 +21,9 @@ import { whenDomReady } from './readiness.js';
 import { detach } from './relay-parent.js';
 
 const onPointer = wrap((ev) => { currentDocument(); onPointerEvent(ev); });
+// A pointer event the selection also watches gets one listener call (observation, then selection
+// input, each with its own error guard) instead of two: the browser's cost of a call is per move.
+const onPointerAndSelection = function (ev) { onPointer(ev); onSelectionInput(ev); };
 const onBlur = wrap(onWindowBlur);
 const onMsg = wrap((ev) => { currentDocument(); onMessage(ev); });
 const onLoad = wrap(() => scanIframes());
@@ -28,11 +31,11 @@ const capt = { capture: true, passive: true };
 
 function bindDocument() {
   REALM.boundDocument = doc();
-  POINTER_TYPES.forEach((t) => nAddEL.call(W, t, onPointer, capt));
+  POINTER_TYPES.forEach((t) => nAddEL.call(W, t, SELECTION_INPUT_TYPES.indexOf(t) >= 0 ? onPointerAndSelection : onPointer, capt));
   nAddEL.call(W, 'focusin', focusInListener, capt);
   nAddEL.call(W, 'focusout', focusOutListener, capt);
   nAddEL.call(W, 'blur', onBlur, capt);
-  SELECTION_INPUT_TYPES.forEach((t) => nAddEL.call(W, t, onSelectionInput, capt));
+  SELECTION_INPUT_TYPES.forEach((t) => { if (POINTER_TYPES.indexOf(t) < 0) nAddEL.call(W, t, onSelectionInput, capt); });
   nAddEL.call(REALM.boundDocument, 'selectionchange', onSelectionChange, capt);
   nAddEL.call(W, 'message', onMsg, true);
   observeRoot(REALM.boundDocument);

@@ -49,7 +49,7 @@ export async function resolvePoints(points, budgets, deadlineAt, options) {
     const tid = targetIdOf(h.el);
     let c = out.candidates.get(tid);
     if (!c) {
-      c = safe(() => describe(h.el, { redacted: h.redacted, textNone: textNone }), null);
+      c = safe(() => describe(h.el, { redacted: h.redacted, textNone: textNone, role: h.role }), null);
       if (!c) continue;
       c.sample_point_ids = [];
       out.candidates.set(tid, c);

@@ -186,8 +186,9 @@ export function valueOf(el) {
   } catch (_) { /* ignore */ }
   return null;
 }
+// privacy: {redacted, textNone, role?}: role when the caller read it for el in this same task.
 export function summarize(el, privacy) {
-  const role = roleOf(el);
+  const role = typeof privacy.role === 'string' ? privacy.role : roleOf(el);
   const s = { role: role };
   const noText = privacy.redacted || privacy.textNone;
   if (!noText) {

@@ -15,7 +15,20 @@ export function intersect(a, b) {
 }
 export function sameRect(a, b) { return Math.abs(a.x - b.x) < 0.001 && Math.abs(a.y - b.y) < 0.001 && Math.abs(a.width - b.width) < 0.001 && Math.abs(a.height - b.height) < 0.001; }
 export function utf8Bytes(s) { return new nTextEncoder().encode(s); }
-export function utf8Len(s) { return utf8Bytes(s).length; }
+// The UTF-8 length of a string without encoding it (what TextEncoder gives: a lone surrogate
+// becomes U+FFFD, 3 bytes). Called for every mount id on every observation: no allocation.
+export function utf8Len(s) {
+  s = s === undefined ? '' : String(s);
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+    else n += 3;
+  }
+  return n;
+}
 // At most `max` Unicode scalar values (never splits a surrogate pair).
 export function cutScalars(s, max) {
   if (s.length <= max) return s;

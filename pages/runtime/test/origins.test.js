@@ -25,3 +25,11 @@ test('frame origins are canonical origins or about:srcdoc', () => {
   assert.equal(validFrameOrigin('null'), false);
   assert.equal(validFrameOrigin('http://localhost:1234/'), false);
 });
+
+test('a repeated check gives the same answer as the first (the remembered answers are exact)', () => {
+  const inputs = ['http://127.0.0.1:8080', 'http://a.com/', 'HTTP://A.COM', 'https://example.com', 'null'];
+  const first = inputs.map(canonicalOrigin);
+  for (let i = 0; i < 200; i++) canonicalOrigin('http://h' + i + '.example'); // beyond the bound: older answers are evicted
+  for (let round = 0; round < 3; round++) assert.deepEqual(inputs.map(canonicalOrigin), first);
+  assert.deepEqual(first, ['http://127.0.0.1:8080', null, null, 'https://example.com', null]);
+});

@@ -54,3 +54,12 @@ test('shortId keeps ids within the byte bound and hashes longer ones to a stable
   assert.equal(shortId('é'.repeat(64), 128), 'é'.repeat(64));
   assert.match(shortId('é'.repeat(65), 128), /^h/);
 });
+
+test('utf8Len counts the bytes TextEncoder writes, lone surrogates as U+FFFD', () => {
+  const samples = ['', 'a', 'abc', 'é', '€', 'ü'.repeat(200), 'a\u{1F600}b', '\u{10FFFF}', '\ud800', '\udc00', 'x\ud83dy', '\ud83d',
+    '\udc00\ud800', '\ud83d\ude00\ud83d', 'mount-\u0436\u4e2d\u{1F600}', '\u007f\u0080\u07ff\u0800\uffff'];
+  for (const s of samples) assert.equal(utf8Len(s), new TextEncoder().encode(s).length, JSON.stringify(s));
+  for (let c = 0; c < 0x10000; c += 7) { const s = 'a' + String.fromCharCode(c) + String.fromCharCode(0xffff - c); assert.equal(utf8Len(s), new TextEncoder().encode(s).length, c); }
+  assert.equal(utf8Len(undefined), 0);
+  assert.equal(utf8Len(null), 4); // "null", as TextEncoder converts it
+});
