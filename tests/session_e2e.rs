@@ -100,6 +100,9 @@ fn no_receipt_shows_delivery_not_confirmed_and_nothing_is_resent(#[values(Layout
         let draft = composer_value(&h.eval("document.querySelector('[data-landmark=composer-input]').value").await?);
         ensure!(draft.is_empty(), "the composer was refilled: {draft:?}");
         session.hold_replies(&sid, false);
+        // The later message must be `received`: it waits the default 10 s for its receipt, so a
+        // machine busy enough to answer after 400 ms cannot fail what the stall above proved.
+        ensure!(h.eval("window.__host.session.setReceiptTimeout(10000)").await? == 10000, "the receipt timeout was not raised");
         compose(h, "after").await?;
         let next = enter_and_settle(h).await?;
         ensure!(next["delivery"] == "received", "{next}");

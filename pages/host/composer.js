@@ -37,7 +37,8 @@ function randomId() {
 }
 
 const params = new URLSearchParams(location.search);
-const RECEIPT_TIMEOUT_MS = Number(params.get('receipt_timeout_ms')) || 10000;
+// How long a sent message waits for its receipt (`?receipt_timeout_ms=`, tests: setReceiptTimeout).
+let receiptTimeoutMs = Number(params.get('receipt_timeout_ms')) || 10000;
 
 /**
  * Wires the composer (form, textarea, toggle button, conversation list) to the Session.
@@ -329,7 +330,7 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
       // No receipt in time: acceptance is unknown. Never resend.
       row.timer = setTimeout(() => {
         if (pending.get(requestId) === row) { pending.delete(requestId); setRow(row, 'unconfirmed'); }
-      }, RECEIPT_TIMEOUT_MS);
+      }, receiptTimeoutMs);
     } catch (e) {
       row.code = e.code || 'send_failed';
       row.detail_code = e.detail || null;
@@ -358,6 +359,9 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
       return utf8Length(JSON.stringify(buildCommand(`req-${randomId()}`, text, await contextFor(), null)));
     },
     chooseDelivery,
+    /** Tests: the receipt timeout of the next sends, in ms (a short one proves `unconfirmed`, then a
+     *  later send that must be `received` gets a long one, so a slow machine cannot fail it). */
+    setReceiptTimeout(ms) { if (Number.isFinite(ms) && ms > 0) receiptTimeoutMs = ms; return receiptTimeoutMs; },
     /** Tests: close the socket (the next sends are Undelivered, never retried). */
     disconnect() { if (socket) socket.close(); },
     /** Rejoin the same session on a new socket; resolves with the new socket id. */
