@@ -416,10 +416,8 @@ impl Host {
                 .await;
             let Ok(r) = r else { return Ok(None) };
             let Some(id) = r["backendNodeId"].as_i64() else { return Ok(None) };
-            let desc = session.call("DOM.describeNode", json!({"backendNodeId": id})).await?;
-            let node = &desc["node"];
-            let frame = node["frameId"].as_str().unwrap_or_default();
-            let oop = (node["nodeName"] == "IFRAME").then(|| self.child_targets().into_iter().find(|c| c.target_id == frame)).flatten();
+            let (name, frame) = chains.described(&session, id).await?;
+            let oop = (name == "IFRAME").then(|| self.child_targets().into_iter().find(|c| c.target_id == frame)).flatten();
             match oop {
                 Some(child) => {
                     let chain = chains.chain(self, &child.session_id).await?;
@@ -459,20 +457,38 @@ pub async fn ax_facts(session: &Session, backend_node_id: i64) -> Result<AxFacts
     })
 }
 
-/// Frame chains already composed, by CDP session id (see [`Host::hit_at_with`]). Only for a page
-/// whose frames keep their place while it is used; a fresh one composes every chain anew.
+/// Frame chains already composed, by CDP session id, and the node name and frame id of nodes
+/// already described (see [`Host::hit_at_with`]). Only for a page whose frames keep their place
+/// while it is used; a fresh one reads everything anew.
 #[derive(Default)]
-pub struct FrameChains(HashMap<String, FrameChain>);
+pub struct FrameChains {
+    chains: HashMap<String, FrameChain>,
+    nodes: HashMap<(String, i64), (String, String)>,
+}
 
 impl FrameChains {
     /// The chain of the frame tree behind `session_id`, composed on first use.
     pub async fn chain(&mut self, host: &Host, session_id: &str) -> Result<FrameChain, HostError> {
-        if let Some(c) = self.0.get(session_id) {
+        if let Some(c) = self.chains.get(session_id) {
             return Ok(c.clone());
         }
         let c = host.session_chain(session_id).await?;
-        self.0.insert(session_id.to_string(), c.clone());
+        self.chains.insert(session_id.to_string(), c.clone());
         Ok(c)
+    }
+
+    /// A node's name and (for a frame owner) frame id, described on first use: neither changes
+    /// while the node lives.
+    async fn described(&mut self, session: &Session, backend_node_id: i64) -> Result<(String, String), HostError> {
+        let key = (session.id.clone(), backend_node_id);
+        if let Some(d) = self.nodes.get(&key) {
+            return Ok(d.clone());
+        }
+        let desc = session.call("DOM.describeNode", json!({"backendNodeId": backend_node_id})).await?;
+        let node = &desc["node"];
+        let d = (node["nodeName"].as_str().unwrap_or_default().to_string(), node["frameId"].as_str().unwrap_or_default().to_string());
+        self.nodes.insert(key, d.clone());
+        Ok(d)
     }
 }
 
