@@ -457,6 +457,19 @@ pub async fn ax_facts(session: &Session, backend_node_id: i64) -> Result<AxFacts
     })
 }
 
+/// A node's border quad from Chromium's box model (`DOM.getBoxModel`), in its frame's local root;
+/// `None` when it has no box (display: none or contents, a hidden input, a node gone).
+pub async fn border_quad(session: &Session, backend_node_id: i64) -> Option<Vec<f64>> {
+    let model = session.call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id})).await.ok()?;
+    let q: Vec<f64> = model["model"]["border"].as_array()?.iter().filter_map(Value::as_f64).collect();
+    (q.len() == 8).then_some(q)
+}
+
+/// [`border_quad`] mapped into the Host viewport (CSS px) by `to_host`.
+pub async fn border_box(session: &Session, backend_node_id: i64, to_host: &Affine) -> Option<BoxRect> {
+    border_quad(session, backend_node_id).await.map(|q| BoxRect::from_quad(&to_host.map_quad(&q)))
+}
+
 /// Frame chains already composed, by CDP session id, and the node name and frame id of nodes
 /// already described (see [`Host::hit_at_with`]). Only for a page whose frames keep their place
 /// while it is used; a fresh one reads everything anew.

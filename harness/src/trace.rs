@@ -23,7 +23,7 @@ use tokio::task::JoinHandle;
 use crate::cdp::{Cdp, CdpError};
 
 /// The path the reference server serves the runtime bundle at, in every realm.
-pub const RUNTIME_SCRIPT: &str = "/runtime/attention.js";
+pub const RUNTIME_SCRIPT: &str = crate::server::RUNTIME_PATH;
 
 /// How long Chromium may take to flush the trace after `Tracing.end`.
 pub const FLUSH_TIMEOUT: Duration = Duration::from_secs(30);

@@ -11,12 +11,12 @@
 //! within [`MOVE_TOLERANCE`](super::provider::MOVE_TOLERANCE). The local names of the elements that
 //! match are returned, so the provider can check that the runtime's target is one of them.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::limits::CssRect;
 use crate::cdp::Session;
 use crate::host::{Host, HostError};
-use crate::oracle::{BoxRect, DomIndex};
+use crate::oracle::{border_box, BoxRect, DomIndex};
 
 /// How many ancestors (all frames together) the walk visits at most.
 const MAX_STEPS: usize = 1024;
@@ -50,7 +50,9 @@ pub async fn elements_at(host: &Host, approved: &CssRect, tolerance: f64) -> Res
             if steps > MAX_STEPS {
                 return Ok(done(found, nearest));
             }
-            if let Some(r) = border_box(&session, &ix, n, &chain.to_host).await {
+            // An element without a box (display: contents) has no geometry of its own.
+            let r = if ix.is_element(n) { border_box(&session, n, &chain.to_host).await } else { None };
+            if let Some(r) = r {
                 if r.max_edge_delta(&want) <= tolerance {
                     found.push(ix.local_name(n));
                 } else if !found.is_empty() {
@@ -78,15 +80,4 @@ fn done(found: Vec<String>, nearest: Option<(String, BoxRect)>) -> AtApproved {
     } else {
         AtApproved::Found(found)
     }
-}
-
-/// The border box of element `n` in Host-viewport CSS px; `None` for a non-element or an element
-/// without a box (display: contents has no geometry of its own).
-async fn border_box(session: &Session, ix: &DomIndex, n: i64, to_host: &crate::oracle::Affine) -> Option<BoxRect> {
-    if !ix.is_element(n) {
-        return None;
-    }
-    let model = session.call("DOM.getBoxModel", json!({"backendNodeId": n})).await.ok()?;
-    let q: Vec<f64> = model["model"]["border"].as_array()?.iter().filter_map(Value::as_f64).collect();
-    (q.len() == 8).then(|| BoxRect::from_quad(&to_host.map_quad(&q)))
 }

@@ -37,7 +37,7 @@ use super::geometry::{elements_at, AtApproved};
 use super::limits::{check_dimensions, covering_pixels, fit_scale, scale_outward, CssRect, PixelRect};
 use super::privacy::{collect, Reason};
 use crate::host::Host;
-use crate::oracle::{BoxRect, Located};
+use crate::oracle::{border_quad, BoxRect, Located};
 
 /// The binding's name in the Host realm.
 pub const BINDING: &str = "__wippyCaptureProvider";
@@ -360,13 +360,9 @@ async fn privacy_rects(host: &Host) -> Result<Vec<(Reason, BoxRect)>, crate::hos
         collect(&doc["root"], &mut Vec::new(), &mut found);
         for (reason, backend_node_id, inner_frames) in found {
             // Elements without a box (display: none, hidden inputs) show nothing.
-            let Ok(model) = session.call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id})).await else { continue };
+            let Some(q) = border_quad(&session, backend_node_id).await else { continue };
             let at = Located { session: session.clone(), backend_node_id, inner_frames };
             let chain = host.chain_of(&at).await?;
-            let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
-            if q.len() != 8 {
-                continue;
-            }
             let r = chain.clip(&BoxRect::from_quad(&chain.to_host.map_quad(&q)));
             if r.width > 0.0 && r.height > 0.0 {
                 out.push((reason, r));

@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use super::{rect_of, require_valid_payload, wait_for, Poll};
 use crate::cdp::Session;
 use crate::host::Host;
-use crate::oracle::{ax_facts, ax_rendered_text, AxFacts, BoxRect, DomIndex, FrameChains};
+use crate::oracle::{ax_facts, ax_rendered_text, border_box, AxFacts, BoxRect, DomIndex, FrameChains};
 
 /// Grid step over the corpus, CSS px (issue 7).
 pub const GRID_STEP: f64 = 40.0;
@@ -258,7 +258,7 @@ impl Oracle<'_> {
             let rect = match self.boxes.get(&key) {
                 Some(r) => *r,
                 None => {
-                    let r = border_box(&s, id, &chain_to_host).await;
+                    let r = border_box(&s, id, &chain_to_host.to_host).await;
                     self.boxes.insert(key, r);
                     r
                 }
@@ -298,13 +298,6 @@ pub fn aria_role(chromium: &str) -> &str {
     } else {
         chromium
     }
-}
-
-/// An element's border box in Host-viewport CSS px, None when it has no box (display: contents).
-async fn border_box(s: &Session, id: i64, chain: &crate::oracle::FrameChain) -> Option<BoxRect> {
-    let model = s.call("DOM.getBoxModel", json!({"backendNodeId": id})).await.ok()?;
-    let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
-    (q.len() == 8).then(|| BoxRect::from_quad(&chain.to_host.map_quad(&q)))
 }
 
 #[cfg(test)]
@@ -405,12 +398,7 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     let mut ids = Vec::new();
     collect_elements_under(&doc["root"], &mut ids, false, app.backend_node_id);
     for id in ids {
-        let Ok(model) = app.session.call("DOM.getBoxModel", json!({"backendNodeId": id})).await else { continue };
-        let q: Vec<f64> = model["model"]["border"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
-        if q.len() != 8 {
-            continue;
-        }
-        let r = BoxRect::from_quad(&app_chain.to_host.map_quad(&q));
+        let Some(r) = border_box(&app.session, id, &app_chain.to_host).await else { continue };
         let c = r.center();
         if r.width >= 1.0 && r.height >= 1.0 && c.0 > area.x && c.0 < area.right() && c.1 > area.y && c.1 < area.bottom() {
             // Rounded as Chromium's hit test rounds, so both look at the same pixel.

@@ -225,7 +225,7 @@ async fn respond(shared: &Shared, path: &str, query: Option<&str>, headers: &Hea
 }
 
 /// The URL every document loads the runtime from (see [`html::RUNTIME_TAG`]).
-const RUNTIME_PATH: &str = "/runtime/attention.js";
+pub const RUNTIME_PATH: &str = "/runtime/attention.js";
 
 /// [`runtime_bundle::ensure_fresh`] off the async reactor (it stats files and may run Node).
 async fn fresh_runtime_bundle(pages: PathBuf) -> Result<PathBuf, runtime_bundle::BundleError> {

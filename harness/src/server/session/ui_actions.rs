@@ -608,7 +608,7 @@ impl Broker {
                 return Err(BrokerError::CallFinished(call_id.to_string()));
             }
             let session_id = key.1.clone();
-            if !s.pending.get(&session_id).is_some_and(|p| p.key == key) {
+            if s.pending.get(&session_id).is_none_or(|p| p.key != key) {
                 // The call is between its cache entry and its pending action (request() is
                 // still deciding): not cancellable yet, and nothing changed.
                 return Err(BrokerError::UnknownCall(call_id.to_string()));
