@@ -34,7 +34,13 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let which = args.first().map(String::as_str).unwrap_or("");
     let n = |default: usize| -> anyhow::Result<usize> {
-        Ok(args.get(1).map(|a| a.parse::<usize>()).transpose().context("N must be a positive number")?.unwrap_or(default).max(1))
+        Ok(args
+            .get(1)
+            .map(|a| a.parse::<usize>())
+            .transpose()
+            .context("N must be a positive number")?
+            .unwrap_or(default)
+            .max(1))
     };
     match which {
         "host-open" => with_harness(|h| host_open(h, n(50)?)),
@@ -89,13 +95,18 @@ fn host_open(h: &Harness, n: usize) -> anyhow::Result<()> {
                     let host = h.open(layout, engine).await?;
                     total.push(t.elapsed().as_secs_f64() * 1000.0);
                     let tm = host.timings;
-                    for (i, v) in [tm.context_ms, tm.page_ms, tm.load_ms, tm.mounted_ms, tm.ready_ms].into_iter().enumerate() {
+                    for (i, v) in
+                        [tm.context_ms, tm.page_ms, tm.load_ms, tm.mounted_ms, tm.ready_ms].into_iter().enumerate()
+                    {
                         marks[i].push(v);
                     }
                     host.close().await;
                 }
                 let cell = format!("{layout}/{engine}");
-                for (name, values) in ["context", "page attached", "load event", "apps mounted", "runtime ready"].iter().zip(marks.iter_mut()) {
+                for (name, values) in ["context", "page attached", "load event", "apps mounted", "runtime ready"]
+                    .iter()
+                    .zip(marks.iter_mut())
+                {
                     row(&format!("{cell} {name}"), values);
                 }
                 row(&format!("{cell} open (total)"), &mut total);
@@ -147,7 +158,8 @@ fn hung_child(h: &Harness, n: usize) -> anyhow::Result<()> {
                     "no child-timeout omission beside the hung child: {}",
                     snap["omissions"]
                 );
-                capture.push(snap["capture"]["duration_ms"].as_f64().context("a snapshot without capture.duration_ms")?);
+                capture
+                    .push(snap["capture"]["duration_ms"].as_f64().context("a snapshot without capture.duration_ms")?);
             }
             host.close().await;
             row(&format!("{layout} capture.duration_ms"), &mut capture);
@@ -169,11 +181,16 @@ fn realms(h: &Harness, n: usize) -> anyhow::Result<()> {
                 let host = h.open_with(layout, Engine::Iframe, &format!("extras={artifact}")).await?;
                 let (cx, cy) = host.landmark_rect(&format!("{artifact}-frame")).await?.center();
                 for (radius, step) in [(20, 5), (92, 8)] {
-                    let options = serde_json::json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step});
+                    let options =
+                        serde_json::json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step});
                     let mut ms = Vec::with_capacity(n);
                     for _ in 0..n {
                         let snap = host.snapshot_with(options.clone()).await?;
-                        ms.push(snap["capture"]["duration_ms"].as_f64().context("a snapshot without capture.duration_ms")?);
+                        ms.push(
+                            snap["capture"]["duration_ms"]
+                                .as_f64()
+                                .context("a snapshot without capture.duration_ms")?,
+                        );
                     }
                     row(&format!("{layout} {count} realms r{radius}/s{step}"), &mut ms);
                 }
@@ -197,7 +214,8 @@ fn open_cost(h: &Harness, n: usize) -> anyhow::Result<()> {
         header("CPU ms per open (chromium tree | harness)");
         let leaf = format!("{}/apps/leaf.html?side=left", h.server().child_origin());
         let measure = async |label: String, page: Option<&str>, layout: Layout, engine: Engine| -> anyhow::Result<()> {
-            let (mut chromium, mut harness, mut wall) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+            let (mut chromium, mut harness, mut wall) =
+                (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
             for _ in 0..n {
                 let (c0, s0, t) = (tree_cpu_s(pid), cpu_s(me, false), Instant::now());
                 if let Some(url) = page {
@@ -210,7 +228,11 @@ fn open_cost(h: &Harness, n: usize) -> anyhow::Result<()> {
                 harness.push((cpu_s(me, false) - s0) * 1000.0);
             }
             let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-            println!("{label}: mean chromium {:.0} ms, harness {:.0} ms of CPU per open", mean(&chromium), mean(&harness));
+            println!(
+                "{label}: mean chromium {:.0} ms, harness {:.0} ms of CPU per open",
+                mean(&chromium),
+                mean(&harness)
+            );
             row(&format!("{label} chromium CPU"), &mut chromium);
             row(&format!("{label} harness CPU"), &mut harness);
             row(&format!("{label} wall"), &mut wall);
@@ -232,9 +254,12 @@ fn open_cost(h: &Harness, n: usize) -> anyhow::Result<()> {
 async fn open_plain(cdp: &attention_harness::cdp::Cdp, url: &str) -> anyhow::Result<()> {
     let ctx = cdp.call("Target.createBrowserContext", None, serde_json::json!({"disposeOnDetach": true})).await?;
     let id = ctx["browserContextId"].as_str().context("no browserContextId")?.to_string();
-    let target = cdp.call("Target.createTarget", None, serde_json::json!({"url": "about:blank", "browserContextId": id})).await?;
+    let target = cdp
+        .call("Target.createTarget", None, serde_json::json!({"url": "about:blank", "browserContextId": id}))
+        .await?;
     let target_id = target["targetId"].as_str().context("no targetId")?;
-    let attached = cdp.call("Target.attachToTarget", None, serde_json::json!({"targetId": target_id, "flatten": true})).await?;
+    let attached =
+        cdp.call("Target.attachToTarget", None, serde_json::json!({"targetId": target_id, "flatten": true})).await?;
     let session = attached["sessionId"].as_str().context("no sessionId")?;
     let mut events = cdp.events();
     cdp.call("Page.enable", Some(session), serde_json::json!({})).await?;
@@ -266,7 +291,11 @@ fn churn(h: &Harness, n: usize) -> anyhow::Result<()> {
         println!("{:>6} {:>14} {:>14} {:>10}", "opens", "harness MiB", "chromium MiB", "processes");
         let print = |i: usize| {
             let (chromium, procs) = tree_rss_kib(pid);
-            println!("{i:>6} {:>14.1} {:>14.1} {procs:>10}", rss_kib(std::process::id()) as f64 / 1024.0, chromium as f64 / 1024.0);
+            println!(
+                "{i:>6} {:>14.1} {:>14.1} {procs:>10}",
+                rss_kib(std::process::id()) as f64 / 1024.0,
+                chromium as f64 / 1024.0
+            );
         };
         print(0);
         for i in 1..=n {
@@ -282,7 +311,9 @@ fn churn(h: &Harness, n: usize) -> anyhow::Result<()> {
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok()))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
         .unwrap_or(0)
 }
 
@@ -362,7 +393,12 @@ fn vs_playwright(n: usize) -> anyhow::Result<()> {
         let t = Instant::now();
         let out = cmd.output().with_context(|| format!("cannot start the {what} scenario"))?;
         let ms = t.elapsed().as_secs_f64() * 1000.0;
-        ensure!(out.status.success(), "the {what} scenario failed:\n{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        ensure!(
+            out.status.success(),
+            "the {what} scenario failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
         Ok(ms)
     };
     let harness_cmd = || {
@@ -447,9 +483,15 @@ fn observer(h: &Harness, n: usize) -> anyhow::Result<()> {
 /// The frame id of the document that holds a landmark (directly, not in an in-process iframe).
 async fn frame_of(host: &attention_harness::Host, landmark: &str) -> anyhow::Result<String> {
     let at = host.locate_landmark(landmark).await?;
-    ensure!(at.inner_frames.is_empty(), "the landmark {landmark} is inside an in-process iframe; its frame id is not its session's");
+    ensure!(
+        at.inner_frames.is_empty(),
+        "the landmark {landmark} is inside an in-process iframe; its frame id is not its session's"
+    );
     let tree = at.session.call("Page.getFrameTree", serde_json::json!({})).await?;
-    tree.pointer("/frameTree/frame/id").and_then(|v| v.as_str()).map(str::to_string).context("Page.getFrameTree without a frame id")
+    tree.pointer("/frameTree/frame/id")
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .context("Page.getFrameTree without a frame id")
 }
 
 /// Moves the mouse to `centre` (untraced: the first move enters the element), then traces `n`

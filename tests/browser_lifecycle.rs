@@ -10,7 +10,8 @@ use attention_harness::{Engine, Harness, Layout};
 
 #[test]
 fn missing_chromium_names_the_install_command() {
-    let err = find_chromium_in(None, &[Path::new("/nonexistent/chromium")], std::ffi::OsStr::new("/nonexistent")).unwrap_err();
+    let err = find_chromium_in(None, &[Path::new("/nonexistent/chromium")], std::ffi::OsStr::new("/nonexistent"))
+        .unwrap_err();
     assert!(matches!(err, BrowserError::NotFound));
     assert!(err.to_string().contains("apt-get install -y chromium chromium-headless-shell"), "{err}");
 }
@@ -37,7 +38,12 @@ fn the_headless_shell_is_preferred_to_the_desktop_build_and_chrome_env_to_both()
 
 #[test]
 fn chrome_env_pointing_nowhere_is_an_error_not_a_fallback() {
-    let err = find_chromium_in(Some("/nonexistent/chrome".into()), &[Path::new("/usr/bin/chromium")], std::ffi::OsStr::new("")).unwrap_err();
+    let err = find_chromium_in(
+        Some("/nonexistent/chrome".into()),
+        &[Path::new("/usr/bin/chromium")],
+        std::ffi::OsStr::new(""),
+    )
+    .unwrap_err();
     assert!(matches!(err, BrowserError::BadChromeEnv(_)), "{err}");
 }
 
@@ -80,17 +86,26 @@ fn no_chromium_survives_the_test_process_whether_it_passes_or_panics() {
     for panic in [false, true] {
         let out = std::env::temp_dir().join(format!("attention-lifecycle-{}-{panic}", std::process::id()));
         let mut cmd = Command::new(std::env::current_exe().unwrap());
-        cmd.args(["--exact", "helper_launch_and_exit", "--ignored", "--nocapture"]).env("ATTENTION_LIFECYCLE_OUT", &out);
+        cmd.args(["--exact", "helper_launch_and_exit", "--ignored", "--nocapture"])
+            .env("ATTENTION_LIFECYCLE_OUT", &out);
         if panic {
             cmd.env("ATTENTION_LIFECYCLE_PANIC", "1");
         }
         let child = cmd.stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
         let child_pid = child.id();
         let status = child.wait_with_output().unwrap().status;
-        assert_eq!(status.success(), !panic, "the helper process should {} (status {status})", if panic { "fail" } else { "pass" });
+        assert_eq!(
+            status.success(),
+            !panic,
+            "the helper process should {} (status {status})",
+            if panic { "fail" } else { "pass" }
+        );
         let pid: u32 = std::fs::read_to_string(&out).unwrap().trim().parse().unwrap();
         let _ = std::fs::remove_file(&out);
-        assert!(!Path::new(&format!("/proc/{pid}")).exists() || !is_chromium(pid), "browser pid {pid} still exists after its test process exited");
+        assert!(
+            !Path::new(&format!("/proc/{pid}")).exists() || !is_chromium(pid),
+            "browser pid {pid} still exists after its test process exited"
+        );
         // The helper's profiles are named after its pid: target/attention-profiles/<pid>-<n>.
         let profile = attention_harness::browser::profile_root().join(format!("{child_pid}-"));
         let leftovers = chromium_processes_of(&format!("--user-data-dir={}", profile.display()));

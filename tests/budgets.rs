@@ -135,7 +135,9 @@ fn expected(points: &[Point], realms: &[Realm]) -> Expected {
                 e.may.get_mut(&r.name).expect("known realm").push(p.id.clone());
             }
             // The leaf: inside the realm and its leaf, and (for a realm with a grandchild) not in the grandchild.
-            let in_grand = |g: &dyn Fn(&BoxRect) -> BoxRect| realms.iter().any(|x| x.parent.as_deref() == Some(r.name.as_str()) && contains(&g(&x.region), p));
+            let in_grand = |g: &dyn Fn(&BoxRect) -> BoxRect| {
+                realms.iter().any(|x| x.parent.as_deref() == Some(r.name.as_str()) && contains(&g(&x.region), p))
+            };
             if contains(&inner, p) && contains(&grown(&r.leaf, -EDGE_PX), p) && !in_grand(&|b| grown(b, EDGE_PX)) {
                 e.must_leaf.get_mut(&r.name).expect("known realm").push(p.id.clone());
             }
@@ -193,22 +195,38 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
         .as_array()
         .into_iter()
         .flatten()
-        .map(|p| (p["point_id"].as_str().unwrap_or("").to_string(), p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN)))
+        .map(|p| {
+            (
+                p["point_id"].as_str().unwrap_or("").to_string(),
+                p["x"].as_f64().unwrap_or(f64::NAN),
+                p["y"].as_f64().unwrap_or(f64::NAN),
+            )
+        })
         .collect();
     let want: Vec<(String, f64, f64)> = points.iter().map(|p| (p.id.clone(), p.x, p.y)).collect();
-    anyhow::ensure!(got == want, "{what}: capture.points differ from the lattice definition ({} vs {} points)", got.len(), want.len());
+    anyhow::ensure!(
+        got == want,
+        "{what}: capture.points differ from the lattice definition ({} vs {} points)",
+        got.len(),
+        want.len()
+    );
 
     // Only the snapshot's own limits may make it partial: at most 128 candidates (`candidate-budget`)
     // and a 30 KiB envelope (`response-budget`), both without a mount_id; no realm is cut.
     let omissions = snap["omissions"].as_array().cloned().unwrap_or_default();
-    let snapshot_limit = |o: &Value| (o["reason"] == "response-budget" || o["reason"] == "candidate-budget") && o.get("mount_id").is_none();
+    let snapshot_limit = |o: &Value| {
+        (o["reason"] == "response-budget" || o["reason"] == "candidate-budget") && o.get("mount_id").is_none()
+    };
     let trimmed = omissions.iter().any(snapshot_limit);
     // Host-document privacy omissions are allowed for points outside every realm (a large lattice
     // covers the Host's privacy probes next to the extras).
-    let outside = |pid: &Value| points.iter().any(|p| pid == p.id.as_str() && !realms.iter().any(|r| contains(&r.region, p)));
+    let outside =
+        |pid: &Value| points.iter().any(|p| pid == p.id.as_str() && !realms.iter().any(|r| contains(&r.region, p)));
     for o in &omissions {
         let snapshot_trim = snapshot_limit(o);
-        let host_privacy = (o["reason"] == "redacted" || o["reason"] == "excluded") && o.get("mount_id").is_none() && outside(&o["point_id"]);
+        let host_privacy = (o["reason"] == "redacted" || o["reason"] == "excluded")
+            && o.get("mount_id").is_none()
+            && outside(&o["point_id"]);
         anyhow::ensure!(snapshot_trim || host_privacy, "{what}: unexpected omission {o} (every realm fits its lease)");
     }
 
@@ -236,7 +254,10 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
         }
     }
     for p in &points {
-        let siblings = realms.iter().filter(|r| r.parent.is_none() && received.get(&r.name).is_some_and(|g| g.contains(&p.id))).count();
+        let siblings = realms
+            .iter()
+            .filter(|r| r.parent.is_none() && received.get(&r.name).is_some_and(|g| g.contains(&p.id)))
+            .count();
         anyhow::ensure!(siblings <= 1, "{what}: point {} reached {siblings} sibling realms", p.id);
     }
     for g in realms.iter().filter(|g| g.parent.is_some()) {
@@ -257,26 +278,70 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
     let last = &top["last"];
     let direct: Vec<&Realm> = realms.iter().filter(|r| r.parent.is_none() && received.contains_key(&r.name)).collect();
     let children = last["children"].as_array().cloned().unwrap_or_default();
-    anyhow::ensure!(children.len() == direct.len(), "{what}: the Host queried {} children, {} realms answered", children.len(), direct.len());
+    anyhow::ensure!(
+        children.len() == direct.len(),
+        "{what}: the Host queried {} children, {} realms answered",
+        children.len(),
+        direct.len()
+    );
     check_leases(&what, "the Host realm", last, ROOT_QUERIES, ROOT_POINTS, ROOT_CANDIDATES, ROOT_BYTES)?;
     let by_mount = |m: &str| children.iter().find(|c| c["mount_id"] == m).cloned();
     for r in &direct {
-        let c = by_mount(&r.mount_id).ok_or_else(|| anyhow::anyhow!("{what}: the Host never queried {}", r.mount_id))?;
-        anyhow::ensure!(ids(&c["point_ids"]) == received[&r.name], "{what}: the Host sent {} other points than it received", r.name);
+        let c =
+            by_mount(&r.mount_id).ok_or_else(|| anyhow::anyhow!("{what}: the Host never queried {}", r.mount_id))?;
+        anyhow::ensure!(
+            ids(&c["point_ids"]) == received[&r.name],
+            "{what}: the Host sent {} other points than it received",
+            r.name
+        );
         // The lease the parent recorded is the one the child was given.
         let got = &accts[&r.name]["last"]["budgets"];
-        anyhow::ensure!(got == &c["lease"], "{what}: realm {} was leased {} but received budgets {got}", r.name, c["lease"]);
-        let grand: Vec<&Realm> = realms.iter().filter(|g| g.parent.as_deref() == Some(r.name.as_str()) && received.contains_key(&g.name)).collect();
+        anyhow::ensure!(
+            got == &c["lease"],
+            "{what}: realm {} was leased {} but received budgets {got}",
+            r.name,
+            c["lease"]
+        );
+        let grand: Vec<&Realm> = realms
+            .iter()
+            .filter(|g| g.parent.as_deref() == Some(r.name.as_str()) && received.contains_key(&g.name))
+            .collect();
         let a = &accts[&r.name]["last"];
-        check_leases(&what, &r.name, a, u(&got["queries"]), u(&got["points"]), u(&got["candidates"]), u(&got["bytes"]))?;
+        check_leases(
+            &what,
+            &r.name,
+            a,
+            u(&got["queries"]),
+            u(&got["points"]),
+            u(&got["candidates"]),
+            u(&got["bytes"]),
+        )?;
         let sub = a["children"].as_array().cloned().unwrap_or_default();
-        anyhow::ensure!(sub.len() == grand.len(), "{what}: realm {} queried {} children, {} answered", r.name, sub.len(), grand.len());
+        anyhow::ensure!(
+            sub.len() == grand.len(),
+            "{what}: realm {} queried {} children, {} answered",
+            r.name,
+            sub.len(),
+            grand.len()
+        );
         for g in grand {
-            let s = sub.iter().find(|c| c["mount_id"] == g.mount_id.as_str()).ok_or_else(|| anyhow::anyhow!("{what}: {} never queried {}", r.name, g.name))?;
-            anyhow::ensure!(&accts[&g.name]["last"]["budgets"] == &s["lease"], "{what}: grandchild {} received other budgets than leased {}", g.name, s["lease"]);
+            let s = sub
+                .iter()
+                .find(|c| c["mount_id"] == g.mount_id.as_str())
+                .ok_or_else(|| anyhow::anyhow!("{what}: {} never queried {}", r.name, g.name))?;
+            anyhow::ensure!(
+                &accts[&g.name]["last"]["budgets"] == &s["lease"],
+                "{what}: grandchild {} received other budgets than leased {}",
+                g.name,
+                s["lease"]
+            );
         }
         // What the child reported using stays within its lease.
-        anyhow::ensure!(u(&c["queries_used"]) <= u(&got["queries"]) && u(&c["points_used"]) <= u(&got["points"]), "{what}: {} used more than its lease: {c}", r.name);
+        anyhow::ensure!(
+            u(&c["queries_used"]) <= u(&got["queries"]) && u(&c["points_used"]) <= u(&got["points"]),
+            "{what}: {} used more than its lease: {c}",
+            r.name
+        );
         // Its candidates came back: one per leaf under the lattice in it and its grandchild.
         let family = |x: &&Realm| x.name == r.name || x.parent.as_deref() == Some(r.name.as_str());
         let (lo, hi) = (
@@ -285,7 +350,11 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
         );
         // A point less than 1 px from an edge may instead hit a realm's app root (`.peer-app`, the
         // hit element when no widget is under it): at most one more candidate per realm of the family.
-        let edge = realms.iter().filter(family).filter(|x| exp.may[&x.name].iter().any(|p| !exp.must[&x.name].contains(p))).count() as u64;
+        let edge = realms
+            .iter()
+            .filter(family)
+            .filter(|x| exp.may[&x.name].iter().any(|p| !exp.must[&x.name].contains(p)))
+            .count() as u64;
         anyhow::ensure!(
             (lo..=hi + edge).contains(&u(&c["candidates"])),
             "{what}: {} returned {} candidates, {lo}..{hi} leaves are under the lattice ({edge} realms with edge points)",
@@ -293,9 +362,20 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
             c["candidates"]
         );
     }
-    anyhow::ensure!(u(&last["queries_used"]) == realm_queries, "{what}: queries_used {} but {realm_queries} realms were queried", last["queries_used"]);
-    anyhow::ensure!(u(&last["points_used"]) == received_total, "{what}: points_used {} but the realms received {received_total}", last["points_used"]);
-    anyhow::ensure!(realm_queries <= ROOT_QUERIES && received_total <= ROOT_POINTS, "{what}: {realm_queries} queries / {received_total} points exceed the root's 128 / 4,096");
+    anyhow::ensure!(
+        u(&last["queries_used"]) == realm_queries,
+        "{what}: queries_used {} but {realm_queries} realms were queried",
+        last["queries_used"]
+    );
+    anyhow::ensure!(
+        u(&last["points_used"]) == received_total,
+        "{what}: points_used {} but the realms received {received_total}",
+        last["points_used"]
+    );
+    anyhow::ensure!(
+        realm_queries <= ROOT_QUERIES && received_total <= ROOT_POINTS,
+        "{what}: {realm_queries} queries / {received_total} points exceed the root's 128 / 4,096"
+    );
 
     // Each realm's candidate: Chromium's box, exactly the sample points that landed on its leaf.
     let mut present = 0;
@@ -310,14 +390,28 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
                     exp.must_leaf[&r.name]
                 );
                 let rect = rect_of(&c["rect"]).unwrap_or(r.leaf);
-                anyhow::ensure!(rect.max_edge_delta(&r.leaf) <= 1.0, "{what}: realm {} candidate rect {rect:?} vs box {:?}", r.name, r.leaf);
+                anyhow::ensure!(
+                    rect.max_edge_delta(&r.leaf) <= 1.0,
+                    "{what}: realm {} candidate rect {rect:?} vs box {:?}",
+                    r.name,
+                    r.leaf
+                );
                 present += 1;
             }
             None if exp.must_leaf[&r.name].is_empty() => {}
-            None => anyhow::ensure!(trimmed, "{what}: no candidate for realm {} at its box {:?}; candidates: {}", r.name, r.leaf, describe(&snap)),
+            None => anyhow::ensure!(
+                trimmed,
+                "{what}: no candidate for realm {} at its box {:?}; candidates: {}",
+                r.name,
+                r.leaf,
+                describe(&snap)
+            ),
         }
     }
-    anyhow::ensure!(snap["capture"]["complete"] == omissions.is_empty(), "{what}: capture.complete disagrees with the omissions");
+    anyhow::ensure!(
+        snap["capture"]["complete"] == omissions.is_empty(),
+        "{what}: capture.complete disagrees with the omissions"
+    );
     let ms = snap["capture"]["duration_ms"].as_f64().unwrap_or(f64::NAN);
     let leaves = realms.iter().filter(|r| !exp.must_leaf[&r.name].is_empty()).count();
     eprintln!(
@@ -330,7 +424,15 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
 
 /// A realm's leases: they sum to at most what it had left after its own queries, which is its
 /// budgets less one query and the points of each direct query.
-fn check_leases(what: &str, who: &str, a: &Value, queries: u64, points: u64, candidates: u64, bytes: u64) -> anyhow::Result<()> {
+fn check_leases(
+    what: &str,
+    who: &str,
+    a: &Value,
+    queries: u64,
+    points: u64,
+    candidates: u64,
+    bytes: u64,
+) -> anyhow::Result<()> {
     let children = a["children"].as_array().cloned().unwrap_or_default();
     let direct_points: u64 = children.iter().map(|c| c["point_ids"].as_array().map_or(0, |p| p.len() as u64)).sum();
     let left_q = queries.saturating_sub(children.len() as u64);
@@ -461,12 +563,23 @@ fn straddling(region: &BoxRect, n: usize, step: f64, phase: f64) -> Option<(f64,
 /// One snapshot of a straddling lattice with `n` points in the realm. Returns the snapshot, the ids
 /// of the lattice points in the realm (lattice order), the realm's accounting and the Host's record
 /// of its one child query.
-async fn straddle_snapshot(h: &Host, region: &BoxRect, n: usize, step: f64, phase: f64) -> anyhow::Result<(Value, Vec<Point>, Value, Value)> {
-    let (cx, cy, radius) = straddling(region, n, step, phase).ok_or_else(|| anyhow::anyhow!("no step-{step} lattice puts exactly {n} points into {region:?}"))?;
+async fn straddle_snapshot(
+    h: &Host,
+    region: &BoxRect,
+    n: usize,
+    step: f64,
+    phase: f64,
+) -> anyhow::Result<(Value, Vec<Point>, Value, Value)> {
+    let (cx, cy, radius) = straddling(region, n, step, phase)
+        .ok_or_else(|| anyhow::anyhow!("no step-{step} lattice puts exactly {n} points into {region:?}"))?;
     let pts = lattice(cx, cy, radius, step);
     let inside: Vec<Point> = pts.iter().filter(|p| contains(region, p)).cloned().collect();
     anyhow::ensure!(inside.len() == n, "the lattice search is wrong");
-    let snap = h.snapshot_with(json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step, "timeout_ms": 8000})).await?;
+    let snap = h
+        .snapshot_with(
+            json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step, "timeout_ms": 8000}),
+        )
+        .await?;
     require_valid_payload(&snap)?;
     anyhow::ensure!(
         snap["capture"]["points"].as_array().map(Vec::len) == Some(pts.len()),
@@ -480,7 +593,10 @@ async fn straddle_snapshot(h: &Host, region: &BoxRect, n: usize, step: f64, phas
         "the lattice (centre {cx},{cy} radius {radius}) must reach only the buttons realm; the Host queried {:?}",
         children.iter().map(|c| c["mount_id"].clone()).collect::<Vec<_>>()
     );
-    eprintln!("{n} points in the realm: lattice step {step} radius {radius} at ({cx}, {cy}), {} points in all", pts.len());
+    eprintln!(
+        "{n} points in the realm: lattice step {step} radius {radius} at ({cx}, {cy}), {} points in all",
+        pts.len()
+    );
     Ok((snap, inside, realm, children[0].clone()))
 }
 
@@ -497,16 +613,32 @@ fn id_list(points: &[Point]) -> Vec<String> {
 async fn point_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
     let (snap, inside, realm, child) = straddle_snapshot(h, region, GRANT_POINTS, 2.0, 1.0).await?;
     let want = id_list(&inside);
-    anyhow::ensure!(ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want, "256 points: the realm did not receive exactly its 256 points");
-    anyhow::ensure!(omissions_of(&snap, "point-budget").is_empty(), "256 points (the grant's limit) were cut: {:?}", snap["omissions"]);
-    anyhow::ensure!(u(&realm["candidates_found"]) <= GRANT_CANDIDATES as u64, "the point case must stay within the candidate limit");
+    anyhow::ensure!(
+        ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want,
+        "256 points: the realm did not receive exactly its 256 points"
+    );
+    anyhow::ensure!(
+        omissions_of(&snap, "point-budget").is_empty(),
+        "256 points (the grant's limit) were cut: {:?}",
+        snap["omissions"]
+    );
+    anyhow::ensure!(
+        u(&realm["candidates_found"]) <= GRANT_CANDIDATES as u64,
+        "the point case must stay within the candidate limit"
+    );
 
     let (snap, inside, realm, child) = straddle_snapshot(h, region, GRANT_POINTS + 1, 2.0, 1.0).await?;
     let want = id_list(&inside[..GRANT_POINTS]);
-    anyhow::ensure!(ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want, "257 points: the realm must receive exactly the first 256");
+    anyhow::ensure!(
+        ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want,
+        "257 points: the realm must receive exactly the first 256"
+    );
     let cut = omissions_of(&snap, "point-budget");
     anyhow::ensure!(
-        cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[GRANT_POINTS].id.as_str() && cut[0].get("detail").is_none(),
+        cut.len() == 1
+            && cut[0]["mount_id"] == BUTTONS_MOUNT
+            && cut[0]["point_id"] == inside[GRANT_POINTS].id.as_str()
+            && cut[0].get("detail").is_none(),
         "257 points: want one point-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
         inside[GRANT_POINTS].id
     );
@@ -529,21 +661,48 @@ async fn candidate_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
         // Ground truth for the first and last point: Chromium's box of the button under it.
         for p in [&inside[0], &inside[n - 1]] {
             let b = h.landmark_rect(&tile_of(region, p)).await?;
-            anyhow::ensure!(contains(&b, p) && edge_distance(&b, p) >= 1.0, "point {} is not inside button {} ({b:?})", p.id, tile_of(region, p));
+            anyhow::ensure!(
+                contains(&b, p) && edge_distance(&b, p) >= 1.0,
+                "point {} is not inside button {} ({b:?})",
+                p.id,
+                tile_of(region, p)
+            );
         }
-        anyhow::ensure!(ids(&realm["point_ids"]) == id_list(&inside), "{n} candidates: the realm did not receive its points");
-        anyhow::ensure!(u(&realm["budgets"]["candidates"]) == GRANT_CANDIDATES as u64, "the realm's candidate lease is {} not 128", realm["budgets"]["candidates"]);
-        anyhow::ensure!(u(&realm["candidates_found"]) == n as u64, "{n} buttons under the lattice, the realm found {}", realm["candidates_found"]);
+        anyhow::ensure!(
+            ids(&realm["point_ids"]) == id_list(&inside),
+            "{n} candidates: the realm did not receive its points"
+        );
+        anyhow::ensure!(
+            u(&realm["budgets"]["candidates"]) == GRANT_CANDIDATES as u64,
+            "the realm's candidate lease is {} not 128",
+            realm["budgets"]["candidates"]
+        );
+        anyhow::ensure!(
+            u(&realm["candidates_found"]) == n as u64,
+            "{n} buttons under the lattice, the realm found {}",
+            realm["candidates_found"]
+        );
         let sent = n.min(GRANT_CANDIDATES) as u64;
-        anyhow::ensure!(u(&realm["candidates_sent"]) == sent && u(&child["candidates"]) == sent, "{n} candidates: the realm sent {} (the Host got {}), want {sent}", realm["candidates_sent"], child["candidates"]);
-        anyhow::ensure!(u(&realm["reply_bytes_untrimmed"]) <= GRANT_BYTES, "the candidate case must stay within the byte limit");
-        let cut: Vec<&Value> = omissions_of(&snap, "candidate-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+        anyhow::ensure!(
+            u(&realm["candidates_sent"]) == sent && u(&child["candidates"]) == sent,
+            "{n} candidates: the realm sent {} (the Host got {}), want {sent}",
+            realm["candidates_sent"],
+            child["candidates"]
+        );
+        anyhow::ensure!(
+            u(&realm["reply_bytes_untrimmed"]) <= GRANT_BYTES,
+            "the candidate case must stay within the byte limit"
+        );
+        let cut: Vec<&Value> =
+            omissions_of(&snap, "candidate-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
         if n == GRANT_CANDIDATES {
             anyhow::ensure!(cut.is_empty(), "128 candidates (the grant's limit) were cut: {cut:?}");
         } else {
             // Equal sample counts: the stable ranking keeps lattice order, so the last button is cut.
             anyhow::ensure!(
-                cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[n - 1].id.as_str(),
+                cut.len() == 1
+                    && cut[0]["mount_id"] == BUTTONS_MOUNT
+                    && cut[0]["point_id"] == inside[n - 1].id.as_str(),
                 "129 candidates: want one candidate-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
                 inside[n - 1].id
             );
@@ -580,7 +739,8 @@ type Slot = (String, &'static str);
 /// Gives the realm's buttons these names and texts: page content, set in the realm itself as its
 /// own script would.
 async fn name_buttons(h: &Host, names: &BTreeMap<Slot, usize>) -> anyhow::Result<()> {
-    let list: Vec<(String, &str, String)> = names.iter().map(|((lm, f), b)| (lm.clone(), *f, name_of_bytes(*b))).collect();
+    let list: Vec<(String, &str, String)> =
+        names.iter().map(|((lm, f), b)| (lm.clone(), *f, name_of_bytes(*b))).collect();
     let js = format!(
         "(() => {{ for (const [lm, field, v] of {}) {{ const b = document.querySelector('[data-landmark=\"' + lm + '\"]'); if (!b) return lm; if (field === 'name') b.setAttribute('aria-label', v); else b.textContent = v; }} return true; }})()",
         json!(list)
@@ -594,7 +754,11 @@ async fn name_buttons(h: &Host, names: &BTreeMap<Slot, usize>) -> anyhow::Result
 /// as given: (snapshot, realm accounting).
 async fn reply_with(h: &Host, at: (f64, f64, f64), names: &BTreeMap<Slot, usize>) -> anyhow::Result<(Value, Value)> {
     name_buttons(h, names).await?;
-    let snap = h.snapshot_with(json!({"point": {"x": at.0, "y": at.1}, "radius_css_px": at.2, "step_css_px": TILE, "timeout_ms": 8000})).await?;
+    let snap = h
+        .snapshot_with(
+            json!({"point": {"x": at.0, "y": at.1}, "radius_css_px": at.2, "step_css_px": TILE, "timeout_ms": 8000}),
+        )
+        .await?;
     require_valid_payload(&snap)?;
     let realm = accounting(h, &buttons_frame()).await?["last"].clone();
     anyhow::ensure!(realm["outcome"] == "result", "the realm did not answer with a result: {realm}");
@@ -609,7 +773,8 @@ async fn reply_with(h: &Host, at: (f64, f64, f64), names: &BTreeMap<Slot, usize>
 /// serialized query-result).
 async fn byte_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
     let n = GRANT_CANDIDATES;
-    let at = straddling(region, n, TILE, TILE / 2.0).ok_or_else(|| anyhow::anyhow!("no lattice puts {n} points into {region:?}"))?;
+    let at = straddling(region, n, TILE, TILE / 2.0)
+        .ok_or_else(|| anyhow::anyhow!("no lattice puts {n} points into {region:?}"))?;
     let inside: Vec<Point> = lattice(at.0, at.1, at.2, TILE).into_iter().filter(|p| contains(region, p)).collect();
     let tiles: Vec<String> = inside.iter().map(|p| tile_of(region, p)).collect();
     let slots: Vec<Slot> = tiles.iter().flat_map(|t| [(t.clone(), "name"), (t.clone(), "text")]).collect();
@@ -620,9 +785,18 @@ async fn byte_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
     *names.get_mut(&slots[0]).expect("slot") += 100;
     let (_, r1) = reply_with(h, at, &names).await?;
     let s1 = u(&r1["reply_bytes_untrimmed"]);
-    anyhow::ensure!(s1 == s0 + 100, "100 more bytes of one name made the reply {} bytes longer, not 100", s1 as i64 - s0 as i64);
-    let need = (GRANT_BYTES as usize).checked_sub(s0 as usize).ok_or_else(|| anyhow::anyhow!("the reply is already {s0} bytes"))?;
-    anyhow::ensure!(need <= slots.iter().map(|s| max_bytes(s) - 1).sum::<usize>(), "{n} names and texts cannot add the {need} bytes that reach 128 KiB from {s0}");
+    anyhow::ensure!(
+        s1 == s0 + 100,
+        "100 more bytes of one name made the reply {} bytes longer, not 100",
+        s1 as i64 - s0 as i64
+    );
+    let need = (GRANT_BYTES as usize)
+        .checked_sub(s0 as usize)
+        .ok_or_else(|| anyhow::anyhow!("the reply is already {s0} bytes"))?;
+    anyhow::ensure!(
+        need <= slots.iter().map(|s| max_bytes(s) - 1).sum::<usize>(),
+        "{n} names and texts cannot add the {need} bytes that reach 128 KiB from {s0}"
+    );
     // Spread `need` bytes over the names, then correct any remainder measured on the first one.
     let mut left = need;
     for t in &slots {
@@ -638,35 +812,52 @@ async fn byte_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
             exact = Some((snap, realm));
             break;
         }
-        let t = slots.iter().find(|t| (1..=max_bytes(t) as i64).contains(&(names[*t] as i64 + GRANT_BYTES as i64 - s))).ok_or_else(|| anyhow::anyhow!("no name can absorb {} bytes", GRANT_BYTES as i64 - s))?;
+        let t = slots
+            .iter()
+            .find(|t| (1..=max_bytes(t) as i64).contains(&(names[*t] as i64 + GRANT_BYTES as i64 - s)))
+            .ok_or_else(|| anyhow::anyhow!("no name can absorb {} bytes", GRANT_BYTES as i64 - s))?;
         let v = names[t] as i64 + GRANT_BYTES as i64 - s;
         names.insert(t.clone(), v as usize);
     }
     let (snap, realm) = exact.ok_or_else(|| anyhow::anyhow!("the reply did not converge to {GRANT_BYTES} bytes"))?;
-    anyhow::ensure!(u(&realm["budgets"]["bytes"]) == GRANT_BYTES, "the realm's byte lease is {} not 131072", realm["budgets"]["bytes"]);
+    anyhow::ensure!(
+        u(&realm["budgets"]["bytes"]) == GRANT_BYTES,
+        "the realm's byte lease is {} not 131072",
+        realm["budgets"]["bytes"]
+    );
     anyhow::ensure!(
         u(&realm["reply_bytes"]) == GRANT_BYTES && u(&realm["candidates_sent"]) == n as u64,
         "a 131,072-byte reply must be sent whole: sent {} bytes with {} candidates",
         realm["reply_bytes"],
         realm["candidates_sent"]
     );
-    let cut: Vec<&Value> = omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+    let cut: Vec<&Value> =
+        omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
     anyhow::ensure!(cut.is_empty(), "a reply of exactly 128 KiB was cut: {cut:?}");
 
     // One byte more.
-    let t = slots.iter().find(|t| names[*t] < max_bytes(t)).ok_or_else(|| anyhow::anyhow!("every name is full"))?.clone();
+    let t =
+        slots.iter().find(|t| names[*t] < max_bytes(t)).ok_or_else(|| anyhow::anyhow!("every name is full"))?.clone();
     *names.get_mut(&t).expect("slot") += 1;
     let (snap, realm) = reply_with(h, at, &names).await?;
-    anyhow::ensure!(u(&realm["reply_bytes_untrimmed"]) == GRANT_BYTES + 1, "one more byte of name gave a reply of {} bytes", realm["reply_bytes_untrimmed"]);
+    anyhow::ensure!(
+        u(&realm["reply_bytes_untrimmed"]) == GRANT_BYTES + 1,
+        "one more byte of name gave a reply of {} bytes",
+        realm["reply_bytes_untrimmed"]
+    );
     anyhow::ensure!(
         u(&realm["candidates_sent"]) == (n / 2) as u64 && u(&realm["reply_bytes"]) <= GRANT_BYTES,
         "a 131,073-byte reply must be halved to fit: sent {} bytes with {} candidates",
         realm["reply_bytes"],
         realm["candidates_sent"]
     );
-    let cut: Vec<&Value> = omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+    let cut: Vec<&Value> =
+        omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
     anyhow::ensure!(
-        cut.len() == 1 && cut[0]["mount_id"] == BUTTONS_MOUNT && cut[0]["point_id"] == inside[n / 2].id.as_str() && cut[0].get("detail").is_none(),
+        cut.len() == 1
+            && cut[0]["mount_id"] == BUTTONS_MOUNT
+            && cut[0]["point_id"] == inside[n / 2].id.as_str()
+            && cut[0].get("detail").is_none(),
         "131,073 bytes: want one response-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
         inside[n / 2].id
     );

@@ -16,10 +16,12 @@ fn cli(args: &[&str]) -> std::process::Output {
 #[test]
 fn verify_json_reports_every_selected_check_for_the_chosen_layout_and_engine() {
     let prefix = "checklist-2";
-    let want: Vec<&str> = attention_harness::checks::all().iter().map(|c| c.name).filter(|n| n.starts_with(prefix)).collect();
+    let want: Vec<&str> =
+        attention_harness::checks::all().iter().map(|c| c.name).filter(|n| n.starts_with(prefix)).collect();
     assert!(want.len() >= 4, "the four pointer-path rows: {want:?}");
     let out = cli(&["verify", "--layout", "compat", "--engine", "iframe", "--check", prefix, "--json"]);
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
     let names: Vec<&str> = rows.iter().filter_map(|r| r["check"].as_str()).collect();
     assert_eq!(names, want);
     for r in &rows {
@@ -40,17 +42,23 @@ fn verify_json_reports_every_selected_check_for_the_chosen_layout_and_engine() {
 #[test]
 fn verify_check_runs_only_the_checks_whose_name_starts_with_the_prefix() {
     let prefix = "checklist-6-capture-png";
-    let want: Vec<&str> = attention_harness::checks::all().iter().map(|c| c.name).filter(|n| n.starts_with(prefix)).collect();
+    let want: Vec<&str> =
+        attention_harness::checks::all().iter().map(|c| c.name).filter(|n| n.starts_with(prefix)).collect();
     assert_eq!(want.len(), 1, "the prefix names one check: {want:?}");
     let out = cli(&["verify", "--layout", "managed", "--engine", "fragment", "--check", prefix, "--json"]);
-    let rows: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)));
     let names: Vec<&str> = rows.iter().filter_map(|r| r["check"].as_str()).collect();
     assert_eq!(names, want);
     assert_eq!(rows[0]["status"], "pass", "{}", rows[0]);
     assert!(out.status.success());
     let none = cli(&["verify", "--check", "no-such-check", "--json"]);
     assert_eq!(none.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&none.stderr).contains("no-such-check"), "{}", String::from_utf8_lossy(&none.stderr));
+    assert!(
+        String::from_utf8_lossy(&none.stderr).contains("no-such-check"),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
 }
 
 #[test]
@@ -80,7 +88,8 @@ fn snapshot_envelope_at_the_boundary_is_accepted_by_contract_validate() {
     assert_eq!(v.status.code(), Some(0));
     let array: Value = serde_json::from_slice(&out.stdout).unwrap();
     let payload: Value = serde_json::from_str(array[0]["content"].as_str().unwrap()).unwrap();
-    let names: Vec<&str> = payload["candidates"].as_array().unwrap().iter().filter_map(|c| c["summary"]["name"].as_str()).collect();
+    let names: Vec<&str> =
+        payload["candidates"].as_array().unwrap().iter().filter_map(|c| c["summary"]["name"].as_str()).collect();
     assert!(names.contains(&"Attention target left") && names.contains(&"Attention target right"), "{names:?}");
 }
 

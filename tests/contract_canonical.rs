@@ -18,7 +18,10 @@ fn spec_fixture_content_is_its_own_canonical_form() {
     let c = canonical_json(&payload).unwrap();
     assert_eq!(c, content);
     assert_eq!(c.len(), 752);
-    assert_eq!(sha256_prefixed(c.as_bytes()), "sha256:5f3351c84704bdd064d1da1cd4c2dc16ce5be1b521c0c86051cd7824177d895c");
+    assert_eq!(
+        sha256_prefixed(c.as_bytes()),
+        "sha256:5f3351c84704bdd064d1da1cd4c2dc16ce5be1b521c0c86051cd7824177d895c"
+    );
 }
 
 #[test]
@@ -67,7 +70,8 @@ fn arb_json() -> impl Strategy<Value = Value> {
     leaf.prop_recursive(6, 64, 6, |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::btree_map("[a-cé<_A-C]{0,3}", inner, 0..6).prop_map(|m| Value::Object(m.into_iter().collect())),
+            prop::collection::btree_map("[a-cé<_A-C]{0,3}", inner, 0..6)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
         ]
     })
 }

@@ -72,11 +72,15 @@ fn expand_after_encode_returns_the_original_snapshot() {
         for version in [2, 3, 4] {
             let env = encode_input(input.clone(), version).unwrap();
             let back = expand_input(env).unwrap();
-            assert_eq!(canonical_json(&back).unwrap(), canonical_json(&if input.is_array() || input.get("content").is_some() {
-                v1_payload()
-            } else {
-                v1_payload_with_action_ref()
-            }).unwrap());
+            assert_eq!(
+                canonical_json(&back).unwrap(),
+                canonical_json(&if input.is_array() || input.get("content").is_some() {
+                    v1_payload()
+                } else {
+                    v1_payload_with_action_ref()
+                })
+                .unwrap()
+            );
         }
     }
 }

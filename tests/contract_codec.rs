@@ -48,8 +48,7 @@ fn v2_shape_of_the_fixture() {
 fn v3_packs_segments_and_v4_is_v3_with_selection() {
     let mut p = lattice_payload();
     p["candidates"][0]["path"][0]["rect"] = json!({"x": 0, "y": 0, "width": 1280, "height": 720});
-    p["candidates"][0]["path"][0]["local_to_parent"] =
-        json!({"matrix": [1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1], "convention": "dommatrix-column-major", "direction": "local-to-parent"});
+    p["candidates"][0]["path"][0]["local_to_parent"] = json!({"matrix": [1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1], "convention": "dommatrix-column-major", "direction": "local-to-parent"});
     let c = roundtrip(&p, 3);
     assert_eq!(
         c["path_dictionary"][0],

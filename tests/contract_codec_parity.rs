@@ -50,7 +50,8 @@ fn compact_fixture(grid: bool) -> (Value, Value) {
                 }
             }
         }
-        o["candidates"][0]["sample_point_ids"] = json!(points.iter().map(|p| p["point_id"].clone()).collect::<Vec<_>>());
+        o["candidates"][0]["sample_point_ids"] =
+            json!(points.iter().map(|p| p["point_id"].clone()).collect::<Vec<_>>());
         o["capture"]["sampled_points"] = json!(points.len());
         o["capture"]["points"] = json!(points);
     }
@@ -207,7 +208,10 @@ fn malformed_v2_cases_are_rejected() {
         ("negative sample", |p| p["candidates"][0]["sample_refs"] = json!([-1])),
         ("duplicate sample", |p| p["candidates"][0]["sample_refs"] = json!([0, [0, 2]])),
         ("unknown observation", |p| p["candidates"][0]["sample_refs"] = json!(["unknown"])),
-        ("invalid override", |p| p["capture"]["point_encoding"]["overrides"] = json!([{"index": 49, "point": {"point_id": "x", "x": 0, "y": 0}}])),
+        ("invalid override", |p| {
+            p["capture"]["point_encoding"]["overrides"] =
+                json!([{"index": 49, "point": {"point_id": "x", "x": 0, "y": 0}}])
+        }),
         ("lattice work overflow", |p| {
             p["capture"]["radius_css_px"] = json!(100);
             p["capture"]["grid_step_css_px"] = json!(1);
@@ -218,17 +222,26 @@ fn malformed_v2_cases_are_rejected() {
             p["path_dictionary"].as_array_mut().unwrap().push(d);
         }),
         ("noncanonical dictionary order", |p| p["candidates"][0]["path_indices"][0] = json!(1)),
-        ("unused dictionary", |p| p["path_dictionary"].as_array_mut().unwrap().push(json!({"kind": "element", "mount_id": "unused", "generation": 0}))),
-        ("duplicate override", |p| {
-            p["capture"]["point_encoding"]["overrides"] =
-                json!([{"index": 0, "point": {"point_id": "p0", "x": 0, "y": 0}}, {"index": 0, "point": {"point_id": "p0", "x": 1, "y": 0}}])
+        ("unused dictionary", |p| {
+            p["path_dictionary"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"kind": "element", "mount_id": "unused", "generation": 0}))
         }),
+        (
+            "duplicate override",
+            |p| p["capture"]["point_encoding"]["overrides"] = json!([{"index": 0, "point": {"point_id": "p0", "x": 0, "y": 0}}, {"index": 0, "point": {"point_id": "p0", "x": 1, "y": 0}}]),
+        ),
         ("point observation collision", |p| p["pointer"]["event_id"] = json!("p0")),
-        ("additional collision", |p| p["capture"]["point_encoding"]["additional_points"] = json!([{"point_id": "focus-1", "x": 0, "y": 0}])),
+        ("additional collision", |p| {
+            p["capture"]["point_encoding"]["additional_points"] = json!([{"point_id": "focus-1", "x": 0, "y": 0}])
+        }),
         ("empty range", |p| p["candidates"][0]["sample_refs"] = json!([[0, 0]])),
         ("fractional range", |p| p["candidates"][0]["sample_refs"] = json!([[0, 1.5]])),
         ("wrong count", |p| p["capture"]["sampled_points"] = json!(48)),
-        ("digest mismatch", |p| p["candidates"][0]["action_ref"]["path_digest"] = json!(format!("sha256:{}", "0".repeat(64)))),
+        ("digest mismatch", |p| {
+            p["candidates"][0]["action_ref"]["path_digest"] = json!(format!("sha256:{}", "0".repeat(64)))
+        }),
         ("leaf identity mismatch", |p| p["candidates"][0]["action_ref"]["mount_id"] = json!("wrong")),
         ("action rectangle mismatch", |p| p["candidates"][0]["action_ref"]["rect"]["x"] = json!(99)),
         ("candidate link mismatch", |p| p["pointer"]["candidate_ids"] = json!(["missing"])),
@@ -245,7 +258,8 @@ fn malformed_v2_cases_are_rejected() {
         let env = seal("compact-1", "wippy.attention", 2, &p);
         let code = validate(&json!([env]), &opts()).unwrap_err().code.as_str();
         // 129 copies of the candidate no longer fit the 32 KiB array, which is checked first.
-        let expected = if name == "candidate count overflow" { "total-bytes-exceeded" } else { "invalid-attention-expansion" };
+        let expected =
+            if name == "candidate count overflow" { "total-bytes-exceeded" } else { "invalid-attention-expansion" };
         assert_eq!(code, expected, "{name}");
     }
 }
@@ -261,7 +275,8 @@ fn exact_expansion_bytes_are_charged() {
 #[test]
 fn aggregate_memberships_16384() {
     let (mut p, _) = compact_fixture(false);
-    p["capture"]["points"] = json!((0..1024).map(|i| json!({"point_id": format!("p{i}"), "x": 0, "y": 0})).collect::<Vec<_>>());
+    p["capture"]["points"] =
+        json!((0..1024).map(|i| json!({"point_id": format!("p{i}"), "x": 0, "y": 0})).collect::<Vec<_>>());
     p["capture"]["sampled_points"] = json!(1024);
     p["candidates"][0].as_object_mut().unwrap().remove("action_ref");
     p["candidates"][0]["sample_refs"] = json!([[0, 1024]]);
@@ -293,5 +308,8 @@ fn one_expansion_budget_across_attachments() {
     let a = validate(&array(permitted), &opts()).unwrap();
     assert_eq!(a.expanded_bytes, permitted * bytes);
     let e = validate(&array(permitted + 1), &opts()).unwrap_err();
-    assert_eq!((e.code.as_str(), e.path), ("invalid-attention-expansion".to_string(), format!("context_attachments[{}]", permitted + 1)));
+    assert_eq!(
+        (e.code.as_str(), e.path),
+        ("invalid-attention-expansion".to_string(), format!("context_attachments[{}]", permitted + 1))
+    );
 }

@@ -37,7 +37,13 @@ fn spec_descriptor_supports_attention_v4_and_visual() {
     let d = caps.decide();
     assert_eq!(
         d,
-        AttentionSupport { supported: true, attention_versions: vec![1, 2, 3, 4], attention_version: Some(4), visual: true, staging: true }
+        AttentionSupport {
+            supported: true,
+            attention_versions: vec![1, 2, 3, 4],
+            attention_version: Some(4),
+            visual: true,
+            staging: true
+        }
     );
 }
 
@@ -61,7 +67,8 @@ fn older_sessions_and_partial_handlers() {
     assert!(!decide_from_response(404, &json!({})).supported);
     assert!(!decide_from_response(401, &spec_descriptor()).supported);
     let mut d = spec_descriptor();
-    d["capabilities"]["attention"]["context_attachments"]["handlers"] = json!([{"kind": "wippy.attention", "versions": [1, 2, 3]}]);
+    d["capabilities"]["attention"]["context_attachments"]["handlers"] =
+        json!([{"kind": "wippy.attention", "versions": [1, 2, 3]}]);
     let got = decide_from_response(200, &d);
     assert_eq!((got.attention_version, got.visual), (Some(3), false));
     let mut d = spec_descriptor();
@@ -72,7 +79,8 @@ fn older_sessions_and_partial_handlers() {
 #[test]
 fn staged_body_is_the_canonical_array() {
     let arr = serde_json::from_str::<Value>(
-        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-envelope.json")).unwrap(),
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-envelope.json"))
+            .unwrap(),
     )
     .unwrap();
     let staged = StagedContext::new(&arr).unwrap();

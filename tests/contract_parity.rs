@@ -11,7 +11,11 @@ use contract_support::*;
 use serde_json::{json, Value};
 
 fn at(ts: &str) -> ValidateOptions<'static> {
-    ValidateOptions { now: Some(Timestamp::parse_rfc3339(ts).unwrap()), session_id: Some("session-1".into()), ..Default::default() }
+    ValidateOptions {
+        now: Some(Timestamp::parse_rfc3339(ts).unwrap()),
+        session_id: Some("session-1".into()),
+        ..Default::default()
+    }
 }
 
 fn code(arr: &Value) -> Option<String> {
@@ -92,7 +96,8 @@ fn malformed_compact_mutations_reject_the_whole_array() {
         let (env, mut p) = compact();
         mutate(&mut p);
         let got = code(&json!([golden_attachment(), with_payload(env, &p)]));
-        let expected = if i == 6 { "invalid-attention-reconstruction-coordinate-space" } else { "invalid-attention-expansion" };
+        let expected =
+            if i == 6 { "invalid-attention-reconstruction-coordinate-space" } else { "invalid-attention-expansion" };
         assert_eq!(got.as_deref(), Some(expected), "mutation {i}");
     }
     // A 49-point lattice with one range is valid.
@@ -247,7 +252,11 @@ fn strict_boundaries_and_parity_corpus() {
     for (i, mutate) in strict.into_iter().enumerate() {
         let mut p = golden_payload();
         mutate(&mut p);
-        assert_eq!(code(&json!([with_payload(golden_attachment(), &p)])).as_deref(), Some("invalid-attention-payload"), "case {i}");
+        assert_eq!(
+            code(&json!([with_payload(golden_attachment(), &p)])).as_deref(),
+            Some("invalid-attention-payload"),
+            "case {i}"
+        );
     }
     let mut p = golden_payload();
     p["mount_generation"] = json!(9_007_199_254_740_991u64);
@@ -259,7 +268,9 @@ fn strict_boundaries_and_parity_corpus() {
         a["created_at"] = json!(ts);
         assert_eq!(code(&json!([a])), None);
     }
-    for ts in ["2026-09-04T12:00:00+00:00", "2026-09-04T12:00:00.1234567890Z", "2026-02-29T12:00:00Z", "2026-01-01T24:00:00Z"] {
+    for ts in
+        ["2026-09-04T12:00:00+00:00", "2026-09-04T12:00:00.1234567890Z", "2026-02-29T12:00:00Z", "2026-01-01T24:00:00Z"]
+    {
         let mut a = golden_attachment();
         a["created_at"] = json!(ts);
         assert_eq!(code(&json!([a])).as_deref(), Some("invalid-envelope"), "{ts}");
@@ -279,8 +290,20 @@ fn strict_boundaries_and_parity_corpus() {
         let got = code(&json!([with_payload(golden_attachment(), &p)]));
         assert_eq!(got.is_none(), ok, "{origin}: {got:?}");
     }
-    for cc in ["byte-limit", "capture-unavailable", "dimension-limit", "disabled", "encode-failed", "permission-denied",
-        "pixel-limit", "privacy-excluded", "redaction-applied", "stale-target", "store-failed", "timeout"] {
+    for cc in [
+        "byte-limit",
+        "capture-unavailable",
+        "dimension-limit",
+        "disabled",
+        "encode-failed",
+        "permission-denied",
+        "pixel-limit",
+        "privacy-excluded",
+        "redaction-applied",
+        "stale-target",
+        "store-failed",
+        "timeout",
+    ] {
         let mut p = golden_payload();
         p["omissions"] = json!([{"reason": "redacted", "capture_code": cc}]);
         assert_eq!(code(&json!([with_payload(golden_attachment(), &p)])), None, "{cc}");

@@ -55,7 +55,8 @@ fn six_events_discrete_first_then_newest_moves() {
     }
     p["recent_events"] = json!(events);
     let r = project(&p, 1, 1 << 20).unwrap();
-    let got: Vec<&str> = r["recent_events"].as_array().unwrap().iter().map(|e| e["event_id"].as_str().unwrap()).collect();
+    let got: Vec<&str> =
+        r["recent_events"].as_array().unwrap().iter().map(|e| e["event_id"].as_str().unwrap()).collect();
     assert_eq!(got, ["d2", "d1", "d0", "move4", "move3", "move2"]);
     assert_eq!(r["partial"]["recent_events_omitted"], 2);
 }
@@ -134,7 +135,8 @@ fn long_paths_keep_32_primary_and_12_secondary_segments() {
 #[test]
 fn summary_state_keeps_only_known_keys_and_texts_are_truncated() {
     let mut p = v1_payload();
-    p["candidates"][0]["summary"] = json!({"role": "r".repeat(100), "text": "a\r\nb\u{1}c", "state": {"checked": true, "level": 3}});
+    p["candidates"][0]["summary"] =
+        json!({"role": "r".repeat(100), "text": "a\r\nb\u{1}c", "state": {"checked": true, "level": 3}});
     let r = project(&p, 1, 1 << 20).unwrap();
     let s = &r["candidates"][0]["summary"];
     assert_eq!(s["role"].as_str().unwrap().len(), 64);
@@ -146,14 +148,18 @@ fn summary_state_keeps_only_known_keys_and_texts_are_truncated() {
 fn byte_budget_drops_candidates_and_omissions_then_fails() {
     let mut p = lattice_payload();
     p["candidates"] = json!((0..4).map(|i| candidate(&format!("t{i}"), 3, "p0")).collect::<Vec<_>>());
-    p["omissions"] = json!(vec![json!({"reason": "child-timeout", "detail": "transport:timeout:stage:query-await"}); 3]);
+    p["omissions"] =
+        json!(vec![json!({"reason": "child-timeout", "detail": "transport:timeout:stage:query-await"}); 3]);
     let full = projection::render_text(&project(&p, 1, 1 << 20).unwrap()).len();
     let r = project(&p, 1, full - 1).unwrap();
     assert_eq!(r["omissions"].as_array().unwrap().len(), 2);
     assert_eq!(r["partial"]["omissions_omitted"], 1);
     let tight = project(&p, 1, full - 400).unwrap();
     assert!(tight["candidates"].as_array().unwrap().len() < 4);
-    assert_eq!(tight["partial"]["candidates_omitted"].as_u64().unwrap() as usize, 4 - tight["candidates"].as_array().unwrap().len());
+    assert_eq!(
+        tight["partial"]["candidates_omitted"].as_u64().unwrap() as usize,
+        4 - tight["candidates"].as_array().unwrap().len()
+    );
     assert_eq!(project(&p, 1, 100), Err(ProjectError::Budget));
 }
 
@@ -216,7 +222,16 @@ fn parity_newest_six_discrete_events() {
 fn parity_discrete_intent_before_newest_moves() {
     let mut p = renderer_base("Confirm");
     p["recent_events"] = json!((1..=10)
-        .map(|i| observed(i, match i { 1 => "click", 2 => "touchstart", 3 => "touchend", _ => "pointermove" }, "target-1"))
+        .map(|i| observed(
+            i,
+            match i {
+                1 => "click",
+                2 => "touchstart",
+                3 => "touchend",
+                _ => "pointermove",
+            },
+            "target-1"
+        ))
         .collect::<Vec<_>>());
     p["pointer"] = observed(10, "pointermove", "target-1");
     let r = render(&p);
@@ -231,7 +246,11 @@ fn parity_selected_event_targets_before_old_history() {
     for i in 1..=10 {
         let t = format!("history-{i}");
         events.push(observed(i, "click", &t));
-        p["candidates"].as_array_mut().unwrap().push(rcandidate(&t, json!([{"kind": "element", "mount_id": t, "generation": 1}]), &[]));
+        p["candidates"].as_array_mut().unwrap().push(rcandidate(
+            &t,
+            json!([{"kind": "element", "mount_id": t, "generation": 1}]),
+            &[],
+        ));
     }
     p["recent_events"] = json!(events);
     let r = render(&p);
@@ -262,12 +281,25 @@ fn parity_lattice_summary() {
         "candidate_id": "target-1", "path": p["candidates"][0]["path"].clone(), "summary": {"role": "button", "name": "Confirm"}});
     let r = project(&p, 1, 4096).unwrap();
     assert!(projection::render_text(&r).len() <= 4096);
-    assert_eq!(r["capture"], json!({"radius_css_px": 20, "grid_step_css_px": 5, "sampled_points": 49, "duration_ms": 1, "complete": false,
-        "sample_bounds": {"x": 80.5, "y": 180.25, "width": 40, "height": 40}}));
+    assert_eq!(
+        r["capture"],
+        json!({"radius_css_px": 20, "grid_step_css_px": 5, "sampled_points": 49, "duration_ms": 1, "complete": false,
+        "sample_bounds": {"x": 80.5, "y": 180.25, "width": 40, "height": 40}})
+    );
     assert_eq!(r["partial"]["sample_points_omitted"], 49);
     let c = &r["candidates"][0];
-    assert_eq!((c["sample_point_ids"].as_array().unwrap().len(), c["sample_point_count"].as_u64(), c["sample_point_ids_omitted"].as_u64()), (3, Some(49), Some(46)));
-    assert_eq!((r["focus"]["target_id"].as_str(), r["focus"]["focused_at"].as_str()), (Some("target-1"), Some("2026-09-04T00:00:12Z")));
+    assert_eq!(
+        (
+            c["sample_point_ids"].as_array().unwrap().len(),
+            c["sample_point_count"].as_u64(),
+            c["sample_point_ids_omitted"].as_u64()
+        ),
+        (3, Some(49), Some(46))
+    );
+    assert_eq!(
+        (r["focus"]["target_id"].as_str(), r["focus"]["focused_at"].as_str()),
+        (Some("target-1"), Some("2026-09-04T00:00:12Z"))
+    );
     assert_eq!(r["omissions"][0]["reason"], "child-timeout");
 }
 
@@ -287,16 +319,27 @@ fn parity_unequal_depth_siblings_before_history() {
         cands.push(rcandidate(&t, json!([root, left]), &[]));
         events.push(observed(i, "click", &t));
     }
-    cands.push(rcandidate("focus", json!([root, {"kind": "element", "mount_id": "focus-realm", "generation": 1}]), &[]));
+    cands.push(rcandidate(
+        "focus",
+        json!([root, {"kind": "element", "mount_id": "focus-realm", "generation": 1}]),
+        &[],
+    ));
     cands.push(rcandidate("right", json!([root, right]), &["p0"]));
     p["candidates"] = json!(cands);
     p["recent_events"] = json!(events);
-    p["pointer"]["candidate_ids"] = json!(["left", "history-1", "history-2", "history-3", "history-4", "history-5", "history-6", "history-7"]);
+    p["pointer"]["candidate_ids"] =
+        json!(["left", "history-1", "history-2", "history-3", "history-4", "history-5", "history-6", "history-7"]);
     p["focus"] = json!({"candidate_id": "focus", "path": [root], "summary": {"name": "Focused target"}});
     let r = render(&p);
     assert_eq!(&ids(&r["candidates"])[..3], ["left", "focus", "right"]);
-    assert_eq!((r["partial"]["sampled_realms"].as_u64(), r["partial"]["sampled_realms_omitted"].as_u64()), (Some(2), Some(0)));
-    assert_eq!((r["pointer"]["candidate_ids"][0].as_str(), r["focus"]["target_id"].as_str()), (Some("left"), Some("focus")));
+    assert_eq!(
+        (r["partial"]["sampled_realms"].as_u64(), r["partial"]["sampled_realms_omitted"].as_u64()),
+        (Some(2), Some(0))
+    );
+    assert_eq!(
+        (r["pointer"]["candidate_ids"][0].as_str(), r["focus"]["target_id"].as_str()),
+        (Some("left"), Some("focus"))
+    );
 }
 
 #[test]
@@ -304,12 +347,19 @@ fn parity_frontier_coverage_omitted_by_target_limit() {
     let mut p = renderer_base("Confirm");
     let root = json!({"kind": "host", "mount_id": "shared-host", "generation": 1});
     p["candidates"] = json!((1..=10)
-        .map(|i| rcandidate(&format!("target-{i}"), json!([root, {"kind": "element", "mount_id": format!("realm-{i}"), "generation": i}]), &["p0"]))
+        .map(|i| rcandidate(
+            &format!("target-{i}"),
+            json!([root, {"kind": "element", "mount_id": format!("realm-{i}"), "generation": i}]),
+            &["p0"]
+        ))
         .collect::<Vec<_>>());
     let r = render(&p);
     assert_eq!(r["candidates"].as_array().unwrap().len(), 8);
     assert_eq!(r["partial"]["candidates_omitted"], 2);
-    assert_eq!((r["partial"]["sampled_realms"].as_u64(), r["partial"]["sampled_realms_omitted"].as_u64()), (Some(10), Some(2)));
+    assert_eq!(
+        (r["partial"]["sampled_realms"].as_u64(), r["partial"]["sampled_realms_omitted"].as_u64()),
+        (Some(10), Some(2))
+    );
 }
 
 #[test]
@@ -317,18 +367,35 @@ fn parity_pointer_ids_bounded_and_producer_order_kept() {
     let mut p = renderer_base("Confirm");
     let all: Vec<String> = (1..=20).map(|i| format!("target-{i}")).collect();
     p["pointer"]["candidate_ids"] = json!(all);
-    p["candidates"] = json!((1..=20).map(|i| rcandidate(&format!("target-{i}"), json!([{"kind": "element", "mount_id": format!("mount-{i}"), "generation": i}]), &["p0"])).collect::<Vec<_>>());
+    p["candidates"] = json!((1..=20)
+        .map(|i| rcandidate(
+            &format!("target-{i}"),
+            json!([{"kind": "element", "mount_id": format!("mount-{i}"), "generation": i}]),
+            &["p0"]
+        ))
+        .collect::<Vec<_>>());
     let r = render(&p);
     assert_eq!(r["pointer"]["candidate_ids"].as_array().unwrap().len(), 8);
-    assert_eq!((r["pointer"]["candidate_ids"][7].as_str(), r["candidates"][7]["target_id"].as_str()), (Some("target-8"), Some("target-8")));
+    assert_eq!(
+        (r["pointer"]["candidate_ids"][7].as_str(), r["candidates"][7]["target_id"].as_str()),
+        (Some("target-8"), Some("target-8"))
+    );
     assert_eq!(r["partial"]["candidates_omitted"], 12);
 
     let mut p = renderer_base("Confirm");
     p["pointer"]["candidate_ids"] = json!([]);
     p["candidates"] = json!((1..=10)
         .map(|i| {
-            let t = match i { 1 => "z-left".to_string(), 2 => "y-right".to_string(), _ => format!("a-noise-{i}") };
-            rcandidate(&t, json!([{"kind": "element", "mount_id": format!("mount-{i}"), "generation": i}]), &[&format!("grid-{i}")])
+            let t = match i {
+                1 => "z-left".to_string(),
+                2 => "y-right".to_string(),
+                _ => format!("a-noise-{i}"),
+            };
+            rcandidate(
+                &t,
+                json!([{"kind": "element", "mount_id": format!("mount-{i}"), "generation": i}]),
+                &[&format!("grid-{i}")],
+            )
         })
         .collect::<Vec<_>>());
     let r = render(&p);

@@ -40,7 +40,10 @@ fn golden_with_action_ref_is_1040_bytes_and_accepted() {
     let p = v1_payload_with_action_ref();
     let c = canonical_json(&p).unwrap();
     assert_eq!(c.len(), 1040);
-    assert_eq!(sha256_prefixed(c.as_bytes()), "sha256:a1fce4912a4ec429c3d07ed3d71b1d5ceec6d327da7d8f7dc04b306f9e23580c");
+    assert_eq!(
+        sha256_prefixed(c.as_bytes()),
+        "sha256:a1fce4912a4ec429c3d07ed3d71b1d5ceec6d327da7d8f7dc04b306f9e23580c"
+    );
     assert_eq!(
         p["candidates"][0]["action_ref"]["path_digest"],
         "sha256:2c46a9ab38e76737a2418025f51d2c7f2f3d743bedaba84a04598fb2aed7758f"
@@ -306,7 +309,10 @@ fn depth_32_passes_33_fails() {
     set_content(&mut arr[0], &serde_json::to_string(&nested(32)).unwrap());
     accept(&arr, &opts());
     set_content(&mut arr[0], &serde_json::to_string(&nested(33)).unwrap());
-    assert_eq!(reject(&arr, &opts()), ("invalid-json".into(), "context_attachments[1].content".into(), Some("d".into())));
+    assert_eq!(
+        reject(&arr, &opts()),
+        ("invalid-json".into(), "context_attachments[1].content".into(), Some("d".into()))
+    );
 }
 
 #[test]
@@ -334,7 +340,9 @@ fn padded(full: usize, last: usize) -> Value {
 
 #[test]
 fn v2_envelope_16384_passes_16385_fails() {
-    let env = |full: usize, last: usize| seal("attachment-1", "wippy.attention", 2, &codec::encode(&padded(full, last), 2).unwrap());
+    let env = |full: usize, last: usize| {
+        seal("attachment-1", "wippy.attention", 2, &codec::encode(&padded(full, last), 2).unwrap())
+    };
     let len = |full: usize, last: usize| canonical_json(&env(full, last)).unwrap().len();
     let mut full = 0;
     while len(full + 1, 1) <= 16_384 {
@@ -415,8 +423,12 @@ fn expansion_262144_passes_262145_fails() {
 fn expanded_bytes_exceeded_when_v1_follows_a_large_v2() {
     // Leave 751 bytes: one byte less than the 752-byte v1 fixture needs.
     let compact = codec::encode(&wide_exact(262_144 - 751), 2).unwrap();
-    let mut arr = json!([seal("big", "wippy.attention", 2, &compact), seal("small", "wippy.attention", 1, &v1_payload())]);
-    assert_eq!(reject(&arr, &opts()), ("expanded-bytes-exceeded".into(), "context_attachments[2]".into(), Some("small".into())));
+    let mut arr =
+        json!([seal("big", "wippy.attention", 2, &compact), seal("small", "wippy.attention", 1, &v1_payload())]);
+    assert_eq!(
+        reject(&arr, &opts()),
+        ("expanded-bytes-exceeded".into(), "context_attachments[2]".into(), Some("small".into()))
+    );
     // One byte more room and both fit exactly.
     let compact = codec::encode(&wide_exact(262_144 - 752), 2).unwrap();
     arr[0] = seal("big", "wippy.attention", 2, &compact);
@@ -482,7 +494,8 @@ fn path_32_segments_pass_33_fail() {
 #[test]
 fn recent_events_32_pass_33_fail() {
     let mut p = v1_payload();
-    p["recent_events"] = json!((0..32).map(|i| event(&format!("e{i}"), "pointermove", i % 60, &["target-1"])).collect::<Vec<_>>());
+    p["recent_events"] =
+        json!((0..32).map(|i| event(&format!("e{i}"), "pointermove", i % 60, &["target-1"])).collect::<Vec<_>>());
     assert_eq!(stage(&p), Ok(()));
     accept(&json!([seal("a", "wippy.attention", 1, &p)]), &opts());
     p["recent_events"].as_array_mut().unwrap().push(event("e32", "click", 1, &[]));
@@ -648,7 +661,12 @@ fn visual_v1_accepted_with_authorization() {
     let arr = visual_array(&visual_payload());
     let a = accept(&arr, &opts());
     assert!(matches!(a.attachments[0].disposition, Disposition::Visual { .. }));
-    let o = ValidateOptions { require_visual_authorization: true, visual_authorizer: Some(&allow), visual_resolver: Some(&resolve_ok), ..opts() };
+    let o = ValidateOptions {
+        require_visual_authorization: true,
+        visual_authorizer: Some(&allow),
+        visual_resolver: Some(&resolve_ok),
+        ..opts()
+    };
     accept(&arr, &o);
 }
 
@@ -676,13 +694,19 @@ fn visual_codes(#[case] mutate: VisualMutate, #[case] code: &str, #[case] suffix
     accept(&arr, &o);
     mutate(&mut arr, &mut o);
     let (c, p, id) = reject(&arr, &o);
-    assert_eq!((c.as_str(), p.as_str(), id.as_deref()), (code, format!("context_attachments[1]{suffix}").as_str(), Some("visual-1")));
+    assert_eq!(
+        (c.as_str(), p.as_str(), id.as_deref()),
+        (code, format!("context_attachments[1]{suffix}").as_str(), Some("visual-1"))
+    );
 }
 
 #[test]
 fn hash_failed_has_a_name_but_no_trigger() {
     assert_eq!(Code::HashFailed.as_str(), "hash-failed");
-    assert_eq!(Code::InvalidAttentionReconstruction(Stage::CapturePoint).as_str(), "invalid-attention-reconstruction-capture-point");
+    assert_eq!(
+        Code::InvalidAttentionReconstruction(Stage::CapturePoint).as_str(),
+        "invalid-attention-reconstruction-capture-point"
+    );
 }
 
 #[test]
@@ -712,6 +736,9 @@ fn codes_parse_back_from_their_wire_names() {
     let e = validate(&json!({}), &opts()).err();
     assert!(e.is_none(), "an empty object is an empty Lua table, i.e. an empty array");
     let e = validate(&json!("x"), &opts()).unwrap_err();
-    assert_eq!(e.to_value(), json!({"code": "array-required", "path": "context_attachments", "message": "context_attachments must be an array"}));
+    assert_eq!(
+        e.to_value(),
+        json!({"code": "array-required", "path": "context_attachments", "message": "context_attachments must be an array"})
+    );
     assert_eq!(e.to_string(), "array-required at context_attachments: context_attachments must be an array");
 }

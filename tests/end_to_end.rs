@@ -105,7 +105,9 @@ fn no_candidate_carries_an_action_ref_with_agent_actions_off(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| attention_harness::checks::actions::no_action_refs_when_disabled(h).await.map(drop));
+    run_host(layout, engine, async |h| {
+        attention_harness::checks::actions::no_action_refs_when_disabled(h).await.map(drop)
+    });
 }
 
 mod agent_actions {

@@ -21,7 +21,8 @@ fn failing_test_leaves_screenshot_snapshot_and_console_and_names_the_folder() {
     assert!(message.contains("deliberate failure") && message.contains(&folder.display().to_string()), "{message}");
     let png = std::fs::read(folder.join("screenshot.png")).expect("screenshot.png");
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-    let snap: serde_json::Value = serde_json::from_slice(&std::fs::read(folder.join("snapshot.json")).unwrap()).unwrap();
+    let snap: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(folder.join("snapshot.json")).unwrap()).unwrap();
     assert_eq!(snap["schema"], "wippy.attention.v1");
     let console = std::fs::read_to_string(folder.join("console.log")).unwrap();
     assert!(console.contains("marker-from-the-page"), "{console}");

@@ -11,7 +11,10 @@ use rstest::rstest;
 async fn all_hold(h: &attention_harness::Host, landmarks: &[&str]) -> anyhow::Result<()> {
     for l in landmarks {
         let f = leaf_geometry(h, l).await?;
-        eprintln!("{} {}/{} {l}: max error {:.3} px, {} segments, {} frames", h.url, h.layout, h.engine, f.max_error, f.segments_compared, f.frames_compared);
+        eprintln!(
+            "{} {}/{} {l}: max error {:.3} px, {} segments, {} frames",
+            h.url, h.layout, h.engine, f.max_error, f.segments_compared, f.frames_compared
+        );
     }
     Ok(())
 }
@@ -22,7 +25,9 @@ fn device_scale_factor_2_keeps_every_rect_in_css_px(
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
     let dpr2 = OpenOptions { device_scale_factor: 2.0 };
-    run_host_emulated(layout, engine, "", dpr2, async |h| all_hold(h, &["left-leaf", "oopif-leaf", "closed-shadow-leaf"]).await);
+    run_host_emulated(layout, engine, "", dpr2, async |h| {
+        all_hold(h, &["left-leaf", "oopif-leaf", "closed-shadow-leaf"]).await
+    });
 }
 
 #[rstest]

@@ -33,7 +33,8 @@ fn every_golden_round_trips_through_v2_v3_v4_byte_for_byte() {
         let original = canonical_json(&v).unwrap();
         for version in [2u64, 3, 4] {
             let compact = codec::encode(&v, version).unwrap_or_else(|e| panic!("{name} v{version} encode: {e:?}"));
-            let (back, _) = codec::expand(version, &compact, None).unwrap_or_else(|e| panic!("{name} v{version} expand: {e:?}"));
+            let (back, _) =
+                codec::expand(version, &compact, None).unwrap_or_else(|e| panic!("{name} v{version} expand: {e:?}"));
             assert_eq!(canonical_json(&back).unwrap(), original, "{name} changed in the v{version} round trip");
         }
     }

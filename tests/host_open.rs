@@ -9,7 +9,12 @@ fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_cont
     let h = Harness::global();
     h.block_on(async {
         let cdp = h.cdp().await.unwrap();
-        let count = async || cdp.call("Target.getBrowserContexts", None, json!({})).await.unwrap()["browserContextIds"].as_array().map(Vec::len).unwrap_or(0);
+        let count = async || {
+            cdp.call("Target.getBrowserContexts", None, json!({})).await.unwrap()["browserContextIds"]
+                .as_array()
+                .map(Vec::len)
+                .unwrap_or(0)
+        };
         let before = count().await;
         let err = match h.open_with(Layout::Managed, Engine::Iframe, "layout=invalid").await {
             Ok(_) => panic!("a Host with an invalid declaration must not open"),

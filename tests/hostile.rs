@@ -29,7 +29,12 @@ const AFTER_NAVIGATION: u64 = 2000;
 fn seed() -> u32 {
     std::env::var("ATTENTION_HOSTILE_SEED")
         .ok()
-        .and_then(|s| s.trim().strip_prefix("0x").map(|h| u32::from_str_radix(h, 16).ok()).unwrap_or_else(|| s.trim().parse().ok()))
+        .and_then(|s| {
+            s.trim()
+                .strip_prefix("0x")
+                .map(|h| u32::from_str_radix(h, 16).ok())
+                .unwrap_or_else(|| s.trim().parse().ok())
+        })
         .unwrap_or(DEFAULT_SEED)
 }
 
@@ -54,7 +59,8 @@ const RECORDER: &str = "(() => {
 /// The Host realm's binding to a mount, from the runtime's debug hook (never tokens).
 async fn binding(h: &Host, mount: &str) -> anyhow::Result<Value> {
     let dbg = h.eval("window.__wippyAttentionRuntime.debug()").await?;
-    let found: Vec<Value> = dbg["children"].as_array().into_iter().flatten().filter(|b| b["mount_id"] == mount).cloned().collect();
+    let found: Vec<Value> =
+        dbg["children"].as_array().into_iter().flatten().filter(|b| b["mount_id"] == mount).cloned().collect();
     anyhow::ensure!(found.len() == 1, "expected exactly one binding for {mount}, got {found:?}");
     Ok(found[0].clone())
 }
@@ -74,7 +80,11 @@ async fn await_new_grant(h: &Host, old_realms: &[String], what: &str) -> anyhow:
 /// Posts a relay `ready` query from the Host document straight to the sibling's window (as its
 /// parent would) and returns the sibling realm's reply: `query-result` or `query-error` with its code.
 async fn probe(h: &Host, token: &str, generation: u64) -> anyhow::Result<Value> {
-    let id = format!("probe-{}-{generation}-{}", &token[..8.min(token.len())], std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_nanos());
+    let id = format!(
+        "probe-{}-{generation}-{}",
+        &token[..8.min(token.len())],
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_nanos()
+    );
     let sent = h
         .eval(&format!(
             "(() => {{ const f = document.querySelector('iframe[data-wippy-mount-id=\"mount-sibling\"]');
@@ -132,18 +142,28 @@ async fn run_phase(h: &Host, phase: &str, seed: u32, count: u64, leaf: (f64, f64
     }
     h.click_at(x, y).await?;
     let frame = Frame::UrlContains(if phase == "1" { "hostile=1".into() } else { "phase=2".into() });
-    let stats = wait_for(h, &format!("the hostile page sending its {count} phase-{phase} messages"), Duration::from_secs(90), || async {
-        let s = h.eval_in_frame(&frame, "window.__hostile.stats()").await?;
-        Ok(if s["done"] == true { Poll::Ready(s) } else { Poll::Pending(format!("{s}")) })
-    })
+    let stats = wait_for(
+        h,
+        &format!("the hostile page sending its {count} phase-{phase} messages"),
+        Duration::from_secs(90),
+        || async {
+            let s = h.eval_in_frame(&frame, "window.__hostile.stats()").await?;
+            Ok(if s["done"] == true { Poll::Ready(s) } else { Poll::Pending(format!("{s}")) })
+        },
+    )
     .await?;
-    let sent = stats["parent"].as_u64().unwrap_or(0) + stats["sibling"].as_u64().unwrap_or(0) + stats["sub"].as_u64().unwrap_or(0);
+    let sent = stats["parent"].as_u64().unwrap_or(0)
+        + stats["sibling"].as_u64().unwrap_or(0)
+        + stats["sub"].as_u64().unwrap_or(0);
     anyhow::ensure!(
         sent + stats["failed"].as_u64().unwrap_or(0) == count,
         "phase {phase}: {sent} sent + {} failed is not the {count} drawn: {stats}",
         stats["failed"]
     );
-    anyhow::ensure!(stats["sub_failed"] == 0 && stats["sub_relayed"] == stats["sub"], "phase {phase}: the nested window did not relay everything: {stats}");
+    anyhow::ensure!(
+        stats["sub_failed"] == 0 && stats["sub_relayed"] == stats["sub"],
+        "phase {phase}: the nested window did not relay everything: {stats}"
+    );
     Ok(stats)
 }
 
@@ -159,7 +179,11 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
     anyhow::ensure!(sibling_token.len() == 48, "the sibling's grant has no 48-hex token: {grant}");
     wait_for(h, "the sibling's binding granted again", Duration::from_secs(5), || async {
         let b = binding(h, "mount-sibling").await?;
-        Ok(if b["state"] == "granted" && b["realm_id"] == grant["realm_id"] { Poll::Ready(()) } else { Poll::Pending(b.to_string()) })
+        Ok(if b["state"] == "granted" && b["realm_id"] == grant["realm_id"] {
+            Poll::Ready(())
+        } else {
+            Poll::Pending(b.to_string())
+        })
     })
     .await?;
     let sibling_frame = Frame::UrlContains("name=sibling".into());
@@ -187,10 +211,14 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
     // Its own navigation; the next document goes on with what the previous one captured.
     hostile_frame_eval(h, "1", "window.__hostile.navigate()").await?;
     let carried = hostile_frame_eval(h, "2", "window.__hostile.prevCaptured()").await?;
-    anyhow::ensure!(carried["host_requests"].as_u64().unwrap_or(0) > 0, "nothing carried across the hostile navigation: {carried}");
+    anyhow::ensure!(
+        carried["host_requests"].as_u64().unwrap_or(0) > 0,
+        "nothing carried across the hostile navigation: {carried}"
+    );
     let s2 = run_phase(h, "2", seed, AFTER_NAVIGATION, (leaf.center().0 + 6.0, leaf.center().1)).await?;
     let n = |s: &Value, k: &str| s[k].as_u64().unwrap_or(0);
-    let (to_parent, to_sibling, via_sub) = (n(&s1, "parent") + n(&s2, "parent"), n(&s1, "sibling") + n(&s2, "sibling"), n(&s1, "sub") + n(&s2, "sub"));
+    let (to_parent, to_sibling, via_sub) =
+        (n(&s1, "parent") + n(&s2, "parent"), n(&s1, "sibling") + n(&s2, "sibling"), n(&s1, "sub") + n(&s2, "sub"));
     eprintln!("hostile seed {seed}: to the Host {to_parent}, to the sibling {to_sibling}, through its own window {via_sub}; kinds {} / {}", s1["kinds"], s2["kinds"]);
 
     // Every message accounted for, none accepted (the runtime's own per-source counters).
@@ -207,7 +235,10 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
         d(&hostile0, &hostile1, "accepted") == 0 && d(&hostile0, &hostile1, "rejected") == to_parent as i64,
         "hostile messages were accepted: {hostile1}"
     );
-    anyhow::ensure!(hostile1["grants"] == 0 && hostile1["state"] != "granted" && hostile1["realm_id"].is_null(), "the hostile child was bound: {hostile1}");
+    anyhow::ensure!(
+        hostile1["grants"] == 0 && hostile1["state"] != "granted" && hostile1["realm_id"].is_null(),
+        "the hostile child was bound: {hostile1}"
+    );
     anyhow::ensure!(
         d(&top0, &top1, "unmatched") == via_sub as i64,
         "the Host counted {} messages from unbound windows, the hostile page's own window relayed {via_sub}",
@@ -227,15 +258,23 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
     // The sibling stays right, nothing of the hostile realm appears.
     let snap = h.snapshot().await?;
     require_valid_payload(&snap)?;
-    let cand = candidate_at(&snap, &leaf).with_context(|| format!("the sibling's leaf was lost; candidates: {}", describe(&snap)))?;
+    let cand = candidate_at(&snap, &leaf)
+        .with_context(|| format!("the sibling's leaf was lost; candidates: {}", describe(&snap)))?;
     let path = cand["path"].as_array().cloned().unwrap_or_default();
-    let frame_seg = path.iter().find(|s| s["kind"] == "iframe").with_context(|| format!("no iframe segment in {cand}"))?;
+    let frame_seg =
+        path.iter().find(|s| s["kind"] == "iframe").with_context(|| format!("no iframe segment in {cand}"))?;
     anyhow::ensure!(
-        frame_seg["mount_id"] == "mount-sibling" && frame_seg["frame_origin"] == h.child_origin.as_str() && path.last().is_some_and(|s| s["kind"] == "element"),
+        frame_seg["mount_id"] == "mount-sibling"
+            && frame_seg["frame_origin"] == h.child_origin.as_str()
+            && path.last().is_some_and(|s| s["kind"] == "element"),
         "the sibling's path is wrong: {path:?}"
     );
     let pointer_ids = snap["pointer"]["candidate_ids"].as_array().cloned().unwrap_or_default();
-    anyhow::ensure!(pointer_ids.contains(&cand["target_id"]), "the latest pointer does not name the sibling's leaf: {}", snap["pointer"]);
+    anyhow::ensure!(
+        pointer_ids.contains(&cand["target_id"]),
+        "the latest pointer does not name the sibling's leaf: {}",
+        snap["pointer"]
+    );
     let text = snap.to_string();
     for bad in ["HOSTILE-MARK", "mount-hostile", "mount-captive", "Peer hostile", "Peer captive", "polluted"] {
         anyhow::ensure!(!text.contains(bad), "{bad:?} from the hostile realm reached the snapshot");
@@ -245,18 +284,39 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
     }
     for c in candidates(&snap) {
         let through_sibling = c["path"].as_array().into_iter().flatten().any(|s| s["mount_id"] == "mount-sibling");
-        let in_host = c["path"].as_array().is_some_and(|p| !p.iter().any(|s| s["kind"] == "iframe" || s["kind"] == "web-fragment"));
+        let in_host = c["path"]
+            .as_array()
+            .is_some_and(|p| !p.iter().any(|s| s["kind"] == "iframe" || s["kind"] == "web-fragment"));
         anyhow::ensure!(through_sibling || in_host, "a candidate from neither the sibling nor the Host document: {c}");
     }
     // The click on the sibling's leaf, as the leaf's own log has it, is in the events.
     let log = h.eval_in_frame(&sibling_frame, "JSON.parse(JSON.stringify(window.__leafLog || []))").await?;
-    let clicks = log.as_array().into_iter().flatten().filter(|e| e["type"] == "click" && e["isTrusted"] == true && e["target"] == "sibling-leaf").count();
+    let clicks = log
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| e["type"] == "click" && e["isTrusted"] == true && e["target"] == "sibling-leaf")
+        .count();
     anyhow::ensure!(clicks == 2, "the sibling's leaf received {clicks} trusted clicks, expected the 2 of the test");
-    let recorded = snap["recent_events"].as_array().into_iter().flatten().filter(|e| e["type"] == "click" && e["candidate_ids"].as_array().is_some_and(|ids| ids.contains(&cand["target_id"]))).count();
-    anyhow::ensure!(recorded == 2, "{recorded} click events on the sibling's leaf recorded, the leaf received 2: {}", snap["recent_events"]);
+    let recorded = snap["recent_events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|e| {
+            e["type"] == "click" && e["candidate_ids"].as_array().is_some_and(|ids| ids.contains(&cand["target_id"]))
+        })
+        .count();
+    anyhow::ensure!(
+        recorded == 2,
+        "{recorded} click events on the sibling's leaf recorded, the leaf received 2: {}",
+        snap["recent_events"]
+    );
     // Focus (the click focused the leaf) survived forged focus-clear / focus-invalidate messages.
     let focus = h.eval("window.wippyAttention.focus()").await?;
-    anyhow::ensure!(focus["candidate_id"] == cand["target_id"], "the focus on the sibling's leaf was lost or replaced: {focus}");
+    anyhow::ensure!(
+        focus["candidate_id"] == cand["target_id"],
+        "the focus on the sibling's leaf was lost or replaced: {focus}"
+    );
     for frame in [Frame::Top, sibling_frame.clone()] {
         let polluted = h.eval_in_frame(&frame, "Object.prototype.polluted !== undefined || ({}).polluted !== undefined || Object.getOwnPropertyNames(Object.prototype).length").await?;
         anyhow::ensure!(polluted.is_number(), "Object.prototype of {frame:?} was polluted");
@@ -269,7 +329,10 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
     tokens.extend(captive_tokens.as_array().into_iter().flatten().filter_map(|t| t.as_str().map(str::to_string)));
     let all_grants = h.eval("(window.__relayLog || []).filter((m) => m.token).map((m) => m.token)").await?;
     tokens.extend(all_grants.as_array().into_iter().flatten().filter_map(|t| t.as_str().map(str::to_string)));
-    for (what, text) in [("snapshot", snap.to_string()), ("envelope", envelope.to_string())].into_iter().chain(console.iter().map(|l| ("console", l.clone()))) {
+    for (what, text) in [("snapshot", snap.to_string()), ("envelope", envelope.to_string())]
+        .into_iter()
+        .chain(console.iter().map(|l| ("console", l.clone())))
+    {
         for t in &tokens {
             anyhow::ensure!(!text.contains(t.as_str()), "a capability token appears in the {what}");
         }
@@ -277,16 +340,21 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
         anyhow::ensure!(runs.is_empty(), "a 48-hex token-like run appears in the {what}: {runs:?}");
     }
     // No exception escaped, in any frame, and the runtime swallowed none either.
-    let bad: Vec<&String> = console.iter().filter(|l| l.starts_with("[exception]") || l.contains("[wippy-attention]")).collect();
+    let bad: Vec<&String> =
+        console.iter().filter(|l| l.starts_with("[exception]") || l.contains("[wippy-attention]")).collect();
     anyhow::ensure!(bad.is_empty(), "exceptions or swallowed runtime errors in the console: {bad:?}");
     Ok(())
 }
 
 #[rstest]
-fn hostile_child_gets_nothing_while_the_user_points_at_its_sibling(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
+fn hostile_child_gets_nothing_while_the_user_points_at_its_sibling(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+) {
     let seed = seed();
     run_host_with(layout, Engine::Iframe, "extras=hostile,sibling", async |h| {
-        hostile_run(h, seed).await.with_context(|| format!("hostile seed {seed} (rerun with ATTENTION_HOSTILE_SEED={seed})"))
+        hostile_run(h, seed)
+            .await
+            .with_context(|| format!("hostile seed {seed} (rerun with ATTENTION_HOSTILE_SEED={seed})"))
     });
 }
 
@@ -300,22 +368,41 @@ fn navigation_or_replacement_of_a_child_invalidates_its_binding() {
         // A reload: the recorder sees realm A's grant.
         h.eval_in_frame(&sibling, "(location.reload(), true)").await.ok();
         let a = await_new_grant(h, &[realm0.clone()], "realm A's grant").await?;
-        let (realm_a, token_a) = (a["realm_id"].as_str().unwrap_or_default().to_string(), a["token"].as_str().unwrap_or_default().to_string());
-        anyhow::ensure!(probe(h, &token_a, 1).await?["type"] == "query-result", "realm A does not answer its own live token");
+        let (realm_a, token_a) = (
+            a["realm_id"].as_str().unwrap_or_default().to_string(),
+            a["token"].as_str().unwrap_or_default().to_string(),
+        );
+        anyhow::ensure!(
+            probe(h, &token_a, 1).await?["type"] == "query-result",
+            "realm A does not answer its own live token"
+        );
         // Navigation: realm B replaces A in the same iframe.
         h.eval_in_frame(&sibling, "(location.replace(location.href), true)").await.ok();
         let b = await_new_grant(h, &[realm0.clone(), realm_a.clone()], "realm B's grant after navigation").await?;
-        let (realm_b, token_b) = (b["realm_id"].as_str().unwrap_or_default().to_string(), b["token"].as_str().unwrap_or_default().to_string());
+        let (realm_b, token_b) = (
+            b["realm_id"].as_str().unwrap_or_default().to_string(),
+            b["token"].as_str().unwrap_or_default().to_string(),
+        );
         let old = probe(h, &token_a, 1).await?;
-        anyhow::ensure!(old["type"] == "query-error" && old["code"] == "unauthorized", "realm A's token still works after navigation: {old}");
-        anyhow::ensure!(probe(h, &token_b, 1).await?["type"] == "query-result", "realm B does not answer its own live token");
+        anyhow::ensure!(
+            old["type"] == "query-error" && old["code"] == "unauthorized",
+            "realm A's token still works after navigation: {old}"
+        );
+        anyhow::ensure!(
+            probe(h, &token_b, 1).await?["type"] == "query-result",
+            "realm B does not answer its own live token"
+        );
         let bound = binding(h, "mount-sibling").await?;
-        anyhow::ensure!(bound["realm_id"] == realm_b.as_str() && bound["state"] == "granted", "the Host's binding did not move to realm B: {bound}");
+        anyhow::ensure!(
+            bound["realm_id"] == realm_b.as_str() && bound["state"] == "granted",
+            "the Host's binding did not move to realm B: {bound}"
+        );
         let leaf = h.landmark_rect("sibling-leaf").await?;
         let (x, y) = leaf.center();
         let snap = h.snapshot_with(json!({"point": {"x": x, "y": y}})).await?;
         require_valid_payload(&snap)?;
-        let cand = candidate_at(&snap, &leaf).with_context(|| format!("no sibling leaf after navigation: {}", describe(&snap)))?;
+        let cand = candidate_at(&snap, &leaf)
+            .with_context(|| format!("no sibling leaf after navigation: {}", describe(&snap)))?;
         anyhow::ensure!(
             cand["target_id"].as_str().is_some_and(|t| t.contains(&realm_b) && !t.contains(&realm_a)),
             "the sibling's candidate is not from realm B ({realm_b}): {}",
@@ -328,10 +415,19 @@ fn navigation_or_replacement_of_a_child_invalidates_its_binding() {
         anyhow::ensure!(c["child_generation"] == 2, "the replaced mount was not granted as generation 2: {c}");
         let token_c = c["token"].as_str().unwrap_or_default().to_string();
         let stale = probe(h, &token_b, 2).await?;
-        anyhow::ensure!(stale["type"] == "query-error" && stale["code"] == "unauthorized", "realm B's token works in the replacement: {stale}");
+        anyhow::ensure!(
+            stale["type"] == "query-error" && stale["code"] == "unauthorized",
+            "realm B's token works in the replacement: {stale}"
+        );
         let old_gen = probe(h, &token_c, 1).await?;
-        anyhow::ensure!(old_gen["type"] == "query-error" && old_gen["code"] == "generation-mismatch", "generation 1 is still accepted: {old_gen}");
-        anyhow::ensure!(probe(h, &token_c, 2).await?["type"] == "query-result", "realm C does not answer its own token at generation 2");
+        anyhow::ensure!(
+            old_gen["type"] == "query-error" && old_gen["code"] == "generation-mismatch",
+            "generation 1 is still accepted: {old_gen}"
+        );
+        anyhow::ensure!(
+            probe(h, &token_c, 2).await?["type"] == "query-result",
+            "realm C does not answer its own token at generation 2"
+        );
         let replaced = binding(h, "mount-sibling").await?;
         anyhow::ensure!(
             replaced["generation"] == 2 && replaced["realm_id"] == c["realm_id"] && replaced["state"] == "granted",

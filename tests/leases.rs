@@ -43,7 +43,9 @@ fn renewal_gaps(log: &[Value]) -> Vec<f64> {
 }
 
 async fn peer_log(h: &Host, name: &str) -> anyhow::Result<Vec<Value>> {
-    let v = h.eval_in_frame(&Frame::UrlContains(format!("name={name}")), "JSON.parse(JSON.stringify(window.__fakePeer.log))").await?;
+    let v = h
+        .eval_in_frame(&Frame::UrlContains(format!("name={name}")), "JSON.parse(JSON.stringify(window.__fakePeer.log))")
+        .await?;
     Ok(v.as_array().cloned().unwrap_or_default())
 }
 
@@ -60,7 +62,9 @@ fn grants_are_renewed_at_the_smaller_of_5_s_and_half_the_lifetime_before_expiry(
     run_host_with(Layout::Managed, Engine::Iframe, "extras=renew-short,renew-mid", async |h| {
         // renew-short: 2,000 ms lifetime, lead min(5,000, 1,000) = 1,000 ms: three renewals in ~3 s.
         // renew-mid: 12,000 ms lifetime, lead min(5,000, 6,000) = 5,000 ms: one renewal at 7 s.
-        for (name, life, lead, renewals) in [("renew-short", 2000.0, 1000.0, 3usize), ("renew-mid", 12000.0, 5000.0, 1usize)] {
+        for (name, life, lead, renewals) in
+            [("renew-short", 2000.0, 1000.0, 3usize), ("renew-mid", 12000.0, 5000.0, 1usize)]
+        {
             let log = wait_for(h, &format!("{renewals} renewals of {name}"), Duration::from_secs(12), || async {
                 let log = peer_log(h, name).await?;
                 let n = renewal_gaps(&log).len();
@@ -79,7 +83,9 @@ fn grants_are_renewed_at_the_smaller_of_5_s_and_half_the_lifetime_before_expiry(
             // Past the first grant's expiry the binding is still granted, thanks to the renewals.
             let b = binding(h, &format!("mount-{name}")).await?;
             anyhow::ensure!(
-                b["state"] == "granted" && b["renewals"].as_u64().unwrap_or(0) >= renewals as u64 && b["lifetime_ms"] == life as u64,
+                b["state"] == "granted"
+                    && b["renewals"].as_u64().unwrap_or(0) >= renewals as u64
+                    && b["lifetime_ms"] == life as u64,
                 "{name}: the binding after {renewals} renewals: {b}"
             );
         }

@@ -13,9 +13,20 @@ use serde_json::{json, Value};
 
 /// The relay error codes a transport detail may name (relay.md Part 1; pages/runtime constants.js).
 const RELAY_CODES: &[&str] = &[
-    "invalid-request", "unsupported-version", "unauthorized", "host-instance-mismatch", "capability-expired",
-    "capability-revoked", "generation-mismatch", "deadline-exceeded", "detached", "navigation", "disconnected",
-    "response-too-large", "internal-error", "unavailable",
+    "invalid-request",
+    "unsupported-version",
+    "unauthorized",
+    "host-instance-mismatch",
+    "capability-expired",
+    "capability-revoked",
+    "generation-mismatch",
+    "deadline-exceeded",
+    "detached",
+    "navigation",
+    "disconnected",
+    "response-too-large",
+    "internal-error",
+    "unavailable",
 ];
 
 /// One case: the extra, the omission it must produce, the detail it must carry (None: no detail),
@@ -36,7 +47,17 @@ struct Case {
 }
 
 const fn case(extra: &'static str, reason: &'static str, detail: Option<&'static str>) -> Case {
-    Case { extra, reason, detail, own_mount: true, child_candidates: false, dx: 0.0, radius: 20, step: 5, timeout_ms: None }
+    Case {
+        extra,
+        reason,
+        detail,
+        own_mount: true,
+        child_candidates: false,
+        dx: 0.0,
+        radius: 20,
+        step: 5,
+        timeout_ms: None,
+    }
 }
 
 const CASES: &[Case] = &[
@@ -61,7 +82,14 @@ const CASES: &[Case] = &[
     // Two children share the root's 128 queries (63 each after their own); the fan child has ~75 of
     // its 100 tiny realms under the lattice (radius 20, step 2), so the ones past its lease are cut.
     // (63 sub-queries in one child: a longer timeout, so a busy machine does not turn this into child-timeout.)
-    Case { own_mount: false, child_candidates: true, radius: 20, step: 2, timeout_ms: Some(8000), ..case("fan", "query-budget", None) },
+    Case {
+        own_mount: false,
+        child_candidates: true,
+        radius: 20,
+        step: 2,
+        timeout_ms: Some(8000),
+        ..case("fan", "query-budget", None)
+    },
 ];
 
 fn case_named(reason: &str) -> &'static Case {
@@ -161,13 +189,18 @@ fn every_omission_reason_comes_from_a_real_child_and_the_sibling_stays(
             let fan = h.landmark_rect("fan-frame").await?;
             let mut cells = std::collections::BTreeSet::new();
             for p in snap["capture"]["points"].as_array().into_iter().flatten() {
-                let (px, py) = (p["x"].as_f64().unwrap_or(f64::NAN) - fan.x, p["y"].as_f64().unwrap_or(f64::NAN) - fan.y);
+                let (px, py) =
+                    (p["x"].as_f64().unwrap_or(f64::NAN) - fan.x, p["y"].as_f64().unwrap_or(f64::NAN) - fan.y);
                 if (80.0..100.0).contains(&px) && (12.0..52.0).contains(&py) {
                     cells.insert((((px - 80.0) / 2.0).floor() as i64, ((py - 12.0) / 4.0).floor() as i64));
                 }
             }
             let cut = omissions.iter().filter(|o| o["reason"] == "query-budget").count();
-            anyhow::ensure!(cells.len() > 63, "the lattice reaches only {} tiny realms, not more than the lease", cells.len());
+            anyhow::ensure!(
+                cells.len() > 63,
+                "the lattice reaches only {} tiny realms, not more than the lease",
+                cells.len()
+            );
             anyhow::ensure!(
                 cut == cells.len() - 63,
                 "{} tiny realms under the lattice and a 63-query lease must cut {}, got {cut} query-budget omissions",
@@ -183,8 +216,14 @@ fn every_omission_reason_comes_from_a_real_child_and_the_sibling_stays(
             // early), and it did not wait a second deadline on top of the first.
             let ms = snap["capture"]["duration_ms"].as_f64().unwrap_or(f64::NAN);
             eprintln!("hung child: capture.duration_ms {ms:.1}, wall (incl. ground truth reads) {wall:?}");
-            anyhow::ensure!(ms >= 1470.0, "the hung child was given up on after {ms} ms, before the 1,500 ms query deadline");
-            anyhow::ensure!(ms < 3000.0, "a hung child held the snapshot for {ms} ms: more than one 1,500 ms query deadline");
+            anyhow::ensure!(
+                ms >= 1470.0,
+                "the hung child was given up on after {ms} ms, before the 1,500 ms query deadline"
+            );
+            anyhow::ensure!(
+                ms < 3000.0,
+                "a hung child held the snapshot for {ms} ms: more than one 1,500 ms query deadline"
+            );
         }
         Ok(())
     });
@@ -218,9 +257,18 @@ fn child_without_runtime_is_an_explicit_capability_omission_and_siblings_stay(
             omissions.iter().any(|o| o["reason"] == "capability-unavailable" && o["mount_id"] == "mount-no-runtime"),
             "no capability-unavailable omission naming the child's mount: {omissions:?}"
         );
-        anyhow::ensure!(snap["capture"]["complete"] == false, "a snapshot with an omitted child must not claim to be complete");
-        anyhow::ensure!(candidate_at(&snap, &leaf).is_none(), "the runtime invented a candidate inside a realm it cannot query");
-        anyhow::ensure!(!snap.to_string().contains("Plain leaf"), "text from the runtime-less child leaked into the snapshot");
+        anyhow::ensure!(
+            snap["capture"]["complete"] == false,
+            "a snapshot with an omitted child must not claim to be complete"
+        );
+        anyhow::ensure!(
+            candidate_at(&snap, &leaf).is_none(),
+            "the runtime invented a candidate inside a realm it cannot query"
+        );
+        anyhow::ensure!(
+            !snap.to_string().contains("Plain leaf"),
+            "text from the runtime-less child leaked into the snapshot"
+        );
         Ok(())
     });
 }
@@ -240,14 +288,19 @@ fn discovery_of_a_child_without_runtime_gives_up_after_50_attempts_at_100_ms() {
         let first = no_runtime_binding(h).await?;
         let a0 = first["attempts"].as_u64().unwrap_or(0);
         let t0 = std::time::Instant::now();
-        let last = attention_harness::checks::wait_for(h, "discovery of mount-no-runtime giving up", std::time::Duration::from_secs(8), || async {
-            let b = no_runtime_binding(h).await?;
-            Ok(if b["state"] == "unavailable" {
-                attention_harness::checks::Poll::Ready(b)
-            } else {
-                attention_harness::checks::Poll::Pending(b.to_string())
-            })
-        })
+        let last = attention_harness::checks::wait_for(
+            h,
+            "discovery of mount-no-runtime giving up",
+            std::time::Duration::from_secs(8),
+            || async {
+                let b = no_runtime_binding(h).await?;
+                Ok(if b["state"] == "unavailable" {
+                    attention_harness::checks::Poll::Ready(b)
+                } else {
+                    attention_harness::checks::Poll::Pending(b.to_string())
+                })
+            },
+        )
         .await?;
         let elapsed = t0.elapsed().as_secs_f64() * 1000.0;
         anyhow::ensure!(last["attempts"] == 50, "discovery gave up after {} attempts, not 50", last["attempts"]);

@@ -79,17 +79,18 @@ async fn a_runtime_source_edited_while_the_server_runs_is_in_the_next_served_scr
     assert!(bundle_path(&pages).is_file(), "Server::start built {}", bundle_path(&pages).display());
     let (status, first) = get(&server, "/runtime/attention.js").await;
     assert!(status.contains("200"), "{status}");
-    assert!(first.contains("wippy.attention.v1") && first.contains("__wippyAttentionRuntime"), "the served script is the runtime bundle");
+    assert!(
+        first.contains("wippy.attention.v1") && first.contains("__wippyAttentionRuntime"),
+        "the served script is the runtime bundle"
+    );
     assert!(!first.contains("edit-marker-"), "no marker before the edit");
 
     // Edit a source the way a developer would: a new statement in the entry module.
     let main = pages.join("runtime/src/main.js");
     let src = std::fs::read_to_string(&main).unwrap();
     let marker = format!("edit-marker-{}", std::process::id());
-    let edited = src.replace(
-        "if (!existing) install();",
-        &format!("W.__wippyEditMarker = '{marker}';\nif (!existing) install();"),
-    );
+    let edited = src
+        .replace("if (!existing) install();", &format!("W.__wippyEditMarker = '{marker}';\nif (!existing) install();"));
     assert_ne!(edited, src, "main.js still ends with the install call");
     std::fs::write(&main, edited).unwrap();
     age_bundle(&pages);

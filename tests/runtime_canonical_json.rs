@@ -44,7 +44,8 @@ fn encode_then_expand_round_trips_live_snapshots_byte_for_byte(
         let original = canonical_json(&snap).map_err(|e| anyhow::anyhow!("{e:?}"))?;
         for version in [2u64, 3, 4] {
             let compact = codec::encode(&snap, version).map_err(|e| anyhow::anyhow!("encode v{version}: {e:?}"))?;
-            let (expanded, _) = codec::expand(version, &compact, None).map_err(|e| anyhow::anyhow!("expand v{version}: {e:?}"))?;
+            let (expanded, _) =
+                codec::expand(version, &compact, None).map_err(|e| anyhow::anyhow!("expand v{version}: {e:?}"))?;
             let back = canonical_json(&expanded).map_err(|e| anyhow::anyhow!("{e:?}"))?;
             anyhow::ensure!(back == original, "v{version} round trip changed the snapshot");
         }

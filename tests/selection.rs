@@ -10,7 +10,9 @@ fn drag_and_shift_arrows_in_one_realm_report_the_pages_selection(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| selection::drag_and_shift_arrows_select_like_the_page(h, Leaf::Left, "left-leaf-text").await.map(drop));
+    run_host(layout, engine, async |h| {
+        selection::drag_and_shift_arrows_select_like_the_page(h, Leaf::Left, "left-leaf-text").await.map(drop)
+    });
 }
 
 #[rstest]
@@ -18,7 +20,9 @@ fn drag_inside_an_open_shadow_root_reports_the_pages_selection(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| selection::drag_and_shift_arrows_select_like_the_page(h, Leaf::Oopif, "oopif-safe-text").await.map(drop));
+    run_host(layout, engine, async |h| {
+        selection::drag_and_shift_arrows_select_like_the_page(h, Leaf::Oopif, "oopif-safe-text").await.map(drop)
+    });
 }
 
 #[rstest]
@@ -27,7 +31,9 @@ fn drag_inside_a_closed_shadow_root_reports_the_pages_selection(
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
     run_host(layout, engine, async |h| {
-        selection::drag_and_shift_arrows_select_like_the_page(h, Leaf::ClosedShadow, "closed-shadow-safe-text").await.map(drop)
+        selection::drag_and_shift_arrows_select_like_the_page(h, Leaf::ClosedShadow, "closed-shadow-safe-text")
+            .await
+            .map(drop)
     });
 }
 

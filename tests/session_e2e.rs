@@ -15,7 +15,9 @@ fn trusted_enter_in_the_composer_sends_context_the_session_admits_and_stores(
 }
 
 #[rstest]
-fn a_command_of_exactly_32768_bytes_goes_inline_and_32769_is_staged(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
+fn a_command_of_exactly_32768_bytes_goes_inline_and_32769_is_staged(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+) {
     run_host(layout, Engine::Iframe, async |h| {
         let (row, stored) = session::send_command_of_exactly(h, 32_768).await?;
         anyhow::ensure!(row["transport"] == "inline" && stored.context_ref.is_none(), "32,768: {row}");
@@ -26,17 +28,23 @@ fn a_command_of_exactly_32768_bytes_goes_inline_and_32769_is_staged(#[values(Lay
 }
 
 #[rstest]
-fn automatic_context_off_sends_no_attachment_and_observation_still_works(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
+fn automatic_context_off_sends_no_attachment_and_observation_still_works(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+) {
     run_host(layout, Engine::Iframe, async |h| session::checklist_1(h).await.map(drop));
 }
 
 #[rstest]
-fn capabilities_report_attention_and_a_plain_message_gets_its_received(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
+fn capabilities_report_attention_and_a_plain_message_gets_its_received(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+) {
     run_host(layout, Engine::Iframe, async |h| session::checklist_7(h).await.map(drop));
 }
 
 use anyhow::{ensure, Context};
-use attention_harness::checks::session::{compose, composer_ready, enter_and_settle, session_id, session_of, set_automatic_context};
+use attention_harness::checks::session::{
+    compose, composer_ready, enter_and_settle, session_id, session_of, set_automatic_context,
+};
 use attention_harness::{run_host_with, Harness, Host};
 use serde_json::json;
 
@@ -55,21 +63,29 @@ fn composer_value(v: &serde_json::Value) -> String {
 }
 
 #[rstest]
-fn a_rejected_send_shows_undelivered_keeps_the_draft_and_is_never_resent(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
+fn a_rejected_send_shows_undelivered_keeps_the_draft_and_is_never_resent(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+) {
     run_host(layout, Engine::Iframe, async |h| {
         let session = session_of(h)?;
         let sid = session_id(&composer_ready(h).await?)?;
         set_automatic_context(h, &sid, true).await?;
         pin_forged_context(h).await?;
         // Other tests share this server: compare this session's own rows.
-        let rows = || -> anyhow::Result<(usize, usize)> { Ok((session.messages(&sid)?.len(), session.stages(&sid)?.len())) };
+        let rows =
+            || -> anyhow::Result<(usize, usize)> { Ok((session.messages(&sid)?.len(), session.stages(&sid)?.len())) };
         let before = rows()?;
         compose(h, "forged context").await?;
         let row = enter_and_settle(h).await?;
         ensure!(row["delivery"] == "undelivered", "expected Undelivered, got {row}");
         ensure!(row["code"] == "invalid_context_attachments" && row["detail_code"] == "content-hash-mismatch", "{row}");
         ensure!(rows()? == before, "a rejected send stored something");
-        let label = h.eval(&format!("document.querySelector('[data-request-id=\"{}\"] .delivery').textContent", row["request_id"].as_str().unwrap())).await?;
+        let label = h
+            .eval(&format!(
+                "document.querySelector('[data-request-id=\"{}\"] .delivery').textContent",
+                row["request_id"].as_str().unwrap()
+            ))
+            .await?;
         ensure!(label == "Undelivered", "the row says {label}");
         let draft = composer_value(&h.eval("document.querySelector('[data-landmark=composer-input]').value").await?);
         ensure!(draft == "forged context", "the draft is not kept: {draft:?}");
@@ -86,7 +102,9 @@ fn a_rejected_send_shows_undelivered_keeps_the_draft_and_is_never_resent(#[value
 }
 
 #[rstest]
-fn no_receipt_shows_delivery_not_confirmed_and_nothing_is_resent(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
+fn no_receipt_shows_delivery_not_confirmed_and_nothing_is_resent(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+) {
     run_host_with(layout, Engine::Iframe, "receipt_timeout_ms=400", async |h| {
         let session = session_of(h)?;
         let sid = session_id(&composer_ready(h).await?)?;
@@ -94,7 +112,12 @@ fn no_receipt_shows_delivery_not_confirmed_and_nothing_is_resent(#[values(Layout
         compose(h, "into the void").await?;
         let row = enter_and_settle(h).await?;
         ensure!(row["delivery"] == "unconfirmed", "expected Delivery not confirmed, got {row}");
-        let label = h.eval(&format!("document.querySelector('[data-request-id=\"{}\"] .delivery').textContent", row["request_id"].as_str().unwrap())).await?;
+        let label = h
+            .eval(&format!(
+                "document.querySelector('[data-request-id=\"{}\"] .delivery').textContent",
+                row["request_id"].as_str().unwrap()
+            ))
+            .await?;
         ensure!(label == "Delivery not confirmed", "the row says {label}");
         // Unknown acceptance: the composer stays as the send left it (cleared), nothing is resent.
         let draft = composer_value(&h.eval("document.querySelector('[data-landmark=composer-input]').value").await?);
@@ -102,12 +125,19 @@ fn no_receipt_shows_delivery_not_confirmed_and_nothing_is_resent(#[values(Layout
         session.hold_replies(&sid, false);
         // The later message must be `received`: it waits the default 10 s for its receipt, so a
         // machine busy enough to answer after 400 ms cannot fail what the stall above proved.
-        ensure!(h.eval("window.__host.session.setReceiptTimeout(10000)").await? == 10000, "the receipt timeout was not raised");
+        ensure!(
+            h.eval("window.__host.session.setReceiptTimeout(10000)").await? == 10000,
+            "the receipt timeout was not raised"
+        );
         compose(h, "after").await?;
         let next = enter_and_settle(h).await?;
         ensure!(next["delivery"] == "received", "{next}");
         let held = session.held_frames(&sid);
-        ensure!(held.len() == 1 && held[0].contains("into the void"), "the Session got {} frames while stalled", held.len());
+        ensure!(
+            held.len() == 1 && held[0].contains("into the void"),
+            "the Session got {} frames while stalled",
+            held.len()
+        );
         ensure!(session.messages(&sid)?.len() == 1, "only the later message is stored");
         Ok(())
     });
@@ -119,8 +149,12 @@ fn no_receipt_shows_delivery_not_confirmed_and_nothing_is_resent(#[values(Layout
 fn a_session_without_attention_gets_plain_messages_only() {
     let harness = Harness::global();
     harness.block_on(async {
-        let options = attention_harness::server::session::SessionOptions { capabilities_endpoint: false, ..Default::default() };
-        let server = attention_harness::server::Server::start_with(attention_harness::server::default_pages_dir(), options).await.unwrap();
+        let options =
+            attention_harness::server::session::SessionOptions { capabilities_endpoint: false, ..Default::default() };
+        let server =
+            attention_harness::server::Server::start_with(attention_harness::server::default_pages_dir(), options)
+                .await
+                .unwrap();
         let cdp = harness.cdp().await.unwrap();
         let url = server.host_url("/host/compat.html?engine=iframe");
         let mut host = Host::open_url(&cdp, &url, server.child_origin(), Layout::Compat, Engine::Iframe).await.unwrap();
@@ -128,7 +162,8 @@ fn a_session_without_attention_gets_plain_messages_only() {
         let result = async {
             let state = composer_ready(&host).await?;
             ensure!(state["capabilities_status"] == 404 && state["support"]["supported"] == false, "{state}");
-            let disabled = host.eval("document.querySelector('[data-landmark=composer-context-toggle]').disabled").await?;
+            let disabled =
+                host.eval("document.querySelector('[data-landmark=composer-context-toggle]').disabled").await?;
             ensure!(disabled == true, "the toggle must be disabled without Attention");
             let sid = session_id(&state)?;
             compose(&host, "plain only").await?;
@@ -162,7 +197,10 @@ fn a_refused_stage_leaves_the_row_undelivered_and_sends_nothing() {
         ensure!(row["delivery"] == "undelivered" && row["transport"] == "staged", "{row}");
         ensure!(row["code"] == "INVALID_CONTEXT_ATTACHMENTS" && row["detail_code"] == "content-hash-mismatch", "{row}");
         ensure!(session.stages(&sid)?.is_empty() && session.messages(&sid)?.is_empty(), "something was stored");
-        ensure!(session.replies_to(&sid, row["request_id"].as_str().unwrap_or("")).is_empty(), "a message was sent after the stage failed");
+        ensure!(
+            session.replies_to(&sid, row["request_id"].as_str().unwrap_or("")).is_empty(),
+            "a message was sent after the stage failed"
+        );
         Ok(())
     });
 }

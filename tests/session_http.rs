@@ -35,14 +35,20 @@ async fn capabilities_need_a_token_are_never_cached_and_report_attention_with_re
         json!({"transport": 1, "staging": true, "max_context_bytes": 32768,
                "handlers": [{"kind": "wippy.attention", "versions": [1, 2, 3, 4]}, {"kind": "wippy.attention.visual", "versions": [1]}]})
     );
-    assert_eq!((body["capabilities"]["message_receipt"].clone(), body["capabilities"]["steering"].clone()), (json!(1), json!(1)));
+    assert_eq!(
+        (body["capabilities"]["message_receipt"].clone(), body["capabilities"]["steering"].clone()),
+        (json!(1), json!(1))
+    );
 }
 
 #[tokio::test]
 async fn capabilities_report_only_the_versions_the_session_renders() {
     let server = server_with(SessionOptions { attention_versions: vec![1, 2, 3], ..SessionOptions::default() }).await;
     let ok = http(&server, "GET", "/api/v1/sessions/capabilities", Some(server.session().token()), &[], b"").await;
-    assert_eq!(ok.json()["capabilities"]["attention"]["context_attachments"]["handlers"][0]["versions"], json!([1, 2, 3]));
+    assert_eq!(
+        ok.json()["capabilities"]["attention"]["context_attachments"]["handlers"][0]["versions"],
+        json!([1, 2, 3])
+    );
 }
 
 #[tokio::test]
@@ -61,7 +67,14 @@ async fn patch(server: &attention_harness::server::Server, sid: &str, token: Opt
 }
 
 /// Asserts status and code, and that neither the setting nor any table changed.
-async fn patch_rejected(server: &attention_harness::server::Server, sid: &str, token: Option<&str>, body: &str, status: u16, code: &str) -> Resp {
+async fn patch_rejected(
+    server: &attention_harness::server::Server,
+    sid: &str,
+    token: Option<&str>,
+    body: &str,
+    status: u16,
+    code: &str,
+) -> Resp {
     let before = (counts(server), server.session().attention_state(sid).unwrap());
     let r = patch(server, sid, token, body).await;
     assert_eq!((r.status, r.code()), (status, code.to_string()), "{body}: {}", String::from_utf8_lossy(&r.body));
@@ -87,10 +100,17 @@ async fn patch_attention_context_answers_every_status_and_code_of_the_table_and_
     }
     let r = patch_rejected(&server, &sid, token, r#"{"enabled":true,"extra":1}"#, 400, "UNKNOWN_FIELD").await;
     assert_eq!(r.json()["error"]["message"], "Unknown field: extra");
-    for body in [r#"{}"#, r#"{"enabled":"true"}"#, r#"{"enabled":1}"#, r#"{"enabled":null}"#, r#"{"expected_revision":0}"#] {
+    for body in
+        [r#"{}"#, r#"{"enabled":"true"}"#, r#"{"enabled":1}"#, r#"{"enabled":null}"#, r#"{"expected_revision":0}"#]
+    {
         patch_rejected(&server, &sid, token, body, 422, "INVALID_ATTENTION_CONTEXT_ENABLED").await;
     }
-    for body in [r#"{"enabled":true,"expected_revision":-1}"#, r#"{"enabled":true,"expected_revision":1.5}"#, r#"{"enabled":true,"expected_revision":"0"}"#, r#"{"enabled":true,"expected_revision":null}"#] {
+    for body in [
+        r#"{"enabled":true,"expected_revision":-1}"#,
+        r#"{"enabled":true,"expected_revision":1.5}"#,
+        r#"{"enabled":true,"expected_revision":"0"}"#,
+        r#"{"enabled":true,"expected_revision":null}"#,
+    ] {
         patch_rejected(&server, &sid, token, body, 422, "INVALID_ATTENTION_CONTEXT_REVISION").await;
     }
     let big = format!(r#"{{"enabled":true,"pad":"{}"}}"#, "x".repeat(8192));
@@ -104,15 +124,25 @@ async fn patch_attention_context_answers_every_status_and_code_of_the_table_and_
     assert_eq!(ok.status, 200, "{}", String::from_utf8_lossy(&ok.body));
     assert_eq!(ok.header("cache-control"), Some("no-store"));
     let state = &ok.json()["attention_context"];
-    assert_eq!((state["schema"].clone(), state["enabled"].clone(), state["revision"].clone(), state["updated_by"].clone()),
-               (json!("wippy.attention.session.v1"), json!(true), json!(1), json!("user:reference")));
+    assert_eq!(
+        (state["schema"].clone(), state["enabled"].clone(), state["revision"].clone(), state["updated_by"].clone()),
+        (json!("wippy.attention.session.v1"), json!(true), json!(1), json!("user:reference"))
+    );
     assert_eq!(s.attention_state(&sid).unwrap().unwrap().revision, 1);
     // No-op when unchanged: the revision stays.
     let same = patch(&server, &sid, token, r#"{"enabled":true}"#).await;
     assert_eq!((same.status, same.json()["attention_context"]["revision"].clone()), (200, json!(1)));
     assert_eq!(s.attention_state(&sid).unwrap().unwrap().revision, 1);
     // Stale expected_revision: 409 with the current state.
-    let stale = patch_rejected(&server, &sid, token, r#"{"enabled":false,"expected_revision":0}"#, 409, "ATTENTION_CONTEXT_REVISION_CONFLICT").await;
+    let stale = patch_rejected(
+        &server,
+        &sid,
+        token,
+        r#"{"enabled":false,"expected_revision":0}"#,
+        409,
+        "ATTENTION_CONTEXT_REVISION_CONFLICT",
+    )
+    .await;
     assert_eq!(stale.json()["attention_context"]["revision"], 1);
     assert_eq!(stale.json()["attention_context"]["enabled"], true);
     let off = patch(&server, &sid, token, r#"{"enabled":false,"expected_revision":1}"#).await;
@@ -124,9 +154,21 @@ async fn enabling_attention_context_without_version_4_is_capability_unavailable(
     let server = server_with(SessionOptions { attention_versions: vec![1, 2, 3], ..SessionOptions::default() }).await;
     let s = server.session();
     let sid = s.create_session().unwrap();
-    patch_rejected(&server, &sid, Some(s.token()), r#"{"enabled":true}"#, 409, "ATTENTION_CONTEXT_CAPABILITY_UNAVAILABLE").await;
+    patch_rejected(
+        &server,
+        &sid,
+        Some(s.token()),
+        r#"{"enabled":true}"#,
+        409,
+        "ATTENTION_CONTEXT_CAPABILITY_UNAVAILABLE",
+    )
+    .await;
     let off = patch(&server, &sid, Some(s.token()), r#"{"enabled":false}"#).await;
-    assert_eq!((off.status, off.json()["attention_context"]["revision"].clone()), (200, json!(0)), "turning off stays possible (a no-op here)");
+    assert_eq!(
+        (off.status, off.json()["attention_context"]["revision"].clone()),
+        (200, json!(0)),
+        "turning off stays possible (a no-op here)"
+    );
 }
 
 #[tokio::test]
@@ -148,7 +190,16 @@ async fn the_1024th_pending_stage_in_all_is_admitted_and_the_1025th_is_over_quot
     }
     let a = canonical_array(&[envelope("a1")]);
     assert_eq!(stage(&server, &sid, "last", &a).await.status, 201, "the 1,024th pending stage fits the total quota");
-    stage_rejected(&server, "POST", &stage_path(&sid, "over"), Some(s.token()), &[JSON], a.as_bytes(), (429, "CONTEXT_STAGE_QUOTA")).await;
+    stage_rejected(
+        &server,
+        "POST",
+        &stage_path(&sid, "over"),
+        Some(s.token()),
+        &[JSON],
+        a.as_bytes(),
+        (429, "CONTEXT_STAGE_QUOTA"),
+    )
+    .await;
 }
 
 #[tokio::test]
@@ -164,7 +215,9 @@ async fn a_repository_error_other_than_unavailable_storage_is_update_failed_and_
          BEGIN SELECT RAISE(ABORT, 'CANARY-REPOSITORY-DETAIL'); END;",
     )
     .unwrap();
-    let r = patch_rejected(&server, &sid, Some(s.token()), r#"{"enabled":true}"#, 400, "ATTENTION_CONTEXT_UPDATE_FAILED").await;
+    let r =
+        patch_rejected(&server, &sid, Some(s.token()), r#"{"enabled":true}"#, 400, "ATTENTION_CONTEXT_UPDATE_FAILED")
+            .await;
     assert!(
         !String::from_utf8_lossy(&r.body).contains("CANARY-REPOSITORY-DETAIL"),
         "the repository's own error text must not reach the client: {}",
@@ -172,7 +225,11 @@ async fn a_repository_error_other_than_unavailable_storage_is_update_failed_and_
     );
     db.execute_batch("DROP TRIGGER refuse_attention").unwrap();
     let ok = patch(&server, &sid, Some(s.token()), r#"{"enabled":true}"#).await;
-    assert_eq!((ok.status, ok.json()["attention_context"]["revision"].clone()), (200, json!(1)), "the same write succeeds once the repository accepts it");
+    assert_eq!(
+        (ok.status, ok.json()["attention_context"]["revision"].clone()),
+        (200, json!(1)),
+        "the same write succeeds once the repository accepts it"
+    );
 }
 
 // ---- §12 staging ---------------------------------------------------------------------------
@@ -186,10 +243,23 @@ async fn stage(server: &attention_harness::server::Server, sid: &str, rid: &str,
 }
 
 /// Asserts a staging rejection (status, code, validation code) that stored nothing.
-async fn stage_rejected(server: &attention_harness::server::Server, method: &str, path: &str, token: Option<&str>, headers: &[(&str, &str)], body: &[u8], (status, code): (u16, &str)) -> Resp {
+async fn stage_rejected(
+    server: &attention_harness::server::Server,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &[u8],
+    (status, code): (u16, &str),
+) -> Resp {
     let before = counts(server);
     let r = http(server, method, path, token, headers, body).await;
-    assert_eq!((r.status, r.code()), (status, code.to_string()), "{method} {path}: {}", String::from_utf8_lossy(&r.body));
+    assert_eq!(
+        (r.status, r.code()),
+        (status, code.to_string()),
+        "{method} {path}: {}",
+        String::from_utf8_lossy(&r.body)
+    );
     assert_eq!(r.json()["error"]["message"], "Context transport request rejected");
     assert_eq!(counts(server), before, "{code}: nothing stored");
     r
@@ -227,10 +297,22 @@ async fn staging_get_reports_the_transport_and_checks_the_capabilities_version()
     let server = server().await;
     let token = Some(server.session().token());
     let r = http(&server, "GET", "/api/v1/sessions/context", token, &[], b"").await;
-    assert_eq!(r.json(), json!({"context_attachments_transport": {"version": 1, "staging": true, "max_context_bytes": 32768}}));
+    assert_eq!(
+        r.json(),
+        json!({"context_attachments_transport": {"version": 1, "staging": true, "max_context_bytes": 32768}})
+    );
     let r = http(&server, "GET", "/api/v1/sessions/context?capabilities_version=1", token, &[], b"").await;
     assert_eq!(r.json()["context_attachments_capabilities"]["handlers"][0]["versions"], json!([1, 2, 3, 4]));
-    stage_rejected(&server, "GET", "/api/v1/sessions/context?capabilities_version=2", token, &[], b"", (400, "INVALID_CAPABILITIES_VERSION")).await;
+    stage_rejected(
+        &server,
+        "GET",
+        "/api/v1/sessions/context?capabilities_version=2",
+        token,
+        &[],
+        b"",
+        (400, "INVALID_CAPABILITIES_VERSION"),
+    )
+    .await;
     stage_rejected(&server, "GET", "/api/v1/sessions/context", None, &[], b"", (401, "UNAUTHENTICATED")).await;
     stage_rejected(&server, "PUT", "/api/v1/sessions/context", token, &[], b"", (405, "METHOD_NOT_ALLOWED")).await;
 }
@@ -247,16 +329,74 @@ async fn staging_post_answers_every_code_and_stores_nothing_on_rejection() {
     let p = stage_path(&sid, "r1");
     stage_rejected(&server, "POST", &p, None, &[JSON], gb, (401, "UNAUTHENTICATED")).await;
     stage_rejected(&server, "POST", &p, Some(s.reader_token()), &[JSON], gb, (403, "SESSION_FORBIDDEN")).await;
-    stage_rejected(&server, "POST", &stage_path("nope", "r1"), token, &[JSON], gb, (404, "CONTEXT_SESSION_UNAVAILABLE")).await;
-    stage_rejected(&server, "POST", &stage_path(&other_sid, "r1"), token, &[JSON], gb, (404, "CONTEXT_SESSION_UNAVAILABLE")).await;
-    stage_rejected(&server, "POST", "/api/v1/sessions/context?request_id=r1", token, &[JSON], gb, (404, "CONTEXT_SESSION_UNAVAILABLE")).await;
-    for bad in [format!("/api/v1/sessions/context?session_id={sid}"), stage_path(&sid, &"r".repeat(161)), stage_path(&sid, "a%01b")] {
+    stage_rejected(
+        &server,
+        "POST",
+        &stage_path("nope", "r1"),
+        token,
+        &[JSON],
+        gb,
+        (404, "CONTEXT_SESSION_UNAVAILABLE"),
+    )
+    .await;
+    stage_rejected(
+        &server,
+        "POST",
+        &stage_path(&other_sid, "r1"),
+        token,
+        &[JSON],
+        gb,
+        (404, "CONTEXT_SESSION_UNAVAILABLE"),
+    )
+    .await;
+    stage_rejected(
+        &server,
+        "POST",
+        "/api/v1/sessions/context?request_id=r1",
+        token,
+        &[JSON],
+        gb,
+        (404, "CONTEXT_SESSION_UNAVAILABLE"),
+    )
+    .await;
+    for bad in [
+        format!("/api/v1/sessions/context?session_id={sid}"),
+        stage_path(&sid, &"r".repeat(161)),
+        stage_path(&sid, "a%01b"),
+    ] {
         stage_rejected(&server, "POST", &bad, token, &[JSON], gb, (400, "INVALID_REQUEST_ID")).await;
     }
-    stage_rejected(&server, "POST", &p, token, &[JSON, ("Content-Encoding", "gzip")], gb, (415, "UNSUPPORTED_ENCODING")).await;
-    stage_rejected(&server, "POST", &p, token, &[("Content-Type", "text/plain")], gb, (415, "UNSUPPORTED_CONTENT_TYPE")).await;
+    stage_rejected(
+        &server,
+        "POST",
+        &p,
+        token,
+        &[JSON, ("Content-Encoding", "gzip")],
+        gb,
+        (415, "UNSUPPORTED_ENCODING"),
+    )
+    .await;
+    stage_rejected(
+        &server,
+        "POST",
+        &p,
+        token,
+        &[("Content-Type", "text/plain")],
+        gb,
+        (415, "UNSUPPORTED_CONTENT_TYPE"),
+    )
+    .await;
     stage_rejected(&server, "POST", &p, token, &[], gb, (415, "UNSUPPORTED_CONTENT_TYPE")).await;
-    stage_rejected(&server, "POST", &p, token, &[JSON], note_array_of_exactly(32_769).as_bytes(), (413, "CONTEXT_BODY_TOO_LARGE")).await;
+    stage_rejected(
+        &server,
+        "POST",
+        &p,
+        token,
+        &[JSON],
+        note_array_of_exactly(32_769).as_bytes(),
+        (413, "CONTEXT_BODY_TOO_LARGE"),
+    )
+    .await;
     stage_rejected(&server, "POST", &p, token, &[JSON], b"[\xff]", (400, "CONTEXT_BODY_REJECTED")).await;
     stage_rejected(&server, "POST", &p, token, &[JSON], b"[{", (400, "INVALID_JSON")).await;
     let pretty = serde_json::to_string_pretty(&serde_json::from_str::<Value>(&good).unwrap()).unwrap();
@@ -281,7 +421,9 @@ async fn staging_post_answers_every_code_and_stores_nothing_on_rejection() {
     ];
     for (body, validation) in cases {
         assert!(body.len() <= 32_768, "{validation}: the case must fit the body limit");
-        let r = stage_rejected(&server, "POST", &p, token, &[JSON], body.as_bytes(), (422, "INVALID_CONTEXT_ATTACHMENTS")).await;
+        let r =
+            stage_rejected(&server, "POST", &p, token, &[JSON], body.as_bytes(), (422, "INVALID_CONTEXT_ATTACHMENTS"))
+                .await;
         assert_eq!(r.json()["error"]["validation_code"], validation);
     }
     s.set_storage_available(false);
@@ -302,12 +444,16 @@ async fn a_staged_body_of_exactly_32768_bytes_is_accepted_with_its_reference() {
     assert_eq!(reference["content_bytes"], 32_768);
     assert_eq!(reference["content_hash"], sha256_prefixed(body.as_bytes()));
     let id = reference["id"].as_str().unwrap();
-    assert!(id.len() == 36 && &id[14..15] == "7" && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-'), "a UUIDv7: {id}");
+    assert!(
+        id.len() == 36 && &id[14..15] == "7" && id.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-'),
+        "a UUIDv7: {id}"
+    );
     let stored = server.session().stages(&sid).unwrap();
     assert_eq!(stored.len(), 1);
     assert_eq!((stored[0].body.as_str(), stored[0].state.as_str()), (body.as_str(), "pending"));
     // Expires within 300 s.
-    let expires = attention_harness::contract::Timestamp::parse_session(r.json()["expires_at"].as_str().unwrap()).unwrap();
+    let expires =
+        attention_harness::contract::Timestamp::parse_session(r.json()["expires_at"].as_str().unwrap()).unwrap();
     assert_eq!(expires.secs * 1000 + i64::from(expires.nanos / 1_000_000), stored[0].expires_at_ms);
 }
 
@@ -321,20 +467,51 @@ async fn stage_retries_conflicts_and_quotas() {
     let first = stage(&server, &sid, "same", &a).await;
     assert_eq!(first.status, 201);
     let again = stage(&server, &sid, "same", &a).await;
-    assert_eq!((again.status, again.json()["context_attachments_ref"].clone()), (201, first.json()["context_attachments_ref"].clone()), "an identical retry answers the same stage");
-    stage_rejected(&server, "POST", &stage_path(&sid, "same"), token, &[JSON], canonical_array(&[envelope("b1")]).as_bytes(), (409, "CONTEXT_STAGE_CONFLICT")).await;
+    assert_eq!(
+        (again.status, again.json()["context_attachments_ref"].clone()),
+        (201, first.json()["context_attachments_ref"].clone()),
+        "an identical retry answers the same stage"
+    );
+    stage_rejected(
+        &server,
+        "POST",
+        &stage_path(&sid, "same"),
+        token,
+        &[JSON],
+        canonical_array(&[envelope("b1")]).as_bytes(),
+        (409, "CONTEXT_STAGE_CONFLICT"),
+    )
+    .await;
     // 8 pending per session: the 9th is refused.
     for i in 1..8 {
         assert_eq!(stage(&server, &sid, &format!("q{i}"), &a).await.status, 201);
     }
-    stage_rejected(&server, "POST", &stage_path(&sid, "q8"), token, &[JSON], a.as_bytes(), (429, "CONTEXT_STAGE_QUOTA")).await;
+    stage_rejected(
+        &server,
+        "POST",
+        &stage_path(&sid, "q8"),
+        token,
+        &[JSON],
+        a.as_bytes(),
+        (429, "CONTEXT_STAGE_QUOTA"),
+    )
+    .await;
     // 32 pending per actor across sessions.
     let mut made = 8;
     'outer: for _ in 0..4 {
         let other = s.create_session().unwrap();
         for i in 0..8 {
             if made == 32 {
-                stage_rejected(&server, "POST", &stage_path(&other, &format!("p{i}")), token, &[JSON], a.as_bytes(), (429, "CONTEXT_STAGE_QUOTA")).await;
+                stage_rejected(
+                    &server,
+                    "POST",
+                    &stage_path(&other, &format!("p{i}")),
+                    token,
+                    &[JSON],
+                    a.as_bytes(),
+                    (429, "CONTEXT_STAGE_QUOTA"),
+                )
+                .await;
                 break 'outer;
             }
             assert_eq!(stage(&server, &other, &format!("p{i}"), &a).await.status, 201);
@@ -355,9 +532,28 @@ async fn delete_needs_a_valid_reference() {
     let s = server.session();
     let sid = s.create_session().unwrap();
     let token = Some(s.token());
-    stage_rejected(&server, "DELETE", &format!("{}&id=bad%20id", stage_path(&sid, "r")), token, &[], b"", (400, "INVALID_CONTEXT_REFERENCE")).await;
-    stage_rejected(&server, "DELETE", &stage_path(&sid, "r"), token, &[], b"", (400, "INVALID_CONTEXT_REFERENCE")).await;
-    stage_rejected(&server, "DELETE", &format!("{}&id=unknown", stage_path(&sid, "r")), token, &[], b"", (404, "CONTEXT_REFERENCE_UNAVAILABLE")).await;
+    stage_rejected(
+        &server,
+        "DELETE",
+        &format!("{}&id=bad%20id", stage_path(&sid, "r")),
+        token,
+        &[],
+        b"",
+        (400, "INVALID_CONTEXT_REFERENCE"),
+    )
+    .await;
+    stage_rejected(&server, "DELETE", &stage_path(&sid, "r"), token, &[], b"", (400, "INVALID_CONTEXT_REFERENCE"))
+        .await;
+    stage_rejected(
+        &server,
+        "DELETE",
+        &format!("{}&id=unknown", stage_path(&sid, "r")),
+        token,
+        &[],
+        b"",
+        (404, "CONTEXT_REFERENCE_UNAVAILABLE"),
+    )
+    .await;
 }
 
 // ---- §12 references in session_message -----------------------------------------------------
@@ -406,8 +602,13 @@ async fn malformed_mismatched_cancelled_and_expired_references_store_nothing() {
     v2["version"] = json!(2);
     let mut unknown = reference.clone();
     unknown["id"] = json!("0190a6f2-0000-7000-8000-000000000000");
-    let cases = [(wrong_hash, "invalid_context_reference"), (extra, "invalid_context_reference"), (v2, "invalid_context_reference"),
-                 (json!("a string"), "invalid_context_reference"), (unknown, "context_reference_unavailable")];
+    let cases = [
+        (wrong_hash, "invalid_context_reference"),
+        (extra, "invalid_context_reference"),
+        (v2, "invalid_context_reference"),
+        (json!("a string"), "invalid_context_reference"),
+        (unknown, "context_reference_unavailable"),
+    ];
     for (i, (r, code)) in cases.into_iter().enumerate() {
         let before = counts(&server);
         let reply = send(&mut ws, &message(&format!("bad-{i}"), "t", json!({"context_attachments_ref": r}))).await;
@@ -417,7 +618,10 @@ async fn malformed_mismatched_cancelled_and_expired_references_store_nothing() {
     assert_eq!(s.stages(&sid).unwrap()[0].state, "pending", "a failed resolve does not consume the stage");
     // Cancelled.
     let id = reference["id"].as_str().unwrap();
-    assert_eq!(http(&server, "DELETE", &format!("{}&id={id}", stage_path(&sid, "x1")), Some(s.token()), &[], b"").await.status, 200);
+    assert_eq!(
+        http(&server, "DELETE", &format!("{}&id={id}", stage_path(&sid, "x1")), Some(s.token()), &[], b"").await.status,
+        200
+    );
     let reply = send(&mut ws, &message("after-cancel", "t", json!({"context_attachments_ref": reference}))).await;
     assert_eq!(reply["code"], "context_reference_unavailable");
     // Expired: the Session's clock moves past 300 s.
@@ -451,8 +655,22 @@ fn png_of(len: usize) -> Vec<u8> {
     b
 }
 
-async fn upload(server: &attention_harness::server::Server, sid: &str, token: Option<&str>, content_type: &str, body: &[u8]) -> Resp {
-    http(server, "POST", &format!("/api/v1/uploads?session_id={sid}&name=shot.png"), token, &[("Content-Type", content_type)], body).await
+async fn upload(
+    server: &attention_harness::server::Server,
+    sid: &str,
+    token: Option<&str>,
+    content_type: &str,
+    body: &[u8],
+) -> Resp {
+    http(
+        server,
+        "POST",
+        &format!("/api/v1/uploads?session_id={sid}&name=shot.png"),
+        token,
+        &[("Content-Type", content_type)],
+        body,
+    )
+    .await
 }
 
 #[tokio::test]
@@ -466,7 +684,10 @@ async fn uploads_sniff_the_type_from_the_bytes_record_sha256_and_enforce_the_siz
     let r = upload(&server, &sid, token, "text/plain", &png).await;
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let u = &r.json()["upload"];
-    assert_eq!((u["mime"].clone(), u["byte_size"].clone(), u["sha256"].clone()), (json!("image/png"), json!(1_048_576), json!(sha256_prefixed(&png))));
+    assert_eq!(
+        (u["mime"].clone(), u["byte_size"].clone(), u["sha256"].clone()),
+        (json!("image/png"), json!(1_048_576), json!(sha256_prefixed(&png)))
+    );
     let mut webp = b"RIFF\x10\x00\x00\x00WEBPVP8 ".to_vec();
     webp.resize(64, 1);
     let r = upload(&server, &sid, token, "image/png", &webp).await;
@@ -486,7 +707,10 @@ async fn uploads_sniff_the_type_from_the_bytes_record_sha256_and_enforce_the_siz
         assert_eq!((r.status, r.code()), (status, code.to_string()));
     }
     assert_eq!((upload(&server, &sid, None, "image/png", &png_of(10)).await.status), 401);
-    assert_eq!(upload(&server, &sid, Some(s.reader_token()), "image/png", &png_of(10)).await.code(), "SESSION_FORBIDDEN");
+    assert_eq!(
+        upload(&server, &sid, Some(s.reader_token()), "image/png", &png_of(10)).await.code(),
+        "SESSION_FORBIDDEN"
+    );
     assert_eq!(upload(&server, "nope", token, "image/png", &png_of(10)).await.code(), "SESSION_NOT_FOUND");
     assert_eq!(counts(&server), before, "refused uploads store nothing");
 }
@@ -510,7 +734,17 @@ fn visual(sid: &str, upload: &str, hash: &str, bytes: usize) -> Value {
         "reference": {"kind": "upload", "opaque_id": upload},
         "authorization": {"scope": "session", "session_id": sid, "audience": "agent-context", "expires_at": expires},
         "redactions_applied": 0});
-    let mut env = serde_json::to_value(attention_harness::attention::Envelope::seal("vis-1", "wippy.attention.visual", 1, "2026-09-04T12:00:00Z", &payload).unwrap()).unwrap();
+    let mut env = serde_json::to_value(
+        attention_harness::attention::Envelope::seal(
+            "vis-1",
+            "wippy.attention.visual",
+            1,
+            "2026-09-04T12:00:00Z",
+            &payload,
+        )
+        .unwrap(),
+    )
+    .unwrap();
     env["expires_at"] = json!(expires);
     env
 }
@@ -535,13 +769,16 @@ async fn a_visual_attachment_is_admitted_only_for_an_upload_of_its_session_with_
     .enumerate()
     {
         let reply = send(&mut ws, &message(&format!("v-bad-{i}"), "t", json!({"context_attachments": [env]}))).await;
-        assert_eq!((reply["code"].clone(), reply["detail_code"].clone()), (json!("invalid_context_attachments"), json!(detail)), "{reply}");
+        assert_eq!(
+            (reply["code"].clone(), reply["detail_code"].clone()),
+            (json!("invalid_context_attachments"), json!(detail)),
+            "{reply}"
+        );
     }
     assert_eq!(counts(&server), before);
     let reply = send(&mut ws, &message("v-good", "see image", json!({"context_attachments": [good]}))).await;
     assert_eq!(reply["type"], "received", "{reply}");
 }
-
 
 #[tokio::test]
 async fn a_retry_whose_stored_context_no_longer_matches_its_reference_is_an_invalid_receipt() {
@@ -549,7 +786,8 @@ async fn a_retry_whose_stored_context_no_longer_matches_its_reference_is_an_inva
     let s = server.session();
     let (mut ws, welcome) = join(&server, None).await;
     let sid = welcome["session_id"].as_str().unwrap().to_string();
-    let reference = stage(&server, &sid, "rc", &canonical_array(&[envelope("a1")])).await.json()["context_attachments_ref"].clone();
+    let reference =
+        stage(&server, &sid, "rc", &canonical_array(&[envelope("a1")])).await.json()["context_attachments_ref"].clone();
     let cmd = message("rc", "t", json!({"context_attachments_ref": reference}));
     assert_eq!(send(&mut ws, &cmd).await["type"], "received");
     // The stored array changes behind the Session's back (a damaged database).

@@ -47,7 +47,12 @@ impl Served {
         }
         // Keep draining stdout so the server never blocks on a full pipe.
         std::thread::spawn(move || for _ in lines {});
-        Served { host: host.expect("serve printed the Host site"), child_origin: child_origin.expect("child site"), token: token.expect("serve printed the token"), child }
+        Served {
+            host: host.expect("serve printed the Host site"),
+            child_origin: child_origin.expect("child site"),
+            token: token.expect("serve printed the token"),
+            child,
+        }
     }
 
     /// SIGINT by pid (Ctrl-C), then wait for the exit.
@@ -103,14 +108,22 @@ fn history_with_the_runtimes_attachment_survives_a_server_process_restart() {
     let (sid, row) = harness.block_on(async {
         let cdp = harness.cdp().await.expect("browser");
         let url = format!("{}/host/managed.html?engine=iframe", first.host);
-        let host = Host::open_url(&cdp, &url, &first.child_origin, Layout::Managed, Engine::Iframe).await.expect("Host of the served process opens");
+        let host = Host::open_url(&cdp, &url, &first.child_origin, Layout::Managed, Engine::Iframe)
+            .await
+            .expect("Host of the served process opens");
         let out = send_with_context(&host).await;
         host.close().await;
         out.expect("the composer's send")
     });
     let before = history(&first, &sid);
     let listed: Value = serde_json::from_str(&before).unwrap();
-    let message = listed["messages"].as_array().unwrap().iter().find(|m| m["request_id"] == row["request_id"]).cloned().expect("message in the history");
+    let message = listed["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["request_id"] == row["request_id"])
+        .cloned()
+        .expect("message in the history");
     let check = |m: &Value| {
         let sent = &row["attachments"][0];
         let stored: Value = serde_json::from_str(m["attachments"][0]["envelope"].as_str().unwrap()).unwrap();
@@ -148,6 +161,9 @@ async fn send_with_context(host: &Host) -> anyhow::Result<(String, Value)> {
     let (x, y) = host.landmark_rect(Leaf::Left.landmark()).await?.center();
     snapshot_at(host, x, y).await?;
     let row = enter_and_settle(host).await?;
-    ensure!(row["delivery"] == "received" && row["attachments"].as_array().is_some_and(|a| a.len() == 1), "send: {row}");
+    ensure!(
+        row["delivery"] == "received" && row["attachments"].as_array().is_some_and(|a| a.len() == 1),
+        "send: {row}"
+    );
     Ok((sid, row))
 }

@@ -23,7 +23,11 @@ fn target(id: &str) -> Value {
 }
 
 /// A Host tab: joins, sends one message carrying its runtime_context, returns the agent's route.
-async fn host_tab(server: &attention_harness::server::Server, session: Option<&str>, enabled: bool) -> (Ws, String, AgentRoute) {
+async fn host_tab(
+    server: &attention_harness::server::Server,
+    session: Option<&str>,
+    enabled: bool,
+) -> (Ws, String, AgentRoute) {
     let (mut ws, welcome) = join(server, session).await;
     let sid = welcome["session_id"].as_str().unwrap().to_string();
     let rc = json!({"runtime_context": {"attention": {"agent_actions_enabled": enabled, "host_instance_id": HOST}}});
@@ -42,15 +46,32 @@ fn rand_nonce() -> u128 {
     N.fetch_add(1, Ordering::Relaxed) as u128
 }
 
-fn call(server: &attention_harness::server::Server, route: &AgentRoute, call_id: &str, mode: Mode, args: Value, ttl: u64) -> Receiver<Value> {
+fn call(
+    server: &attention_harness::server::Server,
+    route: &AgentRoute,
+    call_id: &str,
+    mode: Mode,
+    args: Value,
+    ttl: u64,
+) -> Receiver<Value> {
     server
         .session()
-        .request_ui_action(ActionCall { delivery_handle: route.delivery_handle.clone(), call_id: call_id.into(), session_id: route.session_id.clone(), mode, args, ttl_secs: ttl })
+        .request_ui_action(ActionCall {
+            delivery_handle: route.delivery_handle.clone(),
+            call_id: call_id.into(),
+            session_id: route.session_id.clone(),
+            mode,
+            args,
+            ttl_secs: ttl,
+        })
         .expect("a well-formed call")
 }
 
 async fn result(rx: Receiver<Value>) -> Value {
-    tokio::time::timeout(Duration::from_secs(10), rx).await.expect("a terminal result within 10 s").expect("the broker answers")
+    tokio::time::timeout(Duration::from_secs(10), rx)
+        .await
+        .expect("a terminal result within 10 s")
+        .expect("the broker answers")
 }
 
 /// The next `session_ui_action_request` the Host socket gets.
@@ -112,7 +133,11 @@ async fn every_argument_error_of_relay_md_ends_unavailable_with_its_reason_and_r
     ];
     for (i, (mode, args, reason)) in cases.into_iter().enumerate() {
         let r = result(call(&server, &route, &format!("bad-{i}"), mode, args.clone(), 30)).await;
-        assert_eq!((r["status"].as_str(), r["reason"].as_str()), (Some("unavailable"), Some(reason)), "case {i} {args}: {r}");
+        assert_eq!(
+            (r["status"].as_str(), r["reason"].as_str()),
+            (Some("unavailable"), Some(reason)),
+            "case {i} {args}: {r}"
+        );
         assert_eq!(r["request_id"], format!("bad-{i}"));
     }
     assert!(server.session().broker().sent().is_empty(), "an argument error reaches no Host");
@@ -125,12 +150,27 @@ async fn limits_pass_at_the_boundary_and_fail_one_past_it() {
     let (mut ws, _sid, route) = host_tab(&server, None, true).await;
     // 512-byte prompt (multi-byte), 32 targets, TTL 120: sent.
     let prompt = "é".repeat(256);
-    let rx = call(&server, &route, "edge-1", Mode::Confirm, json!({"targets": vec![target("t-1"); 32], "prompt": prompt}), 120);
+    let rx = call(
+        &server,
+        &route,
+        "edge-1",
+        Mode::Confirm,
+        json!({"targets": vec![target("t-1"); 32], "prompt": prompt}),
+        120,
+    );
     let req = host_request(&mut ws).await;
     assert_eq!(req["data"]["targets"].as_array().unwrap().len(), 32);
     host_send(&mut ws, &answer(&req, "cancelled", None)).await;
     assert_eq!(result(rx).await["status"], "cancelled");
-    let r = result(call(&server, &route, "edge-2", Mode::Confirm, json!({"targets": [target("t-1")], "prompt": format!("{prompt}x")}), 120)).await;
+    let r = result(call(
+        &server,
+        &route,
+        "edge-2",
+        Mode::Confirm,
+        json!({"targets": [target("t-1")], "prompt": format!("{prompt}x")}),
+        120,
+    ))
+    .await;
     assert_eq!(r["reason"], "prompt is invalid");
     // TTL 1 is accepted; 0 and 121 are typed errors of the call itself.
     let rx = call(&server, &route, "edge-3", Mode::Highlight, json!({"targets": [target("t-1")]}), 1);
@@ -138,8 +178,14 @@ async fn limits_pass_at_the_boundary_and_fail_one_past_it() {
     host_send(&mut ws, &answer(&req, "cancelled", None)).await;
     assert_eq!(result(rx).await["status"], "cancelled");
     for ttl in [0, 121] {
-        let e = server.session().request_ui_action(ActionCall { delivery_handle: route.delivery_handle.clone(), call_id: "ttl".into(),
-            session_id: route.session_id.clone(), mode: Mode::Highlight, args: json!({"targets": [target("t-1")]}), ttl_secs: ttl });
+        let e = server.session().request_ui_action(ActionCall {
+            delivery_handle: route.delivery_handle.clone(),
+            call_id: "ttl".into(),
+            session_id: route.session_id.clone(),
+            mode: Mode::Highlight,
+            args: json!({"targets": [target("t-1")]}),
+            ttl_secs: ttl,
+        });
         assert_eq!(e.err(), Some(BrokerError::Ttl(ttl)));
     }
 }
@@ -148,13 +194,32 @@ async fn limits_pass_at_the_boundary_and_fail_one_past_it() {
 async fn the_host_gets_the_request_without_delivery_handle_and_one_correlated_result_ends_it_once() {
     let server = server().await;
     let (mut ws, sid, route) = host_tab(&server, None, true).await;
-    let rx = call(&server, &route, "call-ok", Mode::Confirm, json!({"targets": [target("t-1"), target("t-2")], "prompt": "Is it this?"}), 30);
+    let rx = call(
+        &server,
+        &route,
+        "call-ok",
+        Mode::Confirm,
+        json!({"targets": [target("t-1"), target("t-2")], "prompt": "Is it this?"}),
+        30,
+    );
     let req = host_request(&mut ws).await;
     let d = &req["data"];
-    assert!(!req.to_string().contains(&route.delivery_handle) && !req.to_string().contains("delivery_handle"), "delivery_handle reached the Host: {req}");
-    assert_eq!((d["schema"].as_str(), d["message_type"].as_str(), d["mode"].as_str()), (Some("wippy.ui-action.v1"), Some("request"), Some("confirm")));
-    assert_eq!((d["request_id"].as_str(), d["session_id"].as_str(), d["host_instance_id"].as_str()), (Some("call-ok"), Some(sid.as_str()), Some(HOST)));
-    assert_eq!((d["allow_pointer"].clone(), d["allow_keyboard"].clone(), d["capture_region"].clone()), (json!(true), json!(true), json!(false)));
+    assert!(
+        !req.to_string().contains(&route.delivery_handle) && !req.to_string().contains("delivery_handle"),
+        "delivery_handle reached the Host: {req}"
+    );
+    assert_eq!(
+        (d["schema"].as_str(), d["message_type"].as_str(), d["mode"].as_str()),
+        (Some("wippy.ui-action.v1"), Some("request"), Some("confirm"))
+    );
+    assert_eq!(
+        (d["request_id"].as_str(), d["session_id"].as_str(), d["host_instance_id"].as_str()),
+        (Some("call-ok"), Some(sid.as_str()), Some(HOST))
+    );
+    assert_eq!(
+        (d["allow_pointer"].clone(), d["allow_keyboard"].clone(), d["capture_region"].clone()),
+        (json!(true), json!(true), json!(false))
+    );
     let created = attention_harness::contract::Timestamp::parse_session(d["created_at"].as_str().unwrap()).unwrap();
     let expires = attention_harness::contract::Timestamp::parse_session(d["expires_at"].as_str().unwrap()).unwrap();
     assert_eq!(expires.secs - created.secs, 30, "expires_at = created_at + TTL");
@@ -174,7 +239,11 @@ async fn the_host_gets_the_request_without_delivery_handle_and_one_correlated_re
 async fn wait_refusals(server: &attention_harness::server::Server, n: usize) {
     let until = Instant::now() + Duration::from_secs(5);
     while server.session().broker().refusals().len() < n {
-        assert!(Instant::now() < until, "the broker did not refuse {n} results within 5 s: {:?}", server.session().broker().refusals());
+        assert!(
+            Instant::now() < until,
+            "the broker did not refuse {n} results within 5 s: {:?}",
+            server.session().broker().refusals()
+        );
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
 }
@@ -233,7 +302,10 @@ async fn one_interactive_action_per_session_and_no_route_or_authority_gets_no_ov
     let first = call(&server, &route, "one", Mode::Highlight, json!({"targets": [target("t-1")]}), 30);
     let req = host_request(&mut ws).await;
     let second = result(call(&server, &route, "two", Mode::Highlight, json!({"targets": [target("t-1")]}), 30)).await;
-    assert_eq!((second["status"].as_str(), second["reason"].as_str()), (Some("unavailable"), Some("another UI action is pending")));
+    assert_eq!(
+        (second["status"].as_str(), second["reason"].as_str()),
+        (Some("unavailable"), Some("another UI action is pending"))
+    );
     host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
     assert_eq!(result(first).await["status"], "confirmed");
     // A stale delivery handle has no route.
@@ -274,7 +346,10 @@ async fn disconnect_ends_the_action_disconnected_and_a_new_socket_binds_again() 
     host_request(&mut ws).await;
     ws.close(None).await.unwrap();
     let r = result(rx).await;
-    assert_eq!((r["status"].as_str(), r["reason"].as_str(), r["request_id"].as_str()), (Some("disconnected"), Some("UI action route disconnected"), Some("before")));
+    assert_eq!(
+        (r["status"].as_str(), r["reason"].as_str(), r["request_id"].as_str()),
+        (Some("disconnected"), Some("UI action route disconnected"), Some("before"))
+    );
     assert!(server.session().broker().route(&sid).is_none(), "a closed socket is no route");
     let r = result(call(&server, &route, "between", Mode::Select, json!({"targets": [target("t-1")]}), 60)).await;
     assert_eq!(r["status"], "unavailable", "the old route is gone: {r}");
@@ -304,14 +379,30 @@ async fn a_newer_socket_binding_replaces_the_route_and_its_pending_action_ends_u
 async fn a_zero_target_select_with_capture_region_reaches_the_host() {
     let server = server().await;
     let (mut ws, _sid, route) = host_tab(&server, None, true).await;
-    let rx = call(&server, &route, "area", Mode::Select, json!({"targets": [], "capture_region": true, "allow_keyboard": false}), 30);
+    let rx = call(
+        &server,
+        &route,
+        "area",
+        Mode::Select,
+        json!({"targets": [], "capture_region": true, "allow_keyboard": false}),
+        30,
+    );
     let req = host_request(&mut ws).await;
-    assert_eq!((req["data"]["capture_region"].clone(), req["data"]["allow_keyboard"].clone(), req["data"]["targets"].clone()), (json!(true), json!(false), json!([])));
+    assert_eq!(
+        (req["data"]["capture_region"].clone(), req["data"]["allow_keyboard"].clone(), req["data"]["targets"].clone()),
+        (json!(true), json!(false), json!([]))
+    );
     host_send(&mut ws, &answer(&req, "cancelled", None)).await;
     assert_eq!(result(rx).await["status"], "cancelled");
 }
 
-fn try_call(server: &attention_harness::server::Server, route: &AgentRoute, call_id: &str, mode: Mode, args: Value) -> Result<Receiver<Value>, BrokerError> {
+fn try_call(
+    server: &attention_harness::server::Server,
+    route: &AgentRoute,
+    call_id: &str,
+    mode: Mode,
+    args: Value,
+) -> Result<Receiver<Value>, BrokerError> {
     server.session().request_ui_action(ActionCall {
         delivery_handle: route.delivery_handle.clone(),
         call_id: call_id.into(),
@@ -334,7 +425,8 @@ async fn a_repeated_call_id_gets_the_first_result_and_the_host_sees_one_request(
     let args = json!({"targets": [target("t-1")], "prompt": "This one?"});
     let first = call(&server, &route, "same", Mode::Confirm, args.clone(), 30);
     let req = host_request(&mut ws).await;
-    let again = try_call(&server, &route, "same", Mode::Confirm, args.clone()).expect("a repeat of a pending call waits for it");
+    let again = try_call(&server, &route, "same", Mode::Confirm, args.clone())
+        .expect("a repeat of a pending call waits for it");
     host_gets_nothing(&mut ws, 200).await;
     assert!(server.session().broker().is_pending(&route.session_id));
     host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
@@ -344,14 +436,22 @@ async fn a_repeated_call_id_gets_the_first_result_and_the_host_sees_one_request(
     // After the end: the same result again, and nothing reaches the Host.
     let spelled = json!({"targets": [target("t-1")], "prompt": "This one?", "allow_pointer": true, "allow_keyboard": true, "capture_region": false});
     for repeat in [args.clone(), spelled] {
-        let c = result(try_call(&server, &route, "same", Mode::Confirm, repeat).expect("a repeat of an ended call")).await;
+        let c =
+            result(try_call(&server, &route, "same", Mode::Confirm, repeat).expect("a repeat of an ended call")).await;
         assert_eq!(c, a, "a repeated call_id got another result");
     }
     host_gets_nothing(&mut ws, 200).await;
     assert_eq!(server.session().broker().sent().len(), 1, "the Host got more than one request");
     // The same call_id for another request is refused.
-    for (mode, other) in [(Mode::Confirm, json!({"targets": [target("t-2")]})), (Mode::Highlight, args.clone()), (Mode::Confirm, json!({"targets": [target("t-1")], "prompt": "This one?", "allow_pointer": false}))] {
-        assert_eq!(try_call(&server, &route, "same", mode, other).err(), Some(BrokerError::CallIdReused("same".into())));
+    for (mode, other) in [
+        (Mode::Confirm, json!({"targets": [target("t-2")]})),
+        (Mode::Highlight, args.clone()),
+        (Mode::Confirm, json!({"targets": [target("t-1")], "prompt": "This one?", "allow_pointer": false})),
+    ] {
+        assert_eq!(
+            try_call(&server, &route, "same", mode, other).err(),
+            Some(BrokerError::CallIdReused("same".into()))
+        );
     }
     // An argument error is cached as it is.
     let bad = json!({"targets": [target("t-1")], "prompt": 7});
@@ -372,19 +472,30 @@ async fn the_request_cache_keeps_1024_calls_and_refuses_the_1025th_until_they_ex
     let bad = json!({"targets": []});
     let mut first = Value::Null;
     for i in 0..attention_harness::server::session::ui_actions::REQUEST_CACHE {
-        let r = result(try_call(&server, &route, &format!("c-{i}"), Mode::Confirm, bad.clone()).unwrap_or_else(|e| panic!("call {i}: {e}"))).await;
+        let r = result(
+            try_call(&server, &route, &format!("c-{i}"), Mode::Confirm, bad.clone())
+                .unwrap_or_else(|e| panic!("call {i}: {e}")),
+        )
+        .await;
         assert_eq!(r["reason"], "targets are required");
         if i == 0 {
             first = r;
         }
     }
     assert_eq!(try_call(&server, &route, "c-1024", Mode::Confirm, bad.clone()).err(), Some(BrokerError::CacheFull));
-    assert_eq!(result(try_call(&server, &route, "c-0", Mode::Confirm, bad.clone()).unwrap()).await, first, "a kept call was forgotten");
+    assert_eq!(
+        result(try_call(&server, &route, "c-0", Mode::Confirm, bad.clone()).unwrap()).await,
+        first,
+        "a kept call was forgotten"
+    );
     // 119 s later they are all still kept; 121 s later none is.
     server.session().advance_clock_ms(119_000);
     assert_eq!(try_call(&server, &route, "c-1024", Mode::Confirm, bad.clone()).err(), Some(BrokerError::CacheFull));
     server.session().advance_clock_ms(2_000);
-    let r = result(try_call(&server, &route, "c-1024", Mode::Confirm, bad.clone()).expect("expired entries free the cache")).await;
+    let r = result(
+        try_call(&server, &route, "c-1024", Mode::Confirm, bad.clone()).expect("expired entries free the cache"),
+    )
+    .await;
     assert_eq!(r["reason"], "targets are required");
     let again = result(try_call(&server, &route, "c-0", Mode::Confirm, bad).unwrap()).await;
     assert_ne!(again["result_id"], first["result_id"], "an expired call was answered from the cache");
@@ -401,7 +512,8 @@ async fn two_agents_on_one_route_never_reuse_a_call_id() {
     let (mut ws, sid, _route) = host_tab(&server, None, true).await;
     for (i, t) in ["t-1", "t-2"].into_iter().enumerate() {
         let agent = Agent::bind(server.session(), &sid).expect("the tab is bound");
-        let pending = agent.confirm(&[target(t)], &ActionOptions::default()).unwrap_or_else(|e| panic!("agent {i}: {e}"));
+        let pending =
+            agent.confirm(&[target(t)], &ActionOptions::default()).unwrap_or_else(|e| panic!("agent {i}: {e}"));
         let req = host_request(&mut ws).await;
         assert_eq!(req["data"]["targets"][0]["target_id"], t);
         host_send(&mut ws, &answer(&req, "cancelled", None)).await;
@@ -420,7 +532,8 @@ async fn a_prepared_file_must_be_an_upload_of_the_session_or_the_result_becomes_
     let mut png = Vec::new();
     image::RgbaImage::new(1, 1).write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png).unwrap();
     let token = server.session().token().to_string();
-    let up = http(&server, "POST", &format!("/api/v1/uploads?session_id={sid}&name=cap.png"), Some(&token), &[], &png).await;
+    let up =
+        http(&server, "POST", &format!("/api/v1/uploads?session_id={sid}&name=cap.png"), Some(&token), &[], &png).await;
     assert_eq!(up.status, 201, "{}", up.json());
     let u = up.json()["upload"].clone();
     let real = json!({"uuid": u["uuid"], "name": u["name"], "mime_type": "image/png", "byte_size": u["byte_size"], "sha256": u["sha256"], "scope": "target"});
@@ -430,8 +543,17 @@ async fn a_prepared_file_must_be_an_upload_of_the_session_or_the_result_becomes_
     forged_hash["sha256"] = json!(format!("sha256:{}", "0".repeat(64)));
     let mut forged_shape = real.clone();
     forged_shape["byte_size"] = json!(1_048_577);
-    for (pf, expect) in [(forged_uuid, "error"), (forged_hash, "error"), (forged_shape, "error"), (real.clone(), "prepared")] {
-        let rx = call(&server, &route, &format!("call-cap-{}", rand_id()), Mode::CaptureVisual, json!({"targets": [target("t-1")]}), 30);
+    for (pf, expect) in
+        [(forged_uuid, "error"), (forged_hash, "error"), (forged_shape, "error"), (real.clone(), "prepared")]
+    {
+        let rx = call(
+            &server,
+            &route,
+            &format!("call-cap-{}", rand_id()),
+            Mode::CaptureVisual,
+            json!({"targets": [target("t-1")]}),
+            30,
+        );
         let req = host_request(&mut ws).await;
         assert_eq!(req["data"]["capture"], json!({}), "the capture object reaches the Host");
         let mut frame = answer(&req, "prepared", None);
@@ -442,7 +564,10 @@ async fn a_prepared_file_must_be_an_upload_of_the_session_or_the_result_becomes_
         if expect == "prepared" {
             assert_eq!(r["prepared_file"], real);
         } else {
-            assert!(r.get("prepared_file").is_none() && r["reason"].as_str().is_some_and(|x| x.contains("prepared_file")), "{r}");
+            assert!(
+                r.get("prepared_file").is_none() && r["reason"].as_str().is_some_and(|x| x.contains("prepared_file")),
+                "{r}"
+            );
         }
     }
 }
@@ -460,17 +585,32 @@ async fn a_tool_cancel_ends_the_pending_action_cancelled_once_and_tells_the_host
     let args = json!({"targets": [target("t-1")], "prompt": "This one?"});
     let rx = call(&server, &route, "tool-1", Mode::Confirm, args.clone(), 120);
     let req = host_request(&mut ws).await;
-    let waiting = try_call(&server, &route, "tool-1", Mode::Confirm, args.clone()).expect("a repeat of a pending call waits for it");
+    let waiting = try_call(&server, &route, "tool-1", Mode::Confirm, args.clone())
+        .expect("a repeat of a pending call waits for it");
     server.session().cancel_ui_action(&route.delivery_handle, "tool-1").expect("a pending call can be cancelled");
     let r = result(rx).await;
-    assert_eq!((r["status"].as_str(), r["reason"].as_str()), (Some("cancelled"), Some("tool request cancelled")), "{r}");
-    assert_eq!((&r["in_reply_to_action_id"], r["request_id"].as_str(), r["session_id"].as_str(), r["host_instance_id"].as_str()),
-        (&req["data"]["action_id"], Some("tool-1"), Some(sid.as_str()), Some(HOST)));
+    assert_eq!(
+        (r["status"].as_str(), r["reason"].as_str()),
+        (Some("cancelled"), Some("tool request cancelled")),
+        "{r}"
+    );
+    assert_eq!(
+        (
+            &r["in_reply_to_action_id"],
+            r["request_id"].as_str(),
+            r["session_id"].as_str(),
+            r["host_instance_id"].as_str()
+        ),
+        (&req["data"]["action_id"], Some("tool-1"), Some(sid.as_str()), Some(HOST))
+    );
     assert!(r.get("selected_target").is_none(), "{r}");
     assert_eq!(result(waiting).await, r, "the waiting repeat got another result");
     // The Host is told to close, with the action's identity only.
     let f = next_json(&mut ws).await;
-    assert_eq!(f, json!({"type": "session_ui_action_cancel", "session_id": sid, "data": {"action_id": req["data"]["action_id"], "request_id": "tool-1"}}));
+    assert_eq!(
+        f,
+        json!({"type": "session_ui_action_cancel", "session_id": sid, "data": {"action_id": req["data"]["action_id"], "request_id": "tool-1"}})
+    );
     assert!(!f.to_string().contains(&route.delivery_handle), "delivery_handle reached the Host: {f}");
     assert_eq!(server.session().broker().cancels_sent(), vec![f]);
     assert!(!server.session().broker().is_pending(&sid), "a cancelled action is still pending");
@@ -478,7 +618,11 @@ async fn a_tool_cancel_ends_the_pending_action_cancelled_once_and_tells_the_host
     host_send(&mut ws, &answer(&req, "confirmed", Some(target("t-1")))).await;
     wait_refusals(&server, 1).await;
     assert_eq!(server.session().broker().refusals()[0].error, "duplicate");
-    assert_eq!(result(try_call(&server, &route, "tool-1", Mode::Confirm, args).unwrap()).await, r, "the cached result changed");
+    assert_eq!(
+        result(try_call(&server, &route, "tool-1", Mode::Confirm, args).unwrap()).await,
+        r,
+        "the cached result changed"
+    );
     host_gets_nothing(&mut ws, 200).await;
     // The session is free: the next action reaches the Host and ends with its answer.
     let next = call(&server, &route, "tool-2", Mode::Select, json!({"targets": [target("t-1")]}), 30);
@@ -532,7 +676,11 @@ async fn cancelling_an_unknown_or_ended_call_is_a_typed_error_and_changes_nothin
     let rx = call(&server, &route, "pending", Mode::Confirm, t1.clone(), 30);
     let req = host_request(&mut ws).await;
     assert_eq!(cancel(&route.delivery_handle, "answered"), Err(BrokerError::CallFinished("answered".into())));
-    assert_eq!(cancel(&other.delivery_handle, "pending"), Err(BrokerError::UnknownCall("pending".into())), "another route's handle cancelled this call");
+    assert_eq!(
+        cancel(&other.delivery_handle, "pending"),
+        Err(BrokerError::UnknownCall("pending".into())),
+        "another route's handle cancelled this call"
+    );
     assert_eq!(cancel(&route.delivery_handle, "pending-other"), Err(BrokerError::UnknownCall("pending-other".into())));
     assert!(broker.is_pending(&sid), "a refused cancel ended the pending action");
     host_gets_nothing(&mut ws, 200).await;

@@ -28,7 +28,11 @@ async fn a_plain_message_gets_exactly_one_received_and_is_stored_without_runtime
     let server = server().await;
     let (mut ws, welcome) = join(&server, None).await;
     let sid = welcome["session_id"].as_str().unwrap().to_string();
-    let cmd = message("req-plain-1", "hello", json!({"runtime_context": {"attention": {"agent_actions_enabled": false, "host_instance_id": "host-1"}}}));
+    let cmd = message(
+        "req-plain-1",
+        "hello",
+        json!({"runtime_context": {"attention": {"agent_actions_enabled": false, "host_instance_id": "host-1"}}}),
+    );
     let reply = send(&mut ws, &cmd).await;
     assert_eq!(reply["type"], "received", "{reply}");
     let mid = reply["message_id"].as_str().unwrap();
@@ -56,7 +60,10 @@ async fn a_message_with_context_is_stored_atomically_with_its_attachment() {
     let stored = &server.session().messages(&sid).unwrap()[0];
     assert_eq!(stored.attachments.len(), 1);
     let a = &stored.attachments[0];
-    assert_eq!((a.attachment_id.as_str(), a.content_hash.as_str()), ("attachment-1", env["content_hash"].as_str().unwrap()));
+    assert_eq!(
+        (a.attachment_id.as_str(), a.content_hash.as_str()),
+        ("attachment-1", env["content_hash"].as_str().unwrap())
+    );
     let back: Value = serde_json::from_str(&a.envelope).unwrap();
     assert_eq!(back, env, "the stored envelope is the one sent");
     assert!(!a.inert);
@@ -69,13 +76,25 @@ async fn a_retry_with_the_same_payload_is_a_duplicate_and_a_changed_one_a_confli
     let sid = welcome["session_id"].as_str().unwrap().to_string();
     let first = send(&mut ws, &message("req-retry", "same", json!({"context_attachments": [envelope("a1")]}))).await;
     // A different tab binding does not make it a different payload.
-    let again = send(&mut ws, &message("req-retry", "same", json!({"context_attachments": [envelope("a1")], "runtime_context": {"attention": {}}}))).await;
+    let again = send(
+        &mut ws,
+        &message(
+            "req-retry",
+            "same",
+            json!({"context_attachments": [envelope("a1")], "runtime_context": {"attention": {}}}),
+        ),
+    )
+    .await;
     assert_eq!(again["type"], "received", "{again}");
     assert_eq!(again["message_id"], first["message_id"], "a duplicate answers the same message_id");
     assert_eq!(again["duplicate"], true);
     let before = counts(&server);
     let changed = send(&mut ws, &message("req-retry", "different", json!({}))).await;
-    assert_eq!((changed["success"].clone(), changed["code"].clone()), (json!(false), json!("request_conflict")), "{changed}");
+    assert_eq!(
+        (changed["success"].clone(), changed["code"].clone()),
+        (json!(false), json!("request_conflict")),
+        "{changed}"
+    );
     assert_eq!(counts(&server), before, "a conflict stores nothing");
     assert_eq!(server.session().messages(&sid).unwrap().len(), 1);
     assert_eq!(server.session().messages(&sid).unwrap()[0].text, "same");
@@ -174,7 +193,10 @@ async fn a_frame_of_32769_bytes_closes_the_socket_with_1009_and_stores_nothing()
     assert_eq!(close.map(|c| c.code), Some(CloseCode::Size), "close code 1009");
     assert_eq!(counts(&server), before, "nothing persisted");
     assert!(server.session().replies_to(&sid, "req-32769").is_empty());
-    assert_eq!(server.session().closes().iter().map(|c| (c.code, c.frame_bytes)).collect::<Vec<_>>(), vec![(1009, 32_769)]);
+    assert_eq!(
+        server.session().closes().iter().map(|c| (c.code, c.frame_bytes)).collect::<Vec<_>>(),
+        vec![(1009, 32_769)]
+    );
 }
 
 #[tokio::test]
@@ -186,7 +208,9 @@ async fn malformed_commands_get_their_codes_and_store_nothing() {
     assert_eq!((r["code"].clone(), r["success"].clone()), (json!("invalid_request"), json!(false)));
     let r = send(&mut ws, &json!({"type": "session_message", "data": {"text": "no id"}})).await;
     assert_eq!(r["code"], "invalid_request");
-    let r = send(&mut ws, &json!({"type": "session_message", "request_id": "r".repeat(129), "data": {"text": "long id"}})).await;
+    let r =
+        send(&mut ws, &json!({"type": "session_message", "request_id": "r".repeat(129), "data": {"text": "long id"}}))
+            .await;
     assert_eq!(r["code"], "invalid_request");
     let r = send(&mut ws, &json!({"type": "session_message", "request_id": "r1", "data": {"text": 5}})).await;
     assert_eq!((r["code"].clone(), r["request_id"].clone()), (json!("invalid_request"), json!("r1")));
@@ -207,7 +231,11 @@ async fn a_socket_rejoins_its_own_session_but_never_another_users() {
     // The retry on the new socket is the same message.
     assert_eq!(send(&mut again, &message("r1", "first", json!({}))).await["duplicate"], true);
     let foreign = server.session().create_session_for(attention_harness::server::session::Actor::Other).unwrap();
-    let url = format!("{}/api/v1/ws/join?token={}&session_id={foreign}", server.host_origin().replace("http://", "ws://"), server.session().token());
+    let url = format!(
+        "{}/api/v1/ws/join?token={}&session_id={foreign}",
+        server.host_origin().replace("http://", "ws://"),
+        server.session().token()
+    );
     match tokio_tungstenite::connect_async(&url).await {
         Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 404),
         other => panic!("expected 404, got {:?}", other.map(|_| "an open socket")),

@@ -102,7 +102,8 @@ impl PendingAction {
             .await
             .map_err(|_| AgentError::NoResult { call_id: self.call_id.clone(), waited: timeout })?
             .map_err(|_| AgentError::Dropped(self.call_id.clone()))?;
-        let status = serde_json::from_value(envelope["status"].clone()).map_err(|_| AgentError::Dropped(self.call_id.clone()))?;
+        let status = serde_json::from_value(envelope["status"].clone())
+            .map_err(|_| AgentError::Dropped(self.call_id.clone()))?;
         Ok(ActionResult {
             status,
             reason: envelope["reason"].as_str().map(str::to_string),
@@ -133,7 +134,12 @@ impl Agent {
     }
     /// `ui_action_capture_visual` with relay.md's `capture` object (`scope`, `region`,
     /// `allow_adjustment`, `allow_viewport_choice`, `format`).
-    pub fn capture_visual(&self, targets: &[Value], capture: Value, o: &ActionOptions) -> Result<PendingAction, AgentError> {
+    pub fn capture_visual(
+        &self,
+        targets: &[Value],
+        capture: Value,
+        o: &ActionOptions,
+    ) -> Result<PendingAction, AgentError> {
         let mut args = common_args(targets, o);
         args.insert("capture".into(), capture);
         self.ask_raw(Mode::CaptureVisual, Value::Object(args), o.ttl_secs)
@@ -145,7 +151,14 @@ impl Agent {
         static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         let call_id = format!("call-{}-{n}", &self.route.delivery_handle[..self.route.delivery_handle.len().min(12)]);
-        let call = ActionCall { delivery_handle: self.route.delivery_handle.clone(), call_id: call_id.clone(), session_id: self.route.session_id.clone(), mode, args, ttl_secs };
+        let call = ActionCall {
+            delivery_handle: self.route.delivery_handle.clone(),
+            call_id: call_id.clone(),
+            session_id: self.route.session_id.clone(),
+            mode,
+            args,
+            ttl_secs,
+        };
         let rx = self.session.request_ui_action(call.clone())?;
         Ok(PendingAction { call_id, rx, call })
     }

@@ -93,7 +93,11 @@ pub fn find_chromium() -> Result<PathBuf, BrowserError> {
 }
 
 /// [`find_chromium`] with its inputs explicit, so the search order is testable.
-pub fn find_chromium_in(chrome: Option<std::ffi::OsString>, fixed: &[&Path], path: &std::ffi::OsStr) -> Result<PathBuf, BrowserError> {
+pub fn find_chromium_in(
+    chrome: Option<std::ffi::OsString>,
+    fixed: &[&Path],
+    path: &std::ffi::OsStr,
+) -> Result<PathBuf, BrowserError> {
     if let Some(p) = chrome {
         let p = PathBuf::from(p);
         return if is_executable(&p) { Ok(p) } else { Err(BrowserError::BadChromeEnv(p)) };
@@ -168,7 +172,8 @@ impl Chromium {
                 return Err(BrowserError::NoDevtoolsUrl { after: LAUNCH_TIMEOUT, stderr: tail_text(&stderr_tail) });
             }
         };
-        let chromium = Arc::new(Chromium { pid, ws_url, profile, exited, exit_rx: Mutex::new(Some(exit_rx)), stderr_tail });
+        let chromium =
+            Arc::new(Chromium { pid, ws_url, profile, exited, exit_rx: Mutex::new(Some(exit_rx)), stderr_tail });
         CURRENT_PID.store(pid, Ordering::SeqCst);
         *CURRENT.lock().unwrap_or_else(|e| e.into_inner()) = Some(chromium.clone());
         Ok(chromium)

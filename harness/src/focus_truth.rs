@@ -50,9 +50,28 @@ impl Focused {
             return true;
         }
         let named = format!("{} {}", self.name, self.id).to_ascii_lowercase();
-        ["password", "passwd", "otp", "one-time", "card-number", "cardnumber", "cvv", "cvc", "secret", "token", "api-key", "apikey", "pin", "ssn"]
-            .iter()
-            .any(|w| named.split(|c: char| !c.is_ascii_alphanumeric() && c != '-').any(|part| part == *w || part.contains(w) && w.len() > 3))
+        [
+            "password",
+            "passwd",
+            "otp",
+            "one-time",
+            "card-number",
+            "cardnumber",
+            "cvv",
+            "cvc",
+            "secret",
+            "token",
+            "api-key",
+            "apikey",
+            "pin",
+            "ssn",
+        ]
+        .iter()
+        .any(|w| {
+            named
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '-')
+                .any(|part| part == *w || part.contains(w) && w.len() > 3)
+        })
     }
 
     /// What the spec says the runtime must report for this focus: a meaningful focus, a transfer
@@ -106,11 +125,16 @@ impl Host {
                     p
                 })
                 .await?;
-            let Some(mut object) = reply.pointer("/result/objectId").and_then(Value::as_str).map(str::to_string) else { continue };
+            let Some(mut object) = reply.pointer("/result/objectId").and_then(Value::as_str).map(str::to_string) else {
+                continue;
+            };
             // Follow shadow roots (open, closed, and the Web Fragment's own) down to the element.
             let mut owner_is_frame = false;
             for _ in 0..32 {
-                let node = frame.session.call("DOM.describeNode", json!({"objectId": object, "depth": 1, "pierce": true})).await?;
+                let node = frame
+                    .session
+                    .call("DOM.describeNode", json!({"objectId": object, "depth": 1, "pierce": true}))
+                    .await?;
                 let node = &node["node"];
                 let local = node["localName"].as_str().unwrap_or_default();
                 if local == "iframe" || local == "frame" {
@@ -205,7 +229,12 @@ impl Host {
         for f in frames.iter().skip(1).rev() {
             let id = f["id"].as_str().unwrap_or_default();
             if let Some(c) = self.tracked.lock().ok().and_then(|t| t.contexts.get(id).copied()) {
-                out.push(FrameAt { session: self.page.clone(), context: Some(c), url: f["url"].as_str().unwrap_or_default().to_string(), owner_frame_id: None });
+                out.push(FrameAt {
+                    session: self.page.clone(),
+                    context: Some(c),
+                    url: f["url"].as_str().unwrap_or_default().to_string(),
+                    owner_frame_id: None,
+                });
             }
         }
         let top_url = frames.first().and_then(|f| f["url"].as_str()).unwrap_or_default().to_string();

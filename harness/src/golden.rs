@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 /// Keys whose string values are occurrence ids that change on every run.
-const ID_KEYS: &[&str] = &["snapshot_id", "event_id", "target_id", "host_instance_id", "attachment_id", "selection_id", "capture_id"];
+const ID_KEYS: &[&str] =
+    &["snapshot_id", "event_id", "target_id", "host_instance_id", "attachment_id", "selection_id", "capture_id"];
 /// Keys whose values are measured times.
 const DURATION_KEYS: &[&str] = &["duration_ms", "realm_time_ms"];
 /// Keys derived from the content of an envelope (they change whenever an id does).
@@ -109,7 +110,9 @@ fn rewrite(v: &Value, key: Option<&str>, ids: &BTreeMap<String, String>) -> Valu
             }
             Value::String(normalize_ports(s))
         }
-        Value::Number(_) if key.is_some_and(|k| DURATION_KEYS.contains(&k) || DERIVED_KEYS.contains(&k)) => Value::from(0),
+        Value::Number(_) if key.is_some_and(|k| DURATION_KEYS.contains(&k) || DERIVED_KEYS.contains(&k)) => {
+            Value::from(0)
+        }
         other => other.clone(),
     }
 }
@@ -197,6 +200,9 @@ mod tests {
 
     #[test]
     fn ports_only_for_loopback_hosts() {
-        assert_eq!(normalize_ports("http://127.0.0.1:8080/x and http://example.com:81"), "http://127.0.0.1:<port>/x and http://example.com:81");
+        assert_eq!(
+            normalize_ports("http://127.0.0.1:8080/x and http://example.com:81"),
+            "http://127.0.0.1:<port>/x and http://example.com:81"
+        );
     }
 }

@@ -87,7 +87,11 @@ impl Harness {
             if !l.chromium.has_exited() && l.cdp.is_open() {
                 return Ok(l.cdp.clone());
             }
-            tracing::warn!("Chromium (pid {}) is gone; relaunching. Its last stderr:\n{}", l.chromium.pid, l.chromium.stderr_tail());
+            tracing::warn!(
+                "Chromium (pid {}) is gone; relaunching. Its last stderr:\n{}",
+                l.chromium.pid,
+                l.chromium.stderr_tail()
+            );
             let old = live.take();
             if let Some(old) = old {
                 tokio::task::spawn_blocking(move || old.chromium.terminate()).await.ok();
@@ -143,7 +147,13 @@ impl Harness {
     }
 
     /// Opens the reference Host with extra query parameters and emulation options (DPR).
-    pub async fn open_emulated(&self, layout: Layout, engine: Engine, query: &str, options: OpenOptions) -> Result<Host, HarnessError> {
+    pub async fn open_emulated(
+        &self,
+        layout: Layout,
+        engine: Engine,
+        query: &str,
+        options: OpenOptions,
+    ) -> Result<Host, HarnessError> {
         let mut url = self.host_url(layout, engine);
         if !query.is_empty() {
             url.push('&');

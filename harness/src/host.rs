@@ -172,7 +172,13 @@ pub struct Host {
 
 impl Host {
     /// Opens `url` in a fresh browser context on `cdp`'s browser.
-    pub async fn open_url(cdp: &Cdp, url: &str, child_origin: &str, layout: Layout, engine: Engine) -> Result<Host, HostError> {
+    pub async fn open_url(
+        cdp: &Cdp,
+        url: &str,
+        child_origin: &str,
+        layout: Layout,
+        engine: Engine,
+    ) -> Result<Host, HostError> {
         Self::open_url_with(cdp, url, child_origin, layout, engine, OpenOptions::default()).await
     }
 
@@ -193,7 +199,12 @@ impl Host {
             Err(e) => {
                 // Nothing of a Host that failed to open is left behind in the shared browser.
                 let _ = cdp
-                    .call_with_timeout("Target.disposeBrowserContext", None, json!({"browserContextId": context_id}), Duration::from_secs(5))
+                    .call_with_timeout(
+                        "Target.disposeBrowserContext",
+                        None,
+                        json!({"browserContextId": context_id}),
+                        Duration::from_secs(5),
+                    )
                     .await;
                 Err(e)
             }
@@ -222,17 +233,22 @@ impl Host {
 
         let tracked = Arc::new(Mutex::new(Tracked::default()));
         let mut events = cdp.events();
-        let watcher = AbortOnDrop(Some(tokio::spawn(watch(cdp.clone(), page.id.clone(), tracked.clone(), cdp.events()))));
+        let watcher =
+            AbortOnDrop(Some(tokio::spawn(watch(cdp.clone(), page.id.clone(), tracked.clone(), cdp.events()))));
 
         // Chromium runs one session's commands in order, so these are sent together: the same
         // effect as one after another, without waiting a round trip for each.
         let (w, h) = VIEWPORT;
-        let metrics = json!({"width": w, "height": h, "deviceScaleFactor": options.device_scale_factor, "mobile": false});
+        let metrics =
+            json!({"width": w, "height": h, "deviceScaleFactor": options.device_scale_factor, "mobile": false});
         tokio::try_join!(
             page.call("Page.enable", json!({})),
             page.call("Runtime.enable", json!({})),
             page.call("DOM.enable", json!({})),
-            page.call("Target.setAutoAttach", json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})),
+            page.call(
+                "Target.setAutoAttach",
+                json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})
+            ),
             page.call("Emulation.setDeviceMetricsOverride", metrics),
         )?;
         // The capture provider serves only Hosts whose agent actions are on (`actions=on`), the only
@@ -250,7 +266,9 @@ impl Host {
         let load = async {
             loop {
                 match events.recv().await {
-                    Ok(ev) if ev.method == "Page.loadEventFired" && ev.session_id.as_deref() == Some(&page.id) => return Ok(()),
+                    Ok(ev) if ev.method == "Page.loadEventFired" && ev.session_id.as_deref() == Some(&page.id) => {
+                        return Ok(())
+                    }
                     Ok(_) => {}
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
                     Err(_) => return Err(CdpError::Closed { method: "Page.loadEventFired".into() }),
@@ -312,9 +330,10 @@ impl Host {
         })()";
         match self.page.eval_in(expr, None, READY_TIMEOUT).await {
             Ok(v) => Ok(v),
-            Err(EvalError::Cdp(CdpError::Timeout { .. })) => {
-                Err(HostError::Timeout { what: "wippyAttention.ready() in the Host document".into(), after: READY_TIMEOUT })
-            }
+            Err(EvalError::Cdp(CdpError::Timeout { .. })) => Err(HostError::Timeout {
+                what: "wippyAttention.ready() in the Host document".into(),
+                after: READY_TIMEOUT,
+            }),
             Err(e) => Err(HostError::Eval { what: "wippyAttention.ready()".into(), source: e }),
         }
     }
@@ -486,7 +505,9 @@ impl Host {
 /// With `ATTENTION_METRICS=FILE`, appends each snapshot's `capture.duration_ms` to FILE (one
 /// number a line), so a whole suite's figures can be summarized afterwards.
 fn record_duration(snap: &Value) {
-    let (Some(path), Some(ms)) = (std::env::var_os("ATTENTION_METRICS"), snap.pointer("/capture/duration_ms").and_then(Value::as_f64)) else {
+    let (Some(path), Some(ms)) =
+        (std::env::var_os("ATTENTION_METRICS"), snap.pointer("/capture/duration_ms").and_then(Value::as_f64))
+    else {
         return;
     };
     use std::io::Write;
@@ -585,7 +606,11 @@ async fn watch(
                     let s = Some(child_sid.as_str());
                     let _ = cdp.call("Runtime.enable", s, json!({})).await;
                     let _ = cdp
-                        .call("Target.setAutoAttach", s, json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}))
+                        .call(
+                            "Target.setAutoAttach",
+                            s,
+                            json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
+                        )
                         .await;
                 });
             }
@@ -597,7 +622,9 @@ async fn watch(
             }
             "Target.targetInfoChanged" => {
                 let info = &ev.params["targetInfo"];
-                if let (Some(id), Some(url), Ok(mut t)) = (info["targetId"].as_str(), info["url"].as_str(), tracked.lock()) {
+                if let (Some(id), Some(url), Ok(mut t)) =
+                    (info["targetId"].as_str(), info["url"].as_str(), tracked.lock())
+                {
                     for c in t.children.iter_mut().filter(|c| c.target_id == id) {
                         c.url = url.to_string();
                     }
@@ -621,7 +648,12 @@ async fn watch(
                     .as_array()
                     .map(|a| {
                         a.iter()
-                            .map(|x| x.get("value").map(|v| v.to_string()).or_else(|| x["description"].as_str().map(str::to_string)).unwrap_or_default())
+                            .map(|x| {
+                                x.get("value")
+                                    .map(|v| v.to_string())
+                                    .or_else(|| x["description"].as_str().map(str::to_string))
+                                    .unwrap_or_default()
+                            })
                             .collect()
                     })
                     .unwrap_or_default();
@@ -632,7 +664,11 @@ async fn watch(
             }
             "Runtime.exceptionThrown" => {
                 let d = &ev.params["exceptionDetails"];
-                let text = d.pointer("/exception/description").and_then(Value::as_str).or(d["text"].as_str()).unwrap_or("exception");
+                let text = d
+                    .pointer("/exception/description")
+                    .and_then(Value::as_str)
+                    .or(d["text"].as_str())
+                    .unwrap_or("exception");
                 if let Ok(mut t) = tracked.lock() {
                     t.console.push(format!("[exception] {text}"));
                 }

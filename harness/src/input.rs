@@ -69,7 +69,8 @@ impl Host {
         for i in 1..=steps {
             let t = f64::from(i) / f64::from(steps);
             let (px, py) = (x0 + (x - x0) * t, y0 + (y - y0) * t);
-            let mut params = json!({"type": "mouseMoved", "x": px, "y": py, "buttons": buttons, "pointerType": "mouse"});
+            let mut params =
+                json!({"type": "mouseMoved", "x": px, "y": py, "buttons": buttons, "pointerType": "mouse"});
             if buttons != 0 {
                 params["button"] = json!("left");
             }
@@ -82,7 +83,10 @@ impl Host {
     /// Moves a pen (CDP `pointerType: "pen"`, no buttons) to (x, y) in one step.
     pub async fn pen_move_to(&self, x: f64, y: f64) -> Result<(), HostError> {
         self.page
-            .call("Input.dispatchMouseEvent", json!({"type": "mouseMoved", "x": x, "y": y, "buttons": 0, "pointerType": "pen"}))
+            .call(
+                "Input.dispatchMouseEvent",
+                json!({"type": "mouseMoved", "x": x, "y": y, "buttons": 0, "pointerType": "pen"}),
+            )
             .await?;
         *self.mouse.lock().unwrap_or_else(|e| e.into_inner()) = (x, y);
         Ok(())
@@ -211,7 +215,10 @@ impl Host {
                 )
                 .await?;
             self.page
-                .call("Input.dispatchKeyEvent", json!({"type": "keyUp", "key": s, "code": code, "windowsVirtualKeyCode": vk}))
+                .call(
+                    "Input.dispatchKeyEvent",
+                    json!({"type": "keyUp", "key": s, "code": code, "windowsVirtualKeyCode": vk}),
+                )
                 .await?;
         }
         Ok(())

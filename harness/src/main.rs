@@ -15,7 +15,11 @@ use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::{Engine, Harness, Host, Layout};
 
 #[derive(Parser)]
-#[command(name = "attention-harness", version, about = "Drives Chromium through the reference Host and checks the Attention runtime")]
+#[command(
+    name = "attention-harness",
+    version,
+    about = "Drives Chromium through the reference Host and checks the Attention runtime"
+)]
 struct Cli {
     /// The pages folder (reference Host, apps, runtime). Default: $ATTENTION_PAGES, else the repository's pages/.
     #[arg(long, global = true)]
@@ -99,8 +103,15 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Contract(cmd) => ExitCode::from(run_contract(&cmd).clamp(0, 255) as u8),
         Command::Serve { db, without_attention, refuse_uploads } => {
-            let db = db.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/attention-session/serve.sqlite"));
-            let options = SessionOptions { db: Some(db), capabilities_endpoint: !without_attention, uploads_enabled: !refuse_uploads, ..SessionOptions::default() };
+            let db = db.unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/attention-session/serve.sqlite")
+            });
+            let options = SessionOptions {
+                db: Some(db),
+                capabilities_endpoint: !without_attention,
+                uploads_enabled: !refuse_uploads,
+                ..SessionOptions::default()
+            };
             serve(pages, options)
         }
         Command::Verify { layout, engine, json, check } => {
@@ -163,7 +174,13 @@ struct Row {
     detail: String,
 }
 
-fn verify(h: &Harness, layouts: Vec<Layout>, engines: Vec<Engine>, as_json: bool, only: Option<&str>) -> Result<ExitCode, String> {
+fn verify(
+    h: &Harness,
+    layouts: Vec<Layout>,
+    engines: Vec<Engine>,
+    as_json: bool,
+    only: Option<&str>,
+) -> Result<ExitCode, String> {
     let selected: Vec<_> = checks::all().into_iter().filter(|c| only.is_none_or(|p| c.name.starts_with(p))).collect();
     let mut rows = Vec::new();
     for layout in layouts {
@@ -204,7 +221,14 @@ fn verify(h: &Harness, layouts: Vec<Layout>, engines: Vec<Engine>, as_json: bool
         println!("{:<8} {:<8} {:<w$} {:<6} detail", "layout", "engine", "check", "status");
         for r in &rows {
             let detail = r.detail.lines().next().unwrap_or("");
-            println!("{:<8} {:<8} {:<w$} {:<6} {}", r.layout.name(), r.engine.name(), r.check, if r.pass { "pass" } else { "FAIL" }, detail);
+            println!(
+                "{:<8} {:<8} {:<w$} {:<6} {}",
+                r.layout.name(),
+                r.engine.name(),
+                r.check,
+                if r.pass { "pass" } else { "FAIL" },
+                detail
+            );
         }
         println!("{} passed, {} failed", rows.len() - failed, failed);
     }
@@ -231,7 +255,14 @@ async fn resolve_point(host: &Host, point: &str) -> Result<(f64, f64), String> {
         .map_err(|e| format!("{e} (landmarks: boundary, left-leaf, right-leaf, oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer, ...)"))
 }
 
-fn snapshot(h: &Harness, layout: Layout, engine: Engine, point: &str, envelope: bool, picture: Option<PathBuf>) -> Result<ExitCode, String> {
+fn snapshot(
+    h: &Harness,
+    layout: Layout,
+    engine: Engine,
+    point: &str,
+    envelope: bool,
+    picture: Option<PathBuf>,
+) -> Result<ExitCode, String> {
     h.block_on(async {
         let host = h.open(layout, engine).await.map_err(|e| e.to_string())?;
         let result = async {
@@ -243,7 +274,11 @@ fn snapshot(h: &Harness, layout: Layout, engine: Engine, point: &str, envelope: 
                 std::fs::write(&path, drawn).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                 eprintln!("picture: {}", path.display());
             }
-            let out = if envelope { Value::Array(vec![host.envelope(&snap).await.map_err(|e| e.to_string())?]) } else { snap };
+            let out = if envelope {
+                Value::Array(vec![host.envelope(&snap).await.map_err(|e| e.to_string())?])
+            } else {
+                snap
+            };
             println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
             Ok(ExitCode::SUCCESS)
         }
@@ -300,7 +335,12 @@ fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
         println!("Session token: {}", server.session().token());
         for layout in Layout::ALL {
             for engine in Engine::ALL {
-                println!("  {:8} {:9} {}", layout.name(), engine.name(), server.host_url(&format!("/host/{layout}.html?engine={engine}")));
+                println!(
+                    "  {:8} {:9} {}",
+                    layout.name(),
+                    engine.name(),
+                    server.host_url(&format!("/host/{layout}.html?engine={engine}"))
+                );
             }
         }
         println!("Press Ctrl-C to stop.");

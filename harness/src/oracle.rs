@@ -115,7 +115,14 @@ impl Affine {
     /// the quad's first corner, (w, 0) to the second, (0, h) to the fourth. Scale, rotation, skew
     /// and translation all come from the quad; nothing is assumed.
     pub fn viewport_to_quad(w: f64, h: f64, q: &[f64]) -> Affine {
-        Affine { a: (q[2] - q[0]) / w, b: (q[3] - q[1]) / w, c: (q[6] - q[0]) / h, d: (q[7] - q[1]) / h, e: q[0], f: q[1] }
+        Affine {
+            a: (q[2] - q[0]) / w,
+            b: (q[3] - q[1]) / w,
+            c: (q[6] - q[0]) / h,
+            d: (q[7] - q[1]) / h,
+            e: q[0],
+            f: q[1],
+        }
     }
 
     /// A segment's `local_to_parent.matrix` (DOMMatrix, column-major 4x4), as a 2D map.
@@ -225,8 +232,14 @@ pub fn ax_states(properties: &Value) -> std::collections::BTreeMap<String, Strin
 /// the flat tree (slotted content where its slot is, shadow content as rendered, hidden content left
 /// out). `skip(text node)` leaves out text a summary never reads (the value and placeholder of form
 /// controls: the caller decides from the DOM).
-pub async fn ax_rendered_text(session: &Session, backend_node_id: i64, skip: impl Fn(i64) -> bool) -> Result<String, HostError> {
-    let r = session.call("Accessibility.queryAXTree", json!({"backendNodeId": backend_node_id, "role": "StaticText"})).await?;
+pub async fn ax_rendered_text(
+    session: &Session,
+    backend_node_id: i64,
+    skip: impl Fn(i64) -> bool,
+) -> Result<String, HostError> {
+    let r = session
+        .call("Accessibility.queryAXTree", json!({"backendNodeId": backend_node_id, "role": "StaticText"}))
+        .await?;
     let mut out = Vec::new();
     for n in r["nodes"].as_array().into_iter().flatten() {
         if n["ignored"].as_bool().unwrap_or(false) {
@@ -295,7 +308,11 @@ impl Host {
     pub async fn session_chain(&self, session_id: &str) -> Result<FrameChain, HostError> {
         if session_id == self.page.id {
             let (w, h) = self.viewport_size(&self.page, None).await?;
-            return Ok(FrameChain { to_host: Affine::IDENTITY, viewport: (w, h), clips: vec![BoxRect { x: 0.0, y: 0.0, width: w, height: h }] });
+            return Ok(FrameChain {
+                to_host: Affine::IDENTITY,
+                viewport: (w, h),
+                clips: vec![BoxRect { x: 0.0, y: 0.0, width: w, height: h }],
+            });
         }
         let child = self
             .child_targets()
@@ -360,7 +377,12 @@ impl Host {
         self.node_rect_in(&at.session, at.backend_node_id, &chain).await
     }
 
-    async fn node_rect_in(&self, session: &Session, backend_node_id: i64, chain: &FrameChain) -> Result<BoxRect, HostError> {
+    async fn node_rect_in(
+        &self,
+        session: &Session,
+        backend_node_id: i64,
+        chain: &FrameChain,
+    ) -> Result<BoxRect, HostError> {
         let model = session.call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id})).await?;
         Ok(BoxRect::from_quad(&chain.to_host.map_quad(&quad(&model["model"]["border"]))))
     }
@@ -374,7 +396,9 @@ impl Host {
         }
         let parent_chain = self.chain_of(at).await?;
         let ctx = self.tracked.lock().ok().and_then(|t| t.frame_contexts.get(&frame_id).cloned());
-        let Some((sid, ctx)) = ctx else { return Err(HostError::NoFrame(format!("frame {frame_id} has no main-world context"))) };
+        let Some((sid, ctx)) = ctx else {
+            return Err(HostError::NoFrame(format!("frame {frame_id} has no main-world context")));
+        };
         // An in-process frame: its nodes' quads are already in the local root, so its chain is the
         // parent's map with this frame's own viewport size and clip (for local_to_parent checks the
         // caller composes the owner's content quad, as for out-of-process frames).
@@ -417,7 +441,8 @@ impl Host {
             let Ok(r) = r else { return Ok(None) };
             let Some(id) = r["backendNodeId"].as_i64() else { return Ok(None) };
             let (name, frame) = chains.described(&session, id).await?;
-            let oop = (name == "IFRAME").then(|| self.child_targets().into_iter().find(|c| c.target_id == frame)).flatten();
+            let oop =
+                (name == "IFRAME").then(|| self.child_targets().into_iter().find(|c| c.target_id == frame)).flatten();
             match oop {
                 Some(child) => {
                     let chain = chains.chain(self, &child.session_id).await?;
@@ -499,7 +524,10 @@ impl FrameChains {
         }
         let desc = session.call("DOM.describeNode", json!({"backendNodeId": backend_node_id})).await?;
         let node = &desc["node"];
-        let d = (node["nodeName"].as_str().unwrap_or_default().to_string(), node["frameId"].as_str().unwrap_or_default().to_string());
+        let d = (
+            node["nodeName"].as_str().unwrap_or_default().to_string(),
+            node["frameId"].as_str().unwrap_or_default().to_string(),
+        );
         self.nodes.insert(key, d.clone());
         Ok(d)
     }
@@ -532,7 +560,15 @@ impl DomIndex {
     }
 
     pub fn from_tree(root: &Value) -> DomIndex {
-        let mut ix = DomIndex { nodes: HashMap::new(), flat_parent: HashMap::new(), slot_of: HashMap::new(), children: HashMap::new(), closed_hosts: Default::default(), tree_parent: HashMap::new(), frame_owner: HashMap::new() };
+        let mut ix = DomIndex {
+            nodes: HashMap::new(),
+            flat_parent: HashMap::new(),
+            slot_of: HashMap::new(),
+            children: HashMap::new(),
+            closed_hosts: Default::default(),
+            tree_parent: HashMap::new(),
+            frame_owner: HashMap::new(),
+        };
         ix.add(root, None);
         ix
     }
@@ -599,7 +635,10 @@ impl DomIndex {
     /// The slotted text children of `id` (text nodes some slot distributes).
     pub fn slotted_text_children(&self, id: i64) -> Vec<i64> {
         let kids = self.children.get(&id).map(Vec::as_slice).unwrap_or_default();
-        kids.iter().copied().filter(|c| self.nodes.get(c).is_some_and(|n| n["nodeType"] == 3) && self.slot_of.contains_key(c)).collect()
+        kids.iter()
+            .copied()
+            .filter(|c| self.nodes.get(c).is_some_and(|n| n["nodeType"] == 3) && self.slot_of.contains_key(c))
+            .collect()
     }
 
     pub fn local_name(&self, id: i64) -> String {
@@ -666,7 +705,13 @@ fn find_node(node: &Value, attr: &str, value: &str, frames: &mut Vec<i64>) -> Op
 }
 
 /// Every node under `node` whose `attr` starts with `prefix`: (value, backend node id, in-process frames).
-fn collect_nodes(node: &Value, attr: &str, prefix: &str, frames: &mut Vec<i64>, out: &mut Vec<(String, i64, Vec<i64>)>) {
+fn collect_nodes(
+    node: &Value,
+    attr: &str,
+    prefix: &str,
+    frames: &mut Vec<i64>,
+    out: &mut Vec<(String, i64, Vec<i64>)>,
+) {
     if let Some(attrs) = node["attributes"].as_array() {
         for pair in attrs.chunks(2) {
             if let (2, Some(v)) = (pair.len(), pair.get(1).and_then(Value::as_str)) {
@@ -796,12 +841,18 @@ mod tests {
         assert!(close(m.apply((100.0, 0.0)), (200.0, 200.0)));
         let inv = m.inverse().unwrap();
         assert!(close(inv.apply(m.apply((37.0, 11.0))), (37.0, 11.0)));
-        assert_eq!(m.map_rect(&BoxRect { x: 0.0, y: 0.0, width: 100.0, height: 50.0 }), BoxRect { x: 150.0, y: 100.0, width: 50.0, height: 100.0 });
+        assert_eq!(
+            m.map_rect(&BoxRect { x: 0.0, y: 0.0, width: 100.0, height: 50.0 }),
+            BoxRect { x: 150.0, y: 100.0, width: 50.0, height: 100.0 }
+        );
     }
 
     #[test]
     fn local_to_parent_column_major_reads_as_the_same_map() {
-        let m = Affine::from_column_major(&[1.5, 0.0, 0.0, 0.0, 0.0, 1.5, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 12.0, 34.0, 0.0, 1.0]).unwrap();
+        let m = Affine::from_column_major(&[
+            1.5, 0.0, 0.0, 0.0, 0.0, 1.5, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 12.0, 34.0, 0.0, 1.0,
+        ])
+        .unwrap();
         assert!(close(m.apply((2.0, 2.0)), (15.0, 37.0)));
         assert!(Affine::from_column_major(&[1.0; 6]).is_none());
         let off = Affine { e: 12.4, ..m };
@@ -813,9 +864,15 @@ mod tests {
         let chain = FrameChain {
             to_host: Affine::IDENTITY,
             viewport: (100.0, 100.0),
-            clips: vec![BoxRect { x: 0.0, y: 0.0, width: 1280.0, height: 720.0 }, BoxRect { x: 50.0, y: 50.0, width: 100.0, height: 100.0 }],
+            clips: vec![
+                BoxRect { x: 0.0, y: 0.0, width: 1280.0, height: 720.0 },
+                BoxRect { x: 50.0, y: 50.0, width: 100.0, height: 100.0 },
+            ],
         };
-        assert_eq!(chain.clip(&BoxRect { x: 40.0, y: 60.0, width: 30.0, height: 200.0 }), BoxRect { x: 50.0, y: 60.0, width: 20.0, height: 90.0 });
+        assert_eq!(
+            chain.clip(&BoxRect { x: 40.0, y: 60.0, width: 30.0, height: 200.0 }),
+            BoxRect { x: 50.0, y: 60.0, width: 20.0, height: 90.0 }
+        );
     }
 
     #[test]

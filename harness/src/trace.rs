@@ -155,11 +155,19 @@ impl Trace {
             if e["ph"].as_str() != Some("X") {
                 continue;
             }
-            let (Some(pid), Some(tid), Some(ts), Some(name)) = (e["pid"].as_i64(), e["tid"].as_i64(), e["ts"].as_f64(), e["name"].as_str()) else {
+            let (Some(pid), Some(tid), Some(ts), Some(name)) =
+                (e["pid"].as_i64(), e["tid"].as_i64(), e["ts"].as_f64(), e["name"].as_str())
+            else {
                 continue;
             };
             let dur = e["dur"].as_f64().unwrap_or(0.0);
-            let span = Span { name: name.to_string(), ts, dur, tdur: e["tdur"].as_f64().unwrap_or(dur), data: e["args"]["data"].clone() };
+            let span = Span {
+                name: name.to_string(),
+                ts,
+                dur,
+                tdur: e["tdur"].as_f64().unwrap_or(dur),
+                data: e["args"]["data"].clone(),
+            };
             threads.entry((pid, tid)).or_default().push(span);
         }
         for spans in threads.values_mut() {
@@ -253,13 +261,20 @@ mod tests {
             dispatch(151.0, 3.0, "mousemove"),
             call(151.5, 1.0, RT, "F"),
         ]);
-        assert_eq!(trace.listener_costs("pointermove", "F", RUNTIME_SCRIPT), vec![Cost { wall_us: 24.0, thread_us: 12.0 }]);
-        assert!(trace.listener_costs("pointermove", "G", RUNTIME_SCRIPT).is_empty(), "another frame's listeners are not ours");
+        assert_eq!(
+            trace.listener_costs("pointermove", "F", RUNTIME_SCRIPT),
+            vec![Cost { wall_us: 24.0, thread_us: 12.0 }]
+        );
+        assert!(
+            trace.listener_costs("pointermove", "G", RUNTIME_SCRIPT).is_empty(),
+            "another frame's listeners are not ours"
+        );
     }
 
     #[test]
     fn a_dispatch_without_the_runtime_is_not_counted() {
-        let trace = Trace::new(vec![dispatch(100.0, 50.0, "pointermove"), call(101.0, 20.0, "http://x/host/host.js", "F")]);
+        let trace =
+            Trace::new(vec![dispatch(100.0, 50.0, "pointermove"), call(101.0, 20.0, "http://x/host/host.js", "F")]);
         assert!(trace.listener_costs("pointermove", "F", RUNTIME_SCRIPT).is_empty());
     }
 
@@ -272,7 +287,8 @@ mod tests {
             dispatch(10.0, 30.0, "pointermove"),
             call(11.0, 20.0, RT, "F"),
         ]);
-        let mut costs: Vec<f64> = trace.listener_costs("pointermove", "F", RUNTIME_SCRIPT).iter().map(|c| c.wall_us).collect();
+        let mut costs: Vec<f64> =
+            trace.listener_costs("pointermove", "F", RUNTIME_SCRIPT).iter().map(|c| c.wall_us).collect();
         costs.sort_by(f64::total_cmp);
         assert_eq!(costs, vec![20.0, 90.0]);
     }
@@ -291,12 +307,12 @@ mod tests {
     #[test]
     fn top_level_calls_are_the_ones_no_event_contains() {
         let trace = Trace::new(vec![
-            call(0.0, 7.0, RT, "F"),                         // a message listener
-            x("TimerFire", 10.0, 10.0, json!({})),          // a timer's callback is not counted
+            call(0.0, 7.0, RT, "F"),               // a message listener
+            x("TimerFire", 10.0, 10.0, json!({})), // a timer's callback is not counted
             call(11.0, 5.0, RT, "F"),
             dispatch(30.0, 10.0, "pointermove"),
             call(31.0, 5.0, RT, "F"),
-            call(50.0, 3.0, RT, "G"),                        // another frame
+            call(50.0, 3.0, RT, "G"),                      // another frame
             call(60.0, 2.0, "http://x/host/host.js", "F"), // another script
         ]);
         assert_eq!(trace.top_level_calls("F", RUNTIME_SCRIPT), vec![Cost { wall_us: 7.0, thread_us: 3.5 }]);

@@ -60,7 +60,13 @@ pub fn set_content(env: &mut Value, content: &str) {
 pub fn candidate(target_id: &str, segments: usize, sample: &str) -> Value {
     let path: Vec<Value> = (0..segments)
         .map(|i| {
-            let kind = if i == 0 { "host" } else if i + 1 == segments { "element" } else { "web-component" };
+            let kind = if i == 0 {
+                "host"
+            } else if i + 1 == segments {
+                "element"
+            } else {
+                "web-component"
+            };
             json!({"kind": kind, "mount_id": format!("m{i}"), "generation": 0})
         })
         .collect();

@@ -31,7 +31,8 @@ pub struct Resp {
 
 impl Resp {
     pub fn json(&self) -> Value {
-        serde_json::from_slice(&self.body).unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("body is not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
     }
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
@@ -43,10 +44,18 @@ impl Resp {
 }
 
 /// One HTTP/1.1 request to the Host site; `token` becomes `Authorization: Bearer`.
-pub async fn http(server: &Server, method: &str, path: &str, token: Option<&str>, headers: &[(&str, &str)], body: &[u8]) -> Resp {
+pub async fn http(
+    server: &Server,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Resp {
     let addr = server.host_origin().trim_start_matches("http://").to_string();
     let mut stream = TcpStream::connect(&addr).await.expect("connect to the Host site");
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
     if let Some(t) = token {
         req.push_str(&format!("Authorization: Bearer {t}\r\n"));
     }
@@ -88,7 +97,11 @@ pub type Ws = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStre
 
 /// Joins the Session socket; returns the socket and the welcome frame.
 pub async fn join(server: &Server, session_id: Option<&str>) -> (Ws, Value) {
-    let mut url = format!("{}/api/v1/ws/join?token={}", server.host_origin().replace("http://", "ws://"), server.session().token());
+    let mut url = format!(
+        "{}/api/v1/ws/join?token={}",
+        server.host_origin().replace("http://", "ws://"),
+        server.session().token()
+    );
     if let Some(id) = session_id {
         url.push_str(&format!("&session_id={id}"));
     }
@@ -101,7 +114,11 @@ pub async fn join(server: &Server, session_id: Option<&str>) -> (Ws, Value) {
 /// The next text frame as JSON.
 pub async fn next_json(ws: &mut Ws) -> Value {
     loop {
-        let msg = tokio::time::timeout(TIMEOUT, ws.next()).await.expect("a frame within the timeout").expect("socket open").expect("frame");
+        let msg = tokio::time::timeout(TIMEOUT, ws.next())
+            .await
+            .expect("a frame within the timeout")
+            .expect("socket open")
+            .expect("frame");
         if let Message::Text(t) = msg {
             return serde_json::from_str(&t).unwrap();
         }
@@ -124,9 +141,17 @@ pub fn counts(server: &Server) -> Counts {
 
 /// A valid `wippy.attention` v1 envelope (the spec's fixture payload) with this attachment id.
 pub fn envelope(attachment_id: &str) -> Value {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-payload.json")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-payload.json"))
+        .unwrap();
     let payload: Value = serde_json::from_str(&text).unwrap();
-    let env = attention_harness::attention::Envelope::seal(attachment_id, "wippy.attention", 1, "2026-09-04T12:00:00.000Z", &payload).unwrap();
+    let env = attention_harness::attention::Envelope::seal(
+        attachment_id,
+        "wippy.attention",
+        1,
+        "2026-09-04T12:00:00.000Z",
+        &payload,
+    )
+    .unwrap();
     serde_json::to_value(env).unwrap()
 }
 

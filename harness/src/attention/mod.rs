@@ -472,7 +472,10 @@ impl Envelope {
     /// JSON, canonical form), and return the decoded payload.
     pub fn verify(&self) -> Result<Value, EnvelopeError> {
         if self.content.len() as u64 != self.content_bytes {
-            return Err(EnvelopeError::ContentSizeMismatch { declared: self.content_bytes, actual: self.content.len() });
+            return Err(EnvelopeError::ContentSizeMismatch {
+                declared: self.content_bytes,
+                actual: self.content.len(),
+            });
         }
         let h = self.content_hash.as_bytes();
         if h.len() != 71 || !self.content_hash.starts_with("sha256:") || !h[7..].iter().all(|b| b.is_ascii_hexdigit()) {
@@ -482,7 +485,8 @@ impl Envelope {
         if actual != self.content_hash {
             return Err(EnvelopeError::ContentHashMismatch { declared: self.content_hash.clone(), actual });
         }
-        let payload: Value = crate::contract::json::parse(&self.content).map_err(|e| EnvelopeError::InvalidJson(e.to_string()))?;
+        let payload: Value =
+            crate::contract::json::parse(&self.content).map_err(|e| EnvelopeError::InvalidJson(e.to_string()))?;
         let canonical = canonical_json(&payload).map_err(EnvelopeError::NoCanonicalForm)?;
         if canonical != self.content {
             return Err(EnvelopeError::NoncanonicalContent);
@@ -552,4 +556,3 @@ mod tests {
         assert_eq!(c.summary, Summary::default());
     }
 }
-

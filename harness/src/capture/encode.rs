@@ -119,11 +119,14 @@ mod tests {
     fn redaction_paints_only_inside_the_rects_and_counts_those_that_touch() {
         let mut img = sample(20, 10);
         let before = img.clone();
-        let n = paint_redactions(&mut img, &[
-            PixelRect { x0: 2, y0: 1, x1: 5, y1: 4 },
-            PixelRect { x0: 18, y0: 8, x1: 40, y1: 40 },
-            PixelRect { x0: 30, y0: 0, x1: 40, y1: 5 },
-        ]);
+        let n = paint_redactions(
+            &mut img,
+            &[
+                PixelRect { x0: 2, y0: 1, x1: 5, y1: 4 },
+                PixelRect { x0: 18, y0: 8, x1: 40, y1: 40 },
+                PixelRect { x0: 30, y0: 0, x1: 40, y1: 5 },
+            ],
+        );
         assert_eq!(n, 2);
         for (x, y, p) in img.enumerate_pixels() {
             let inside = (2..5).contains(&x) && (1..4).contains(&y) || x >= 18 && y >= 8;

@@ -210,7 +210,10 @@ mod tests {
             for h in [1, 2, 3, 719, 1440, 2047, 2048, 2049, 3001, w - 1, w, w + 1] {
                 let f = fit_scale(w, h);
                 assert_eq!(check_dimensions(f.width, f.height), Ok(()), "{w}x{h} -> {f:?}");
-                assert!(f.width == MAX_DIMENSION || f.height == MAX_DIMENSION, "{w}x{h} -> {f:?} does not reach the limit");
+                assert!(
+                    f.width == MAX_DIMENSION || f.height == MAX_DIMENSION,
+                    "{w}x{h} -> {f:?} does not reach the limit"
+                );
                 assert!(f.scale < 1.0);
             }
         }
@@ -223,6 +226,9 @@ mod tests {
         // 10*0.8 = 8, 11*0.8 = 8.8, 21*0.8 = 16.8, 30*0.8 = 24: floor / ceil, then one more pixel.
         assert_eq!(scale_outward(&r, 0.8, 100, 100), PixelRect { x0: 7, y0: 7, x1: 18, y1: 25 });
         // Clamped to the image.
-        assert_eq!(scale_outward(&PixelRect { x0: 0, y0: 0, x1: 125, y1: 5 }, 0.8, 100, 100), PixelRect { x0: 0, y0: 0, x1: 100, y1: 5 });
+        assert_eq!(
+            scale_outward(&PixelRect { x0: 0, y0: 0, x1: 125, y1: 5 }, 0.8, 100, 100),
+            PixelRect { x0: 0, y0: 0, x1: 100, y1: 5 }
+        );
     }
 }

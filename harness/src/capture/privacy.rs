@@ -14,8 +14,9 @@ static SENSITIVE_NAME: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"(?i)(pass(word|wd|code|phrase)?|pwd|one[-_ ]?time|otp|totp|mfa|2fa|card[-_ ]?(number|num|no)|cc[-_ ]?(num|number|csc|cvc|cvv|exp)|cvv|cvc|csc|security[-_ ]?code|secret|api[-_ ]?key|token|credential|ssn|(^|[^a-z])pin([^a-z]|$))")
         .expect("valid regex")
 });
-static SENSITIVE_AUTOCOMPLETE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(one-time-code|current-password|new-password|cc-[a-z-]+|webauthn)").expect("valid regex"));
+static SENSITIVE_AUTOCOMPLETE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(one-time-code|current-password|new-password|cc-[a-z-]+|webauthn)").expect("valid regex")
+});
 
 /// Why an element is covered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -56,8 +57,10 @@ pub fn classify(node: &Value) -> Option<Reason> {
     if SENSITIVE_AUTOCOMPLETE.is_match(&ac) {
         return Some(Reason::Sensitive);
     }
-    let numeric_label = if attr(node, "inputmode") == Some("numeric") { attr(node, "aria-label").unwrap_or_default() } else { "" };
-    let names = [attr(node, "name").unwrap_or_default(), attr(node, "id").unwrap_or_default(), &ac, numeric_label].join(" ");
+    let numeric_label =
+        if attr(node, "inputmode") == Some("numeric") { attr(node, "aria-label").unwrap_or_default() } else { "" };
+    let names =
+        [attr(node, "name").unwrap_or_default(), attr(node, "id").unwrap_or_default(), &ac, numeric_label].join(" ");
     SENSITIVE_NAME.is_match(&names).then_some(Reason::Sensitive)
 }
 

@@ -126,7 +126,10 @@ impl CaptureProvider {
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(_) => return,
                 };
-                if ev.method != "Runtime.bindingCalled" || ev.session_id.as_deref() != Some(view.page.id.as_str()) || ev.params["name"] != BINDING {
+                if ev.method != "Runtime.bindingCalled"
+                    || ev.session_id.as_deref() != Some(view.page.id.as_str())
+                    || ev.params["name"] != BINDING
+                {
                     continue;
                 }
                 // Only the Host realm (the top frame's main world) may ask for pixels.
@@ -135,7 +138,8 @@ impl CaptureProvider {
                 if context.is_none() || context != top {
                     continue;
                 }
-                let (view, c, r, payload) = (view.clone(), c.clone(), r.clone(), ev.params["payload"].as_str().unwrap_or_default().to_string());
+                let (view, c, r, payload) =
+                    (view.clone(), c.clone(), r.clone(), ev.params["payload"].as_str().unwrap_or_default().to_string());
                 tokio::spawn(async move {
                     let hook = c.lock().ok().and_then(|mut c| c.before_capture.take());
                     let (formats, refusal) = c.lock().map(|c| (c.formats.clone(), c.refusal)).unwrap_or_default();
@@ -174,7 +178,13 @@ struct Request {
 }
 
 /// Serves one request: (request id, answer JSON, record).
-async fn serve(host: &Host, payload: &str, formats: &[Format], refusal: Option<Refusal>, hook: Option<(crate::host::Frame, String)>) -> (u64, Value, CaptureRecord) {
+async fn serve(
+    host: &Host,
+    payload: &str,
+    formats: &[Format],
+    refusal: Option<Refusal>,
+    hook: Option<(crate::host::Frame, String)>,
+) -> (u64, Value, CaptureRecord) {
     let mut record = CaptureRecord {
         id: 0,
         status: "error".into(),
@@ -243,7 +253,8 @@ async fn capture(
         .map_err(|e| ("error", format!("cannot read the viewport: {e}")))?;
     let dpr = page["dpr"].as_f64().unwrap_or(1.0);
     record.device_scale_factor = dpr;
-    let viewport = CssRect { x: 0.0, y: 0.0, width: page["w"].as_f64().unwrap_or(0.0), height: page["h"].as_f64().unwrap_or(0.0) };
+    let viewport =
+        CssRect { x: 0.0, y: 0.0, width: page["w"].as_f64().unwrap_or(0.0), height: page["h"].as_f64().unwrap_or(0.0) };
     let px = covering_pixels(&req.clip, dpr).intersect(&covering_pixels(&viewport, dpr));
     if px.is_empty() {
         return Err(("error", "the approved area is outside the viewport".into()));
@@ -254,7 +265,10 @@ async fn capture(
     let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": fit.scale});
     let shot = host
         .page
-        .call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true, "captureBeyondViewport": false}))
+        .call(
+            "Page.captureScreenshot",
+            json!({"format": "png", "clip": clip, "fromSurface": true, "captureBeyondViewport": false}),
+        )
         .await
         .map_err(|e| ("error", format!("screenshot failed: {e}")))?;
     let png = base64::engine::general_purpose::STANDARD
@@ -264,7 +278,17 @@ async fn capture(
         .map_err(|e| ("error", format!("screenshot does not decode: {e}")))?
         .to_rgba8();
     if (img.width(), img.height()) != (fit.width, fit.height) {
-        return Err(("error", format!("screenshot is {}x{} px, the clip covers {}x{} at scale {}", img.width(), img.height(), fit.width, fit.height, fit.scale)));
+        return Err((
+            "error",
+            format!(
+                "screenshot is {}x{} px, the clip covers {}x{} at scale {}",
+                img.width(),
+                img.height(),
+                fit.width,
+                fit.height,
+                fit.scale
+            ),
+        ));
     }
     check_dimensions(img.width(), img.height()).map_err(|e| ("error", e.to_string()))?;
     let covered = privacy_rects(host).await.map_err(|e| ("error", format!("cannot read the page's privacy: {e}")))?;
@@ -294,12 +318,17 @@ async fn capture(
 /// is what is under test and may be wrong), then by a fresh runtime snapshot (identity), and the
 /// two agree on the element. Returns the runtime's answer (its `snapshot_id`).
 async fn check_target(host: &Host, target: &Value, approved: &CssRect) -> Result<Value, Refused> {
-    let tags = match elements_at(host, approved, MOVE_TOLERANCE).await.map_err(|e| ("error", format!("cannot read Chromium's geometry: {e}")))? {
+    let tags = match elements_at(host, approved, MOVE_TOLERANCE)
+        .await
+        .map_err(|e| ("error", format!("cannot read Chromium's geometry: {e}")))?
+    {
         AtApproved::Found(tags) => tags,
         AtApproved::Missing { nearest } => {
             let at = format!("({}, {}, {} x {})", approved.x, approved.y, approved.width, approved.height);
             let hit = match nearest {
-                Some((tag, r)) => format!("the element hit there is <{tag}> at ({}, {}, {} x {})", r.x, r.y, r.width, r.height),
+                Some((tag, r)) => {
+                    format!("the element hit there is <{tag}> at ({}, {}, {} x {})", r.x, r.y, r.width, r.height)
+                }
                 None => "nothing is hit there".to_string(),
             };
             return Err(("stale", format!("target moved from the approved rect: in Chromium's box model no element has the approved rect {at}; {hit}")));
@@ -308,7 +337,13 @@ async fn check_target(host: &Host, target: &Value, approved: &CssRect) -> Result
     let now = revalidate(host, target, approved).await?;
     let tag = now["tag"].as_str().unwrap_or_default();
     if !tags.iter().any(|t| t == tag) {
-        return Err(("stale", format!("the runtime's target <{tag}> is not the element Chromium has at the approved rect ({})", tags.join(", "))));
+        return Err((
+            "stale",
+            format!(
+                "the runtime's target <{tag}> is not the element Chromium has at the approved rect ({})",
+                tags.join(", ")
+            ),
+        ));
     }
     Ok(now)
 }
@@ -340,9 +375,10 @@ async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<V
     if r["path_digest"] != target["path_digest"] {
         return Err(stale("target path changed"));
     }
-    let moved = ["x", "y", "width", "height"].iter().zip([approved.x, approved.y, approved.width, approved.height]).any(|(k, a)| {
-        r["rect"][*k].as_f64().is_none_or(|v| (v - a).abs() > MOVE_TOLERANCE)
-    });
+    let moved = ["x", "y", "width", "height"]
+        .iter()
+        .zip([approved.x, approved.y, approved.width, approved.height])
+        .any(|(k, a)| r["rect"][*k].as_f64().is_none_or(|v| (v - a).abs() > MOVE_TOLERANCE));
     if moved {
         return Err(stale("target moved from the approved rect"));
     }
@@ -352,7 +388,9 @@ async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<V
 /// Every covered element of every frame, as its visible border box in Host-viewport CSS px.
 async fn privacy_rects(host: &Host) -> Result<Vec<(Reason, BoxRect)>, crate::host::HostError> {
     let mut sessions = vec![host.page.clone()];
-    sessions.extend(host.child_targets().into_iter().map(|c| crate::cdp::Session { cdp: host.cdp.clone(), id: c.session_id }));
+    sessions.extend(
+        host.child_targets().into_iter().map(|c| crate::cdp::Session { cdp: host.cdp.clone(), id: c.session_id }),
+    );
     let mut out = Vec::new();
     for session in sessions {
         let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;

@@ -119,9 +119,14 @@ impl Cdp {
     }
 
     /// Sends a typed chromiumoxide command, serialized as Chromium expects it.
-    pub async fn send<C: chromiumoxide::types::Command>(&self, session_id: Option<&str>, cmd: &C) -> Result<Value, CdpError> {
+    pub async fn send<C: chromiumoxide::types::Command>(
+        &self,
+        session_id: Option<&str>,
+        cmd: &C,
+    ) -> Result<Value, CdpError> {
         let method = cmd.identifier().to_string();
-        let params = serde_json::to_value(cmd).map_err(|e| CdpError::Encode { method: method.clone(), reason: e.to_string() })?;
+        let params = serde_json::to_value(cmd)
+            .map_err(|e| CdpError::Encode { method: method.clone(), reason: e.to_string() })?;
         self.call(&method, session_id, params).await
     }
 

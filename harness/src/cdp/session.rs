@@ -43,7 +43,12 @@ impl Session {
     }
 
     /// Evaluates in a given execution context (a same-process frame's main world), with a timeout.
-    pub async fn eval_in(&self, expression: &str, context_id: Option<i64>, timeout: Duration) -> Result<Value, EvalError> {
+    pub async fn eval_in(
+        &self,
+        expression: &str,
+        context_id: Option<i64>,
+        timeout: Duration,
+    ) -> Result<Value, EvalError> {
         let mut params = json!({"expression": expression, "awaitPromise": true, "returnByValue": true});
         if let Some(id) = context_id {
             params["contextId"] = json!(id);

@@ -23,10 +23,25 @@ pub fn require_action_ref(snap: &Value, cand: &Value) -> anyhow::Result<Value> {
     let what = cand["target_id"].as_str().unwrap_or("?");
     let r = cand.get("action_ref").with_context(|| format!("candidate {what} has no action_ref"))?;
     let leaf = cand["path"].as_array().and_then(|p| p.last()).context("candidate without path")?;
-    ensure!(r["snapshot_id"] == snap["snapshot_id"], "{what}: action_ref snapshot_id {} != {}", r["snapshot_id"], snap["snapshot_id"]);
-    ensure!(r["host_instance_id"] == snap["host_instance_id"], "{what}: action_ref host_instance_id differs from the snapshot's");
+    ensure!(
+        r["snapshot_id"] == snap["snapshot_id"],
+        "{what}: action_ref snapshot_id {} != {}",
+        r["snapshot_id"],
+        snap["snapshot_id"]
+    );
+    ensure!(
+        r["host_instance_id"] == snap["host_instance_id"],
+        "{what}: action_ref host_instance_id differs from the snapshot's"
+    );
     ensure!(r["target_id"] == cand["target_id"], "{what}: action_ref target_id {}", r["target_id"]);
-    ensure!(r["mount_id"] == leaf["mount_id"] && r["generation"] == leaf["generation"], "{what}: action_ref mount {}/{} is not the leaf segment's {}/{}", r["mount_id"], r["generation"], leaf["mount_id"], leaf["generation"]);
+    ensure!(
+        r["mount_id"] == leaf["mount_id"] && r["generation"] == leaf["generation"],
+        "{what}: action_ref mount {}/{} is not the leaf segment's {}/{}",
+        r["mount_id"],
+        r["generation"],
+        leaf["mount_id"],
+        leaf["generation"]
+    );
     ensure!(r["rect"] == cand["rect"], "{what}: action_ref rect {} != candidate rect {}", r["rect"], cand["rect"]);
     let semantic = path_digest(&cand["path"])?;
     ensure!(
@@ -63,14 +78,23 @@ pub async fn action_refs_match_the_contract(host: &Host, deeper: Leaf) -> anyhow
             let eligible = c["path"].as_array().and_then(|p| p.last()).is_some_and(|l| l["kind"] == "element")
                 && c["rect"]["width"].as_f64().unwrap_or(0.0) > 0.0
                 && c["rect"]["height"].as_f64().unwrap_or(0.0) > 0.0;
-            ensure!(eligible == c.get("action_ref").is_some(), "candidate {} eligible={eligible} but action_ref present={}", c["target_id"], c.get("action_ref").is_some());
+            ensure!(
+                eligible == c.get("action_ref").is_some(),
+                "candidate {} eligible={eligible} but action_ref present={}",
+                c["target_id"],
+                c.get("action_ref").is_some()
+            );
             if eligible {
                 require_action_ref(s, c)?;
                 checked += 1;
             }
         }
     }
-    Ok(format!("{checked} action_refs equal the contract's fields and semantic path_digest; {} leaf digest {}", deeper.landmark(), leaf["path_digest"]))
+    Ok(format!(
+        "{checked} action_refs equal the contract's fields and semantic path_digest; {} leaf digest {}",
+        deeper.landmark(),
+        leaf["path_digest"]
+    ))
 }
 
 /// With agent actions off (the Host default): no candidate carries an `action_ref`.
@@ -86,17 +110,16 @@ pub async fn no_action_refs_when_disabled(host: &Host) -> anyhow::Result<String>
 
 // ---- Host-owned overlay, end to end (operational verification item 5) ---------------------------
 
-
 use std::time::Duration;
 
 use serde_json::json;
 
 use super::focus::await_truth;
-use crate::server::session::ui_actions::Mode;
 use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of};
 use super::{leaf_log, wait_for, Poll, POINTER_TIMEOUT};
 use crate::agent::{ActionOptions, ActionResult, Agent, Status};
 use crate::input::Key;
+use crate::server::session::ui_actions::Mode;
 
 const RESULT_WAIT: Duration = Duration::from_secs(15);
 
@@ -123,8 +146,16 @@ pub async fn await_overlay(host: &Host, open: bool) -> anyhow::Result<()> {
     let what = if open { "the Host overlay opening" } else { "the Host overlay closing" };
     wait_for(host, what, POINTER_TIMEOUT, || async move {
         // Open means painted (`data-wippy-attention-ready`); closed means no overlay element at all.
-        let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?.as_u64().unwrap_or(0);
-        let ready = host.eval("document.querySelectorAll('[data-wippy-attention-overlay][data-wippy-attention-ready]').length").await?.as_u64().unwrap_or(0);
+        let n = host
+            .eval("document.querySelectorAll('[data-wippy-attention-overlay]').length")
+            .await?
+            .as_u64()
+            .unwrap_or(0);
+        let ready = host
+            .eval("document.querySelectorAll('[data-wippy-attention-overlay][data-wippy-attention-ready]').length")
+            .await?
+            .as_u64()
+            .unwrap_or(0);
         let done = if open { n == 1 && ready == 1 } else { n == 0 };
         Ok(if done { Poll::Ready(()) } else { Poll::Pending(format!("{n} overlays, {ready} painted")) })
     })
@@ -153,7 +184,11 @@ pub(crate) async fn click_overlay(host: &Host, selector: &str) -> anyhow::Result
 pub(crate) async fn one_result(host: &Host, pending: crate::agent::PendingAction) -> anyhow::Result<ActionResult> {
     let r = pending.result(RESULT_WAIT).await?;
     let action = r.envelope["in_reply_to_action_id"].clone();
-    let sent = host.eval(&format!("window.__host.overlay.results.filter((x) => x.in_reply_to_action_id === {action}).length")).await?.as_u64().unwrap_or(0);
+    let sent = host
+        .eval(&format!("window.__host.overlay.results.filter((x) => x.in_reply_to_action_id === {action}).length"))
+        .await?
+        .as_u64()
+        .unwrap_or(0);
     ensure!(sent <= 1, "the Host sent {sent} results for action {action}");
     let sid = r.envelope["session_id"].as_str().unwrap_or_default().to_string();
     let refused: Vec<_> = session_of(host)?.broker().refusals().into_iter().filter(|x| x.session_id == sid).collect();
@@ -182,15 +217,24 @@ pub async fn confirm_by_pointer(host: &Host) -> anyhow::Result<String> {
     let (cx, cy) = host.landmark_rect("composer-input").await?.center();
     host.click_at(cx, cy).await?;
     await_truth(host, "composer-input").await?;
-    let pending = agent.confirm(&[l.clone(), r.clone()], &ActionOptions { prompt: Some("Which one?".into()), ..Default::default() })?;
+    let pending = agent
+        .confirm(&[l.clone(), r.clone()], &ActionOptions { prompt: Some("Which one?".into()), ..Default::default() })?;
     await_overlay(host, true).await?;
     let before = pointer_downs(&leaf_log(host, Leaf::Right).await?);
     let target_sel = format!("[data-wippy-attention-target={}]", json!(r["target_id"].as_str().unwrap_or_default()));
     let (tx, ty) = overlay_point(host, &target_sel).await?;
-    ensure!((tx - right.center().0).abs() < 1.0 && (ty - right.center().1).abs() < 1.0, "the right outline is not over the right leaf");
+    ensure!(
+        (tx - right.center().0).abs() < 1.0 && (ty - right.center().1).abs() < 1.0,
+        "the right outline is not over the right leaf"
+    );
     host.click_at(tx, ty).await?;
     wait_for(host, "the right outline pressed", POINTER_TIMEOUT, || async {
-        let p = host.eval(&format!("document.querySelector('[data-wippy-attention-overlay] ' + {}).getAttribute('aria-pressed')", json!(target_sel))).await?;
+        let p = host
+            .eval(&format!(
+                "document.querySelector('[data-wippy-attention-overlay] ' + {}).getAttribute('aria-pressed')",
+                json!(target_sel)
+            ))
+            .await?;
         Ok(if p == "true" { Poll::Ready(()) } else { Poll::Pending(p.to_string()) })
     })
     .await?;
@@ -200,10 +244,17 @@ pub async fn confirm_by_pointer(host: &Host) -> anyhow::Result<String> {
     let res = one_result(host, pending).await?;
     require_status(&res, Status::Confirmed)?;
     let sel = res.selected_target.context("confirmed without selected_target")?;
-    ensure!(sel["target_id"] == r["target_id"] && sel["path_digest"] == r["path_digest"], "confirmed {} instead of the right leaf", sel["target_id"]);
+    ensure!(
+        sel["target_id"] == r["target_id"] && sel["path_digest"] == r["path_digest"],
+        "confirmed {} instead of the right leaf",
+        sel["target_id"]
+    );
     await_overlay(host, false).await?;
     await_truth(host, "composer-input").await?;
-    Ok(format!("confirmed {} by pointer; leaf pointerdowns unchanged ({before}); focus back in the composer", sel["target_id"]))
+    Ok(format!(
+        "confirmed {} by pointer; leaf pointerdowns unchanged ({before}); focus back in the composer",
+        sel["target_id"]
+    ))
 }
 
 /// Select by keyboard (Enter on the auto-focused primary button), focus restored into `leaf`.
@@ -218,7 +269,11 @@ pub async fn select_by_keyboard_restores_focus(host: &Host, leaf: Leaf) -> anyho
     host.press_key(Key::ENTER).await?;
     let res = one_result(host, pending).await?;
     require_status(&res, Status::Selected)?;
-    ensure!(res.selected_target.as_ref().is_some_and(|s| s["target_id"] == target["target_id"]), "selected another target: {:?}", res.selected_target);
+    ensure!(
+        res.selected_target.as_ref().is_some_and(|s| s["target_id"] == target["target_id"]),
+        "selected another target: {:?}",
+        res.selected_target
+    );
     await_overlay(host, false).await?;
     let f = await_truth(host, leaf.landmark()).await?;
     Ok(format!("selected by Enter; focus back on {} <{}> in {}", leaf.landmark(), f.tag, f.frame_url))
@@ -258,7 +313,8 @@ pub async fn pointer_and_keyboard_are_permissioned_independently(host: &Host) ->
     await_overlay(host, true).await?;
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     // The click was delivered (trusted) yet must not answer: the overlay is still the active one.
-    let active = host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length === 0").await?;
+    let active =
+        host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length === 0").await?;
     ensure!(active == true, "a pointer click answered an action with allow_pointer false");
     host.eval("document.querySelector('[data-wippy-attention-answer=primary]').focus(), true").await?;
     host.press_key(Key::SPACE).await?;
@@ -270,12 +326,14 @@ pub async fn pointer_and_keyboard_are_permissioned_independently(host: &Host) ->
     let pending = agent.highlight(&[target], &no_keyboard)?;
     await_overlay(host, true).await?;
     host.press_key(Key::ENTER).await?;
-    let active = host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length === 1").await?;
+    let active =
+        host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length === 1").await?;
     ensure!(active == true, "Enter answered an action with allow_keyboard false");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = pending.result(RESULT_WAIT).await?;
     require_status(&res, Status::Confirmed)?;
-    Ok("pointer refused without allow_pointer, keyboard refused without allow_keyboard; each other path answered".into())
+    Ok("pointer refused without allow_pointer, keyboard refused without allow_keyboard; each other path answered"
+        .into())
 }
 
 /// A request nobody answers ends `expired` at its TTL and the overlay closes.
@@ -354,7 +412,10 @@ pub async fn no_overlay_when_actions_off(host: &Host) -> anyhow::Result<String> 
     require_status(&res, Status::PermissionDenied)?;
     let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?;
     ensure!(n == 0, "{n} overlays opened with actions off");
-    ensure!(session_of(host)?.broker().sent().iter().all(|f| f["session_id"] != agent.route().session_id.as_str()), "a request reached the Host");
+    ensure!(
+        session_of(host)?.broker().sent().iter().all(|f| f["session_id"] != agent.route().session_id.as_str()),
+        "a request reached the Host"
+    );
     Ok("permission-denied, no request sent, no overlay".into())
 }
 
@@ -369,7 +430,12 @@ pub async fn host_navigation_makes_stale(host: &Host) -> anyhow::Result<String> 
     host.eval("setTimeout(() => location.assign(location.href), 0), true").await?;
     let res = pending.result(RESULT_WAIT).await?;
     require_status(&res, Status::Stale)?;
-    let refused: Vec<_> = session_of(host)?.broker().refusals().into_iter().filter(|x| x.session_id == agent.route().session_id).collect();
+    let refused: Vec<_> = session_of(host)?
+        .broker()
+        .refusals()
+        .into_iter()
+        .filter(|x| x.session_id == agent.route().session_id)
+        .collect();
     ensure!(refused.is_empty(), "the broker refused Host results: {refused:?}");
     Ok(format!("Host navigation -> stale ({:?})", res.reason))
 }
@@ -392,7 +458,9 @@ const OVERLAY_PARTS: &str = "[data-wippy-attention-overlay], [data-wippy-attenti
 
 /// The Host's own results for `action_id` (what overlay.js sent on the socket).
 async fn host_results_for(host: &Host, action_id: &Value) -> anyhow::Result<Vec<Value>> {
-    let v = host.eval(&format!("window.__host.overlay.results.filter((x) => x.in_reply_to_action_id === {action_id})")).await?;
+    let v = host
+        .eval(&format!("window.__host.overlay.results.filter((x) => x.in_reply_to_action_id === {action_id})"))
+        .await?;
     Ok(v.as_array().cloned().unwrap_or_default())
 }
 
@@ -418,8 +486,22 @@ pub async fn overlay_failures_end_error(host: &Host) -> anyhow::Result<String> {
     let agent = bound_agent(host).await?;
     let mut out = Vec::new();
     let cases = [
-        (Leaf::Left, Leaf::Left.landmark(), Mode::Highlight, "overlay root removed", REMOVE_ROOT, "overlay was removed by the page"),
-        (Leaf::Right, "composer-input", Mode::Confirm, "dialog removed", REMOVE_DIALOG, "overlay was removed by the page"),
+        (
+            Leaf::Left,
+            Leaf::Left.landmark(),
+            Mode::Highlight,
+            "overlay root removed",
+            REMOVE_ROOT,
+            "overlay was removed by the page",
+        ),
+        (
+            Leaf::Right,
+            "composer-input",
+            Mode::Confirm,
+            "dialog removed",
+            REMOVE_DIALOG,
+            "overlay was removed by the page",
+        ),
         (Leaf::Left, "composer-input", Mode::Select, "overlay style throws", BREAK_STYLE, "Host overlay failed"),
     ];
     for (leaf, focused, mode, what, page_js, reason) in cases {
@@ -445,12 +527,29 @@ pub async fn overlay_failures_end_error(host: &Host) -> anyhow::Result<String> {
         require_status(&res, Status::Error)?;
         ensure!(res.reason.as_deref() == Some(reason), "{what}: error for another reason: {:?}", res.reason);
         ensure!(res.selected_target.is_none(), "an error result carries a selected_target");
-        ensure!(res.envelope["in_reply_to_action_id"] == action_id, "the error answers {} not the open action {action_id}", res.envelope["in_reply_to_action_id"]);
+        ensure!(
+            res.envelope["in_reply_to_action_id"] == action_id,
+            "the error answers {} not the open action {action_id}",
+            res.envelope["in_reply_to_action_id"]
+        );
         let sent = host_results_for(host, &action_id).await?;
-        ensure!(sent.len() == 1 && sent[0]["result_id"] == res.envelope["result_id"], "{what}: the Host sent {} results for the action (the broker's is {}): {sent:?}", sent.len(), res.envelope["result_id"]);
-        ensure!(!res.envelope.to_string().contains("CANARY-EXCEPTION-TEXT"), "the exception's text reached the result: {}", res.envelope);
+        ensure!(
+            sent.len() == 1 && sent[0]["result_id"] == res.envelope["result_id"],
+            "{what}: the Host sent {} results for the action (the broker's is {}): {sent:?}",
+            sent.len(),
+            res.envelope["result_id"]
+        );
+        ensure!(
+            !res.envelope.to_string().contains("CANARY-EXCEPTION-TEXT"),
+            "the exception's text reached the result: {}",
+            res.envelope
+        );
         wait_for(host, "nothing of the overlay left in the document", POINTER_TIMEOUT, || async {
-            let n = host.eval(&format!("document.querySelectorAll({}).length", json!(OVERLAY_PARTS))).await?.as_u64().unwrap_or(u64::MAX);
+            let n = host
+                .eval(&format!("document.querySelectorAll({}).length", json!(OVERLAY_PARTS)))
+                .await?
+                .as_u64()
+                .unwrap_or(u64::MAX);
             Ok(if n == 0 { Poll::Ready(()) } else { Poll::Pending(format!("{n} overlay elements")) })
         })
         .await?;
@@ -458,7 +557,12 @@ pub async fn overlay_failures_end_error(host: &Host) -> anyhow::Result<String> {
         ensure!(active.is_null(), "the Host still has an active interaction: {active}");
         let f = await_truth(host, focused).await?;
         let after = input_events(&leaf_log(host, leaf).await?);
-        ensure!(after == inputs, "{what}: {} received {} input events while the overlay was up", leaf.landmark(), after - inputs);
+        ensure!(
+            after == inputs,
+            "{what}: {} received {} input events while the overlay was up",
+            leaf.landmark(),
+            after - inputs
+        );
         out.push(format!("{what} -> error ({reason}); focus back on {focused} in {}", f.frame_url));
     }
     Ok(out.join("; "))
@@ -481,8 +585,10 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     await_truth(host, Leaf::Right.landmark()).await?;
     let inputs = input_events(&leaf_log(host, Leaf::Right).await?);
     let sid = agent.route().session_id.clone();
-    let cancels_before = session_of(host)?.broker().cancels_sent().iter().filter(|f| f["session_id"] == sid.as_str()).count();
-    let pending = agent.select(std::slice::from_ref(&target), &ActionOptions { ttl_secs: 120, ..Default::default() })?;
+    let cancels_before =
+        session_of(host)?.broker().cancels_sent().iter().filter(|f| f["session_id"] == sid.as_str()).count();
+    let pending =
+        agent.select(std::slice::from_ref(&target), &ActionOptions { ttl_secs: 120, ..Default::default() })?;
     await_overlay(host, true).await?;
     let action_id = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
     ensure!(action_id.is_string(), "no active overlay after it painted");
@@ -493,7 +599,11 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     let res = one_result(host, pending).await?;
     require_status(&res, Status::Cancelled)?;
     ensure!(res.reason.as_deref() == Some("tool request cancelled"), "cancelled for another reason: {:?}", res.reason);
-    ensure!(res.envelope["in_reply_to_action_id"] == action_id, "the result answers {} not the open action {action_id}", res.envelope["in_reply_to_action_id"]);
+    ensure!(
+        res.envelope["in_reply_to_action_id"] == action_id,
+        "the result answers {} not the open action {action_id}",
+        res.envelope["in_reply_to_action_id"]
+    );
     let again = retry.result(RESULT_WAIT).await?;
     ensure!(again.envelope == res.envelope, "a repeated call_id got another result: {}", again.envelope);
     await_overlay(host, false).await?;
@@ -502,8 +612,12 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     let f = await_truth(host, Leaf::Right.landmark()).await?;
     let sent = host_results_for(host, &action_id).await?;
     ensure!(sent.is_empty(), "the Host sent its own result for a cancelled action: {sent:?}");
-    let frames: Vec<Value> = session_of(host)?.broker().cancels_sent().into_iter().filter(|f| f["session_id"] == sid.as_str()).collect();
-    ensure!(frames.len() == cancels_before + 1 && frames.last().is_some_and(|f| f["data"]["action_id"] == action_id), "the Host was not sent exactly one cancel for the action: {frames:?}");
+    let frames: Vec<Value> =
+        session_of(host)?.broker().cancels_sent().into_iter().filter(|f| f["session_id"] == sid.as_str()).collect();
+    ensure!(
+        frames.len() == cancels_before + 1 && frames.last().is_some_and(|f| f["data"]["action_id"] == action_id),
+        "the Host was not sent exactly one cancel for the action: {frames:?}"
+    );
     match agent.cancel(&call_id) {
         Err(AgentError::Broker(BrokerError::CallFinished(_))) => {}
         other => anyhow::bail!("a second cancel of the call: {other:?}"),
@@ -525,11 +639,18 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     host.eval(&format!("window.__host.session.sendActionResult({late}), true")).await?;
     let broker = session_of(host)?.broker();
     let refused = wait_for(host, "the broker refusing the late Host result", POINTER_TIMEOUT, || async {
-        let r: Vec<_> = broker.refusals().into_iter().filter(|x| x.session_id == sid && x.result["result_id"] == "res-late-answer").collect();
+        let r: Vec<_> = broker
+            .refusals()
+            .into_iter()
+            .filter(|x| x.session_id == sid && x.result["result_id"] == "res-late-answer")
+            .collect();
         Ok(if r.is_empty() { Poll::Pending("no refusal yet".into()) } else { Poll::Ready(r) })
     })
     .await?;
-    ensure!(refused.len() == 1 && refused[0].error == "duplicate", "the late Host result was not refused as a duplicate: {refused:?}");
+    ensure!(
+        refused.len() == 1 && refused[0].error == "duplicate",
+        "the late Host result was not refused as a duplicate: {refused:?}"
+    );
     let cached = agent.repeat(&retry_call)?.result(RESULT_WAIT).await?;
     ensure!(cached.envelope == res.envelope, "the late Host result changed the call's result: {}", cached.envelope);
     Ok(format!("tool cancel -> cancelled ({:?}), overlay closed without a Host result, focus back on {} in {}; next action selected; a late Host result refused as duplicate", res.reason, Leaf::Right.landmark(), f.frame_url))
@@ -542,19 +663,63 @@ pub const ACTIONS_QUERY: &str = "actions=on";
 pub fn checks() -> Vec<super::Check> {
     use super::Check;
     vec![
-        Check { query: actions_host, name: "checklist-5-highlight-by-keyboard-and-pointer-each-permissioned", run: |h| Box::pin(pointer_and_keyboard_are_permissioned_independently(h)) },
-        Check { query: actions_host, name: "checklist-5-confirm-by-pointer-swallows-input-below", run: |h| Box::pin(confirm_by_pointer(h)) },
-        Check { query: actions_host, name: "checklist-5-select-by-keyboard", run: |h| Box::pin(select_by_keyboard_restores_focus(h, Leaf::Left)) },
-        Check { query: actions_host, name: "checklist-5-cancel-by-escape", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::ClosedShadow)) },
+        Check {
+            query: actions_host,
+            name: "checklist-5-highlight-by-keyboard-and-pointer-each-permissioned",
+            run: |h| Box::pin(pointer_and_keyboard_are_permissioned_independently(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-confirm-by-pointer-swallows-input-below",
+            run: |h| Box::pin(confirm_by_pointer(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-select-by-keyboard",
+            run: |h| Box::pin(select_by_keyboard_restores_focus(h, Leaf::Left)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-cancel-by-escape",
+            run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::ClosedShadow)),
+        },
         Check { query: actions_host, name: "checklist-5-timeout-expires", run: |h| Box::pin(timeout_expires(h)) },
         Check { query: actions_host, name: "checklist-5-stale-target", run: |h| Box::pin(stale_targets(h)) },
-        Check { query: actions_host, name: "checklist-5-moved-after-approval-is-stale", run: |h| Box::pin(moved_after_approval_is_stale(h)) },
-        Check { query: actions_host, name: "checklist-5-unavailable-while-pending-and-permission-denied-when-turned-off", run: |h| Box::pin(refused_while_pending_and_revoked(h)) },
-        Check { query: actions_host, name: "checklist-5-navigation-makes-stale", run: |h| Box::pin(host_navigation_makes_stale(h)) },
-        Check { query: actions_host, name: "checklist-5-disconnect-and-reconnect", run: |h| Box::pin(disconnect_then_reconnect(h)) },
-        Check { query: actions_host, name: "checklist-5-focus-restoration-oopif", run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::Oopif)) },
-        Check { query: actions_host, name: "checklist-5-cancel-by-tool", run: |h| Box::pin(tool_cancel_closes_the_overlay(h)) },
-        Check { query: actions_host, name: "checklist-5-error-when-the-overlay-fails-or-is-removed", run: |h| Box::pin(overlay_failures_end_error(h)) },
+        Check {
+            query: actions_host,
+            name: "checklist-5-moved-after-approval-is-stale",
+            run: |h| Box::pin(moved_after_approval_is_stale(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-unavailable-while-pending-and-permission-denied-when-turned-off",
+            run: |h| Box::pin(refused_while_pending_and_revoked(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-navigation-makes-stale",
+            run: |h| Box::pin(host_navigation_makes_stale(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-disconnect-and-reconnect",
+            run: |h| Box::pin(disconnect_then_reconnect(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-focus-restoration-oopif",
+            run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::Oopif)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-cancel-by-tool",
+            run: |h| Box::pin(tool_cancel_closes_the_overlay(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-5-error-when-the-overlay-fails-or-is-removed",
+            run: |h| Box::pin(overlay_failures_end_error(h)),
+        },
     ]
 }
 
@@ -582,8 +747,15 @@ pub async fn area_by_drag(host: &Host) -> anyhow::Result<String> {
     let sel = res.selected_target.context("selected without selected_target")?;
     let want = json!({"x": x0, "y": y0, "width": x1 - x0, "height": y1 - y0});
     let got = &sel["rect"];
-    ensure!(["x", "y", "width", "height"].iter().all(|k| got[k].as_f64() == want[k].as_f64()), "area {got} is not the drag rectangle {want}");
-    ensure!(sel["target_id"] == truth_ref["target_id"] && sel["path_digest"] == truth_ref["path_digest"], "the area names {} not the left leaf", sel["target_id"]);
+    ensure!(
+        ["x", "y", "width", "height"].iter().all(|k| got[k].as_f64() == want[k].as_f64()),
+        "area {got} is not the drag rectangle {want}"
+    );
+    ensure!(
+        sel["target_id"] == truth_ref["target_id"] && sel["path_digest"] == truth_ref["path_digest"],
+        "the area names {} not the left leaf",
+        sel["target_id"]
+    );
     let after = pointer_downs(&leaf_log(host, Leaf::Left).await?);
     ensure!(after == before, "the left leaf received {} pointerdowns through the overlay", after - before);
     Ok(format!("dragged area {want} selected over {}", sel["target_id"]))
@@ -596,11 +768,13 @@ pub async fn area_by_keyboard(host: &Host) -> anyhow::Result<String> {
     let right = host.landmark_rect("right-leaf").await?;
     let truth_ref = leaf_ref(host, Leaf::Right).await?; // moves the pointer to the right leaf's centre
     let (cx, cy) = right.center();
-    let pending = agent.select(&[], &ActionOptions { capture_region: true, allow_pointer: false, ..Default::default() })?;
+    let pending =
+        agent.select(&[], &ActionOptions { capture_region: true, allow_pointer: false, ..Default::default() })?;
     await_overlay(host, true).await?;
     host.press_key(Key::ENTER).await?;
     wait_for(host, "the pointer area chosen", POINTER_TIMEOUT, || async {
-        let shown = host.eval("getComputedStyle(document.querySelector('[data-wippy-attention-region]')).display").await?;
+        let shown =
+            host.eval("getComputedStyle(document.querySelector('[data-wippy-attention-region]')).display").await?;
         Ok(if shown == "block" { Poll::Ready(()) } else { Poll::Pending(shown.to_string()) })
     })
     .await?;
@@ -610,7 +784,10 @@ pub async fn area_by_keyboard(host: &Host) -> anyhow::Result<String> {
     let sel = res.selected_target.context("selected without selected_target")?;
     let r = &sel["rect"];
     let (x, y) = (r["x"].as_f64().unwrap_or(f64::NAN), r["y"].as_f64().unwrap_or(f64::NAN));
-    ensure!((x + 20.0 - cx).abs() <= 0.5 && (y + 20.0 - cy).abs() <= 0.5 && r["width"] == 40.0 && r["height"] == 40.0, "area {r} is not 40x40 at the pointer ({cx}, {cy})");
+    ensure!(
+        (x + 20.0 - cx).abs() <= 0.5 && (y + 20.0 - cy).abs() <= 0.5 && r["width"] == 40.0 && r["height"] == 40.0,
+        "area {r} is not 40x40 at the pointer ({cx}, {cy})"
+    );
     ensure!(sel["target_id"] == truth_ref["target_id"], "the area names {} not the right leaf", sel["target_id"]);
     Ok(format!("keyboard area {r} selected over {}", sel["target_id"]))
 }
@@ -638,14 +815,23 @@ pub async fn moved_target_is_confirmed_with_its_new_rect(host: &Host) -> anyhow:
 /// Moves the leaf `leaf` by `dx` CSS px (the page's own layout change, in the leaf's realm).
 /// Moves the left leaf `dx` px to the right of `from` (Chromium's box model checks it moved) and
 /// waits until the overlay's outline of `target` is centred on its new place. Returns that rect.
-async fn move_left_leaf_under_the_outline(host: &Host, target: &Value, from: BoxRect, dx: f64) -> anyhow::Result<BoxRect> {
+async fn move_left_leaf_under_the_outline(
+    host: &Host,
+    target: &Value,
+    from: BoxRect,
+    dx: f64,
+) -> anyhow::Result<BoxRect> {
     shift_leaf(host, Leaf::Left, dx).await?;
     let moved = host.landmark_rect("left-leaf").await?;
     ensure!((moved.x - from.x - dx).abs() <= 0.5, "the leaf did not move {dx} px: {from:?} -> {moved:?}");
     let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
     wait_for(host, "the outline following the moved target", POINTER_TIMEOUT, || async {
         let (x, _) = overlay_point(host, &sel).await?;
-        Ok(if (x - moved.center().0).abs() <= 0.5 { Poll::Ready(()) } else { Poll::Pending(format!("outline centre x {x}")) })
+        Ok(if (x - moved.center().0).abs() <= 0.5 {
+            Poll::Ready(())
+        } else {
+            Poll::Pending(format!("outline centre x {x}"))
+        })
     })
     .await?;
     Ok(moved)
@@ -686,7 +872,8 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
             host.key_down(Key::SPACE).await?;
         }
         // Approved: the gesture began. The page now moves the target, then the gesture ends.
-        let approved = host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length").await?;
+        let approved =
+            host.eval("window.__host.overlay.active !== null && window.__host.overlay.results.length").await?;
         // The outline follows the target (geometry refresh) before the gesture ends: what the user
         // sees now is not what they approved.
         let moved = move_left_leaf_under_the_outline(host, &target, before, 24.0).await?;
@@ -699,7 +886,11 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
         let sent = sent_to_host(host, &agent)?;
         let res = one_result(host, pending).await?;
         require_status(&res, Status::Stale)?;
-        ensure!(res.reason.as_deref() == Some("target moved beyond the approved rect"), "{path}: stale for another reason: {:?}", res.reason);
+        ensure!(
+            res.reason.as_deref() == Some("target moved beyond the approved rect"),
+            "{path}: stale for another reason: {:?}",
+            res.reason
+        );
         // The same call_id again (a retried tool call, once while pending and once after): the
         // first result, and the action does not run twice (no second request, no second overlay).
         let again = agent.repeat(&retry)?;
@@ -743,7 +934,10 @@ pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<St
     let second = agent.highlight(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
     require_status(&second, Status::Unavailable)?;
     ensure!(second.reason.as_deref() == Some("another UI action is pending"), "second action: {:?}", second.reason);
-    let bad = agent.confirm(std::slice::from_ref(&target), &ActionOptions { prompt: Some("x".repeat(513)), ..Default::default() })?.result(RESULT_WAIT).await?;
+    let bad = agent
+        .confirm(std::slice::from_ref(&target), &ActionOptions { prompt: Some("x".repeat(513)), ..Default::default() })?
+        .result(RESULT_WAIT)
+        .await?;
     require_status(&bad, Status::Unavailable)?;
     ensure!(bad.reason.as_deref() == Some("prompt is invalid"), "513-byte prompt: {:?}", bad.reason);
     ensure!(sent_to_host(host, &agent)? == sent, "a refused action reached the Host");
@@ -761,10 +955,16 @@ pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<St
     let (x, y) = truth.center();
     let snap = snapshot_at(host, x, y).await?;
     let c = require_candidate(&snap, &truth, Leaf::Right.landmark())?;
-    ensure!(c.get("action_ref").is_none(), "a candidate still carries an action_ref after agent actions were turned off");
+    ensure!(
+        c.get("action_ref").is_none(),
+        "a candidate still carries an action_ref after agent actions were turned off"
+    );
     let later = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
     require_status(&later, Status::PermissionDenied)?;
     let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?;
     ensure!(n == 0, "{n} overlays opened after agent actions were turned off");
-    Ok(format!("second action and bad prompt unavailable; setting off -> permission-denied ({:?}); later request {:?}", res.reason, later.reason))
+    Ok(format!(
+        "second action and bad prompt unavailable; setting off -> permission-denied ({:?}); later request {:?}",
+        res.reason, later.reason
+    ))
 }

@@ -48,7 +48,10 @@ pub fn decode(bytes: &[u8], mime: &str) -> anyhow::Result<RgbaImage> {
             image::ImageFormat::Png
         }
         "image/webp" => {
-            ensure!(bytes.len() >= 16 && &bytes[0..4] == b"RIFF" && &bytes[8..12] == b"WEBP", "image/webp bytes without a RIFF/WEBP container");
+            ensure!(
+                bytes.len() >= 16 && &bytes[0..4] == b"RIFF" && &bytes[8..12] == b"WEBP",
+                "image/webp bytes without a RIFF/WEBP container"
+            );
             let riff = u32::from_le_bytes(bytes[4..8].try_into()?) as usize;
             ensure!(riff == bytes.len() - 8, "RIFF size {riff} does not match {} bytes", bytes.len());
             ensure!(matches!(&bytes[12..16], b"VP8L" | b"VP8 " | b"VP8X"), "no WebP chunk after the header");
@@ -64,7 +67,8 @@ pub fn decode(bytes: &[u8], mime: &str) -> anyhow::Result<RgbaImage> {
 async fn fresh_clip(host: &Host, px: &PixelRect, dpr: f64) -> anyhow::Result<RgbaImage> {
     let scale = fit_scale(px.width(), px.height()).scale;
     let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": scale});
-    let shot = host.page.call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true})).await?;
+    let shot =
+        host.page.call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true})).await?;
     let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap_or_default())?;
     Ok(image::load_from_memory_with_format(&png, image::ImageFormat::Png)?.to_rgba8())
 }
@@ -72,12 +76,22 @@ async fn fresh_clip(host: &Host, px: &PixelRect, dpr: f64) -> anyhow::Result<Rgb
 /// The image equals `fresh` at every pixel outside `redacted`; inside, it is the opaque fill.
 /// Returns the number of pixels compared.
 fn same_outside(img: &RgbaImage, fresh: &RgbaImage, redacted: &[PixelRect]) -> anyhow::Result<usize> {
-    ensure!(img.dimensions() == fresh.dimensions(), "image {:?} vs fresh screenshot {:?}", img.dimensions(), fresh.dimensions());
-    let inside = |x: u32, y: u32| redacted.iter().any(|r| (r.x0..r.x1).contains(&(x as i64)) && (r.y0..r.y1).contains(&(y as i64)));
+    ensure!(
+        img.dimensions() == fresh.dimensions(),
+        "image {:?} vs fresh screenshot {:?}",
+        img.dimensions(),
+        fresh.dimensions()
+    );
+    let inside = |x: u32, y: u32| {
+        redacted.iter().any(|r| (r.x0..r.x1).contains(&(x as i64)) && (r.y0..r.y1).contains(&(y as i64)))
+    };
     let (mut compared, mut differ, mut first) = (0usize, 0usize, None);
     for (x, y, p) in img.enumerate_pixels() {
         if inside(x, y) {
-            ensure!(*p == crate::capture::encode::REDACTION_FILL, "pixel {x},{y} inside a redaction is {p:?}, not the opaque fill");
+            ensure!(
+                *p == crate::capture::encode::REDACTION_FILL,
+                "pixel {x},{y} inside a redaction is {p:?}, not the opaque fill"
+            );
             continue;
         }
         compared += 1;
@@ -86,7 +100,10 @@ fn same_outside(img: &RgbaImage, fresh: &RgbaImage, redacted: &[PixelRect]) -> a
             first.get_or_insert((x, y, *p, *fresh.get_pixel(x, y)));
         }
     }
-    ensure!(differ == 0, "{differ} of {compared} pixels outside the redactions differ from a fresh screenshot (first: {first:?})");
+    ensure!(
+        differ == 0,
+        "{differ} of {compared} pixels outside the redactions differ from a fresh screenshot (first: {first:?})"
+    );
     Ok(compared)
 }
 
@@ -96,13 +113,20 @@ fn count_colour(img: &RgbaImage, rgb: [u8; 3]) -> usize {
 
 /// No canary pixel survives in `img`; the fresh screenshot of the same clip (the control) shows
 /// each canary the clip covers, so the check could fail. Returns the canaries proven.
-async fn canaries_gone(host: &Host, img: &RgbaImage, fresh: &RgbaImage, clip: &PixelRect, dpr: f64) -> anyhow::Result<Vec<&'static str>> {
+async fn canaries_gone(
+    host: &Host,
+    img: &RgbaImage,
+    fresh: &RgbaImage,
+    clip: &PixelRect,
+    dpr: f64,
+) -> anyhow::Result<Vec<&'static str>> {
     let mut proven = Vec::new();
     for (rgb, landmark) in CANARIES {
         let left = count_colour(img, rgb);
         ensure!(left == 0, "{left} pixels of the {landmark} canary {rgb:?} survive in the capture");
         let r = host.landmark_rect(landmark).await?;
-        let covered = covering_pixels(&CssRect { x: r.x, y: r.y, width: r.width, height: r.height }, dpr).intersect(clip);
+        let covered =
+            covering_pixels(&CssRect { x: r.x, y: r.y, width: r.width, height: r.height }, dpr).intersect(clip);
         if !covered.is_empty() {
             let shown = count_colour(fresh, rgb);
             ensure!(shown > 0, "control: the fresh screenshot shows no {landmark} canary although the clip covers it");
@@ -115,16 +139,40 @@ async fn canaries_gone(host: &Host, img: &RgbaImage, fresh: &RgbaImage, clip: &P
 /// What a prepared capture must be: the result's file is an upload of this session with the same
 /// type, size and digest as its bytes; the bytes decode to an image of `expected` device pixels
 /// (scaled by `fit_scale` when they exceed §7). Returns (image, upload bytes).
-async fn check_prepared(host: &Host, sid: &str, pf: &Value, rec: &CaptureRecord, expected: PixelRect, mime: &str) -> anyhow::Result<(RgbaImage, Vec<u8>)> {
+async fn check_prepared(
+    host: &Host,
+    sid: &str,
+    pf: &Value,
+    rec: &CaptureRecord,
+    expected: PixelRect,
+    mime: &str,
+) -> anyhow::Result<(RgbaImage, Vec<u8>)> {
     let session = session_of(host)?;
     let uuid = pf["uuid"].as_str().context("prepared_file without uuid")?;
-    let up = session.uploads(sid)?.into_iter().find(|u| u.uuid == uuid).context("the prepared file is not an upload of this session")?;
+    let up = session
+        .uploads(sid)?
+        .into_iter()
+        .find(|u| u.uuid == uuid)
+        .context("the prepared file is not an upload of this session")?;
     ensure!(pf["mime_type"] == mime && up.mime == mime, "type {} / stored {} is not {mime}", pf["mime_type"], up.mime);
     let ext = Format::parse(mime).map(Format::extension).unwrap_or("?");
-    ensure!(pf["name"].as_str().is_some_and(|n| n.ends_with(&format!(".{ext}"))), "file name {} does not end with .{ext}", pf["name"]);
-    ensure!(pf["byte_size"].as_u64() == Some(up.bytes.len() as u64), "byte_size {} != {} stored bytes", pf["byte_size"], up.bytes.len());
+    ensure!(
+        pf["name"].as_str().is_some_and(|n| n.ends_with(&format!(".{ext}"))),
+        "file name {} does not end with .{ext}",
+        pf["name"]
+    );
+    ensure!(
+        pf["byte_size"].as_u64() == Some(up.bytes.len() as u64),
+        "byte_size {} != {} stored bytes",
+        pf["byte_size"],
+        up.bytes.len()
+    );
     let digest = crate::contract::sha256_prefixed(&up.bytes);
-    ensure!(pf["sha256"] == digest.as_str() && up.sha256 == digest, "sha256 {} is not the stored bytes' {digest}", pf["sha256"]);
+    ensure!(
+        pf["sha256"] == digest.as_str() && up.sha256 == digest,
+        "sha256 {} is not the stored bytes' {digest}",
+        pf["sha256"]
+    );
     ensure!(rec.bytes == up.bytes, "the stored upload is not the bytes the provider produced");
     let img = decode(&up.bytes, mime)?;
     let fit = fit_scale(expected.width(), expected.height());
@@ -169,7 +217,11 @@ async fn remove_by_pointer(host: &Host, sid: &str, uuid: &str) -> anyhow::Result
     wait_for(host, "the removed file's upload to be deleted", POINTER_TIMEOUT, || async {
         let files = composer_files(host).await?.len();
         let stored = session.uploads(sid)?.iter().any(|u| u.uuid == uuid);
-        Ok(if files == 0 && !stored { Poll::Ready(()) } else { Poll::Pending(format!("{files} composer files, upload stored: {stored}")) })
+        Ok(if files == 0 && !stored {
+            Poll::Ready(())
+        } else {
+            Poll::Pending(format!("{files} composer files, upload stored: {stored}"))
+        })
     })
     .await
 }
@@ -227,7 +279,10 @@ async fn require_prepared(
     ensure!(pf["scope"] == scope, "scope {} is not {scope}", pf["scope"]);
     await_overlay(host, false).await?;
     let files = composer_files(host).await?;
-    ensure!(files.len() == 1 && files[0]["uuid"] == pf["uuid"], "the composer does not hold exactly the prepared file: {files:?}");
+    ensure!(
+        files.len() == 1 && files[0]["uuid"] == pf["uuid"],
+        "the composer does not hold exactly the prepared file: {files:?}"
+    );
     if let Some(want) = region {
         let got = css(&files[0]["region"]);
         ensure!(got == want, "the composer file's region {got:?} is not {want:?}");
@@ -258,13 +313,25 @@ pub async fn target(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<(Val
 async fn target_of(host: &Host, c: &Ctx, t: &Value, format: Format) -> anyhow::Result<(Value, String)> {
     let pending = c.agent.capture_visual(&[t.clone()], with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
-    ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed by default");
+    ensure!(
+        scope_pressed(host, "area").await?.as_deref() == Some("true"),
+        "\"Selected area\" is not pressed by default"
+    );
     ensure!(scope_pressed(host, "viewport").await?.is_none(), "the viewport was offered without allow_viewport_choice");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
     let px = covering_pixels(&css(&t["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
     let (pf, img, n, _) = require_prepared(host, c, &res, "target", None, px, format).await?;
-    Ok((pf, format!("target {} {}x{} at DPR {} ({n} px equal to a fresh screenshot)", format.extension(), img.width(), img.height(), c.dpr)))
+    Ok((
+        pf,
+        format!(
+            "target {} {}x{} at DPR {} ({n} px equal to a fresh screenshot)",
+            format.extension(),
+            img.width(),
+            img.height(),
+            c.dpr
+        ),
+    ))
 }
 
 /// Removes a prepared file by pointer: the composer file and its upload are gone, no message sent.
@@ -280,9 +347,16 @@ pub async fn remove(host: &Host, c: &Ctx, pf: &Value) -> anyhow::Result<()> {
 /// equals a fresh screenshot of the same clip at the same scale. The prepared file is removed again.
 pub async fn viewport(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<String> {
     let session = session_of(host)?;
-    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({"allow_viewport_choice": true}), format), &opts())?;
+    let pending = c.agent.capture_visual(
+        &[c.target.clone()],
+        with_format(json!({"allow_viewport_choice": true}), format),
+        &opts(),
+    )?;
     await_overlay(host, true).await?;
-    ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("false"), "\"Entire app viewport\" missing or pressed by default");
+    ensure!(
+        scope_pressed(host, "viewport").await?.as_deref() == Some("false"),
+        "\"Entire app viewport\" missing or pressed by default"
+    );
     click_overlay(host, "[data-wippy-attention-scope=viewport]").await?;
     ensure!(scope_pressed(host, "viewport").await?.as_deref() == Some("true"), "\"Entire app viewport\" did not press");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
@@ -291,7 +365,13 @@ pub async fn viewport(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<St
     let (pf, img, n, proven) = require_prepared(host, c, &res, "viewport", None, vp, format).await?;
     let rec = last_record(host)?;
     let beyond = crate::capture::limits::check_dimensions(vp.width(), vp.height()).is_err();
-    ensure!(beyond == (rec.scale < 1.0), "the {}x{} viewport was captured at scale {}", vp.width(), vp.height(), rec.scale);
+    ensure!(
+        beyond == (rec.scale < 1.0),
+        "the {}x{} viewport was captured at scale {}",
+        vp.width(),
+        vp.height(),
+        rec.scale
+    );
     ensure!(proven.len() == CANARIES.len(), "the viewport control shows only canaries {proven:?}");
     remove(host, c, &pf).await?;
     ensure!(session.uploads(&c.sid)?.is_empty(), "the removed capture left an upload");
@@ -314,10 +394,17 @@ pub async fn viewport(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<St
 pub async fn region_dragged(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<(Value, RgbaImage, String)> {
     let probes = host.landmark_rect("host-privacy-probes").await?;
     let composer = host.landmark_rect("composer-input").await?;
-    let (x0, y0) = ((probes.x.min(composer.x) - 4.0).max(1.0).floor(), (probes.y.min(composer.y) - 4.0).max(1.0).floor());
+    let (x0, y0) =
+        ((probes.x.min(composer.x) - 4.0).max(1.0).floor(), (probes.y.min(composer.y) - 4.0).max(1.0).floor());
     let max_side = (2048.0 / c.dpr).floor() - 2.0;
-    let x1 = (probes.right().max(composer.x + 40.0) + 4.0).ceil().min(x0 + max_side).min(crate::host::VIEWPORT.0 as f64 - 1.0);
-    let y1 = (probes.bottom().max(composer.bottom()) + 4.0).ceil().min(y0 + max_side).min(crate::host::VIEWPORT.1 as f64 - 1.0);
+    let x1 = (probes.right().max(composer.x + 40.0) + 4.0)
+        .ceil()
+        .min(x0 + max_side)
+        .min(crate::host::VIEWPORT.0 as f64 - 1.0);
+    let y1 = (probes.bottom().max(composer.bottom()) + 4.0)
+        .ceil()
+        .min(y0 + max_side)
+        .min(crate::host::VIEWPORT.1 as f64 - 1.0);
     let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
     click_overlay(host, "[data-wippy-attention-scope=adjust]").await?;
@@ -329,7 +416,14 @@ pub async fn region_dragged(host: &Host, c: &Ctx, format: Format) -> anyhow::Res
     let (pf, img, n, proven) = require_prepared(host, c, &res, "region", Some(drag), expected, format).await?;
     ensure!(proven.len() == CANARIES.len(), "the dragged region's control shows only canaries {proven:?}");
     let rec = last_record(host)?;
-    let note = format!("dragged region {} {}x{} ({n} px equal, {} redactions, canaries gone: {})", format.extension(), img.width(), img.height(), rec.redactions.len(), proven.len());
+    let note = format!(
+        "dragged region {} {}x{} ({n} px equal, {} redactions, canaries gone: {})",
+        format.extension(),
+        img.width(),
+        img.height(),
+        rec.redactions.len(),
+        proven.len()
+    );
     Ok((pf, img, note))
 }
 
@@ -356,7 +450,14 @@ pub async fn under_a_transformed_body(host: &Host, c: &Ctx) -> anyhow::Result<St
             let res = one_result(host, pending).await?;
             let px = covering_pixels(&css(&t["rect"]), c.dpr).intersect(&viewport_px(c.dpr));
             let (pf, img, n, _) = require_prepared(host, c, &res, "target", None, px, Format::Png).await?;
-            (pf, format!("body translated 30 px: outline at Chromium's box, prepared {}x{} ({n} px equal)", img.width(), img.height()))
+            (
+                pf,
+                format!(
+                    "body translated 30 px: outline at Chromium's box, prepared {}x{} ({n} px equal)",
+                    img.width(),
+                    img.height()
+                ),
+            )
         };
         remove(host, c, &pf).await?;
         anyhow::Ok(note)
@@ -386,21 +487,41 @@ pub async fn agent_region(host: &Host, c: &Ctx, format: Format) -> anyhow::Resul
     let pending = c.agent.capture_visual(&[c.target.clone()], with_format(capture, format), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "adjust").await?.is_none(), "\"Adjust area\" was offered with allow_adjustment false");
-    ensure!(scope_pressed(host, "area").await?.as_deref() == Some("true"), "\"Selected area\" is not pressed for the agent's region");
+    ensure!(
+        scope_pressed(host, "area").await?.as_deref() == Some("true"),
+        "\"Selected area\" is not pressed for the agent's region"
+    );
     // A trusted drag over the overlay, away from its dialog: it must not become the region.
-    let (d0, d1) = ((region.x + 5.0, ((region.y + region.height) + 30.0).min(400.0)), (region.x + 120.0, ((region.y + region.height) + 90.0).min(460.0)));
+    let (d0, d1) = (
+        (region.x + 5.0, ((region.y + region.height) + 30.0).min(400.0)),
+        (region.x + 120.0, ((region.y + region.height) + 90.0).min(460.0)),
+    );
     host.drag(d0, d1, 4).await?;
     let shown = host
         .eval("(() => { const b = document.querySelector('[data-wippy-attention-region]'); const r = b.getBoundingClientRect(); return {x: r.x, y: r.y, width: r.width, height: r.height}; })()")
         .await?;
-    ensure!(css(&shown) == region, "after a drag with allow_adjustment false the region box is {shown}, not the agent's {region:?}");
+    ensure!(
+        css(&shown) == region,
+        "after a drag with allow_adjustment false the region box is {shown}, not the agent's {region:?}"
+    );
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
     let expected = covering_pixels(&region, c.dpr);
-    ensure!(expected.width() as f64 == region.width * c.dpr && expected.height() as f64 == region.height * c.dpr, "the region is not whole device pixels");
+    ensure!(
+        expected.width() as f64 == region.width * c.dpr && expected.height() as f64 == region.height * c.dpr,
+        "the region is not whole device pixels"
+    );
     let (pf, img, n, _) = require_prepared(host, c, &res, "region", Some(region), expected, format).await?;
     remove(host, c, &pf).await?;
-    Ok(format!("agent region {}x{} css -> {} {}x{} at DPR {} ({n} px equal; no Adjust area, a drag changed nothing)", region.width, region.height, format.extension(), img.width(), img.height(), c.dpr))
+    Ok(format!(
+        "agent region {}x{} css -> {} {}x{} at DPR {} ({n} px equal; no Adjust area, a drag changed nothing)",
+        region.width,
+        region.height,
+        format.extension(),
+        img.width(),
+        img.height(),
+        c.dpr
+    ))
 }
 
 /// `allow_pointer: false`: no "Adjust area", a trusted click on "Add image to message" does not
@@ -462,21 +583,39 @@ pub async fn send_with_file(host: &Host, c: &Ctx, pf: &Value, img: &RgbaImage) -
     ensure!(row["file_uuids"] == json!([pf["uuid"]]), "file_uuids {} do not name the file", row["file_uuids"]);
     ensure!(composer_files(host).await?.is_empty(), "the sent file stayed in the composer");
     let stored = super::session::stored_for(session, &c.sid, &row)?;
-    ensure!(stored.attachments.len() == 1, "automatic context is off, yet {} attachments were stored", stored.attachments.len());
+    ensure!(
+        stored.attachments.len() == 1,
+        "automatic context is off, yet {} attachments were stored",
+        stored.attachments.len()
+    );
     let a = &stored.attachments[0];
     ensure!(a.kind == crate::attention::VISUAL_KIND && a.version == 1, "stored {} v{}", a.kind, a.version);
     let env: Value = serde_json::from_str(&a.envelope)?;
     let payload: Value = serde_json::from_str(env["content"].as_str().unwrap_or_default())?;
     ensure!(payload["schema"] == "wippy.attention.visual.v1", "payload schema {}", payload["schema"]);
-    ensure!(payload["reference"] == json!({"kind": "upload", "opaque_id": pf["uuid"]}), "reference {}", payload["reference"]);
     ensure!(
-        payload["authorization"]["scope"] == "session" && payload["authorization"]["session_id"] == c.sid.as_str() && payload["authorization"]["audience"] == "agent-context",
+        payload["reference"] == json!({"kind": "upload", "opaque_id": pf["uuid"]}),
+        "reference {}",
+        payload["reference"]
+    );
+    ensure!(
+        payload["authorization"]["scope"] == "session"
+            && payload["authorization"]["session_id"] == c.sid.as_str()
+            && payload["authorization"]["audience"] == "agent-context",
         "authorization {}",
         payload["authorization"]
     );
     let m = &payload["media"];
-    ensure!(m["content_type"] == pf["mime_type"] && m["content_bytes"] == pf["byte_size"] && m["content_hash"] == pf["sha256"], "media {m}");
-    ensure!(m["pixel_width"] == img.width() && m["pixel_height"] == img.height(), "media pixel size {m} is not the image's");
+    ensure!(
+        m["content_type"] == pf["mime_type"]
+            && m["content_bytes"] == pf["byte_size"]
+            && m["content_hash"] == pf["sha256"],
+        "media {m}"
+    );
+    ensure!(
+        m["pixel_width"] == img.width() && m["pixel_height"] == img.height(),
+        "media pixel size {m} is not the image's"
+    );
     Ok((stored.message_id, env))
 }
 
@@ -488,7 +627,9 @@ pub async fn reference_authorization(host: &Host, c: &Ctx, pf: &Value, env: &Val
     let session = session_of(host)?;
     let other = session.create_session()?;
     let arr = json!([env]);
-    let e = validate_context(session, &other, &arr).err().context("another session admitted this session's visual reference")?;
+    let e = validate_context(session, &other, &arr)
+        .err()
+        .context("another session admitted this session's visual reference")?;
     ensure!(e.code.as_str() == "visual-session-mismatch", "another session: {}", e.code.as_str());
     validate_context(session, &c.sid, &arr).map_err(|e| anyhow::anyhow!("the own session no longer admits it: {e}"))?;
     let uuid = pf["uuid"].as_str().unwrap_or_default();
@@ -500,20 +641,38 @@ pub async fn reference_authorization(host: &Host, c: &Ctx, pf: &Value, env: &Val
         ))
         .await?;
     ensure!(deleted == 204, "DELETE of the upload answered {deleted}");
-    let e = validate_context(session, &c.sid, &arr).err().context("a removed upload is still admitted as a visual reference")?;
+    let e = validate_context(session, &c.sid, &arr)
+        .err()
+        .context("a removed upload is still admitted as a visual reference")?;
     ensure!(e.code.as_str() == "visual-reference-unauthorized", "removed upload: {}", e.code.as_str());
     Ok("other session: visual-session-mismatch; removed upload: visual-reference-unauthorized".into())
 }
 
 /// The resolver hands over the stored bytes (re-verified) for the model; once the stored file is
 /// tampered with (same type and size, one byte changed) it omits the image with a diagnostic.
-pub async fn image_delivered(host: &Host, c: &Ctx, message_id: &str, pf: &Value, img: &RgbaImage) -> anyhow::Result<String> {
+pub async fn image_delivered(
+    host: &Host,
+    c: &Ctx,
+    message_id: &str,
+    pf: &Value,
+    img: &RgbaImage,
+) -> anyhow::Result<String> {
     let session = session_of(host)?;
-    let upload = session.uploads(&c.sid)?.into_iter().find(|u| u.uuid == pf["uuid"].as_str().unwrap_or_default()).context("the sent file's upload is gone")?;
+    let upload = session
+        .uploads(&c.sid)?
+        .into_iter()
+        .find(|u| u.uuid == pf["uuid"].as_str().unwrap_or_default())
+        .context("the sent file's upload is gone")?;
     let len = match session.resolve_visuals(message_id)?.as_slice() {
         [VisualDelivery::Image { bytes, content_type, .. }] => {
-            ensure!(*bytes == upload.bytes && pf["mime_type"] == content_type.as_str(), "the resolver handed over other bytes");
-            ensure!(decode(bytes, content_type)?.dimensions() == img.dimensions(), "the delivered image decodes to another size");
+            ensure!(
+                *bytes == upload.bytes && pf["mime_type"] == content_type.as_str(),
+                "the resolver handed over other bytes"
+            );
+            ensure!(
+                decode(bytes, content_type)?.dimensions() == img.dimensions(),
+                "the delivered image decodes to another size"
+            );
             let b64 = base64::engine::general_purpose::STANDARD.encode(bytes).len();
             ensure!(b64 == 4 * bytes.len().div_ceil(3), "base64 length {b64}");
             b64
@@ -535,7 +694,10 @@ pub async fn image_delivered(host: &Host, c: &Ctx, message_id: &str, pf: &Value,
         matches!(session.resolve_visuals(message_id)?.as_slice(), [VisualDelivery::Image { .. }]),
         "the restored file is not delivered again"
     );
-    Ok(format!("delivered {} bytes (base64 {len}); tampered: omitted ({diagnostic}); restored: delivered", upload.bytes.len()))
+    Ok(format!(
+        "delivered {} bytes (base64 {len}); tampered: omitted ({diagnostic}); restored: delivered",
+        upload.bytes.len()
+    ))
 }
 
 /// Suite test 14 and more, in one opened Host: the target as PNG and WebP, the whole viewport (when
@@ -583,43 +745,95 @@ pub fn checks() -> Vec<super::Check> {
         ACTIONS_QUERY
     }
     vec![
-        Check { query: actions_host, name: "checklist-6-capture-consent-prepares-a-file-and-sends-nothing", run: |h| Box::pin(async move {
-            let c = bind(h).await?;
-            let (pf, note) = target(h, &c, Format::Png).await?;
-            remove(h, &c, &pf).await?;
-            Ok(format!("{note}; removed"))
-        }) },
-        Check { query: actions_host, name: "checklist-6-capture-denial-and-cancel-leave-no-draft", run: |h| Box::pin(denial_and_cancel(h)) },
-        Check { query: actions_host, name: "checklist-6-capture-redaction-leaves-no-canary", run: |h| Box::pin(async move { viewport(h, &bind(h).await?, Format::Png).await }) },
-        Check { query: actions_host, name: "checklist-6-capture-png-upload", run: |h| Box::pin(async move { Ok(target(h, &bind(h).await?, Format::Png).await?.1) }) },
-        Check { query: actions_host, name: "checklist-6-capture-webp-upload", run: |h| Box::pin(async move {
-            let c = bind(h).await?;
-            let (pf, a) = target(h, &c, Format::WebP).await?;
-            remove(h, &c, &pf).await?;
-            let b = viewport(h, &c, Format::WebP).await?;
-            Ok(format!("{a}; {b}; {}", region_webp(h, &c).await?.2))
-        }) },
-        Check { query: actions_host, name: "checklist-6-capture-agent-region-and-input-permissions", run: |h| Box::pin(async move {
-            let c = bind(h).await?;
-            Ok(format!("{}; {}", agent_region(h, &c, Format::WebP).await?, input_permissions(h, &c).await?))
-        }) },
-        Check { query: actions_host, name: "checklist-6-capture-stale-when-moved-after-approval", run: |h| Box::pin(stale_when_moved_after_approval(h)) },
-        Check { query: actions_host, name: "checklist-6-capture-refused-by-the-os-is-denied", run: |h| Box::pin(async move {
-            let c = bind(h).await?;
-            refused_by_the_os_is_denied(h, &c.agent, &c.sid, &c.target).await
-        }) },
-        Check { query: actions_host, name: "checklist-6-capture-reference-authorization", run: |h| Box::pin(async move {
-            let c = bind(h).await?;
-            let (pf, img, _) = region_webp(h, &c).await?;
-            let (_, env) = send_with_file(h, &c, &pf, &img).await?;
-            reference_authorization(h, &c, &pf, &env).await
-        }) },
-        Check { query: actions_host, name: "checklist-6-capture-image-delivered", run: |h| Box::pin(async move {
-            let c = bind(h).await?;
-            let (pf, img, _) = region_webp(h, &c).await?;
-            let (message_id, _) = send_with_file(h, &c, &pf, &img).await?;
-            image_delivered(h, &c, &message_id, &pf, &img).await
-        }) },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-consent-prepares-a-file-and-sends-nothing",
+            run: |h| {
+                Box::pin(async move {
+                    let c = bind(h).await?;
+                    let (pf, note) = target(h, &c, Format::Png).await?;
+                    remove(h, &c, &pf).await?;
+                    Ok(format!("{note}; removed"))
+                })
+            },
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-denial-and-cancel-leave-no-draft",
+            run: |h| Box::pin(denial_and_cancel(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-redaction-leaves-no-canary",
+            run: |h| Box::pin(async move { viewport(h, &bind(h).await?, Format::Png).await }),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-png-upload",
+            run: |h| Box::pin(async move { Ok(target(h, &bind(h).await?, Format::Png).await?.1) }),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-webp-upload",
+            run: |h| {
+                Box::pin(async move {
+                    let c = bind(h).await?;
+                    let (pf, a) = target(h, &c, Format::WebP).await?;
+                    remove(h, &c, &pf).await?;
+                    let b = viewport(h, &c, Format::WebP).await?;
+                    Ok(format!("{a}; {b}; {}", region_webp(h, &c).await?.2))
+                })
+            },
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-agent-region-and-input-permissions",
+            run: |h| {
+                Box::pin(async move {
+                    let c = bind(h).await?;
+                    Ok(format!("{}; {}", agent_region(h, &c, Format::WebP).await?, input_permissions(h, &c).await?))
+                })
+            },
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-stale-when-moved-after-approval",
+            run: |h| Box::pin(stale_when_moved_after_approval(h)),
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-refused-by-the-os-is-denied",
+            run: |h| {
+                Box::pin(async move {
+                    let c = bind(h).await?;
+                    refused_by_the_os_is_denied(h, &c.agent, &c.sid, &c.target).await
+                })
+            },
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-reference-authorization",
+            run: |h| {
+                Box::pin(async move {
+                    let c = bind(h).await?;
+                    let (pf, img, _) = region_webp(h, &c).await?;
+                    let (_, env) = send_with_file(h, &c, &pf, &img).await?;
+                    reference_authorization(h, &c, &pf, &env).await
+                })
+            },
+        },
+        Check {
+            query: actions_host,
+            name: "checklist-6-capture-image-delivered",
+            run: |h| {
+                Box::pin(async move {
+                    let c = bind(h).await?;
+                    let (pf, img, _) = region_webp(h, &c).await?;
+                    let (message_id, _) = send_with_file(h, &c, &pf, &img).await?;
+                    image_delivered(h, &c, &message_id, &pf, &img).await
+                })
+            },
+        },
     ]
 }
 
@@ -632,7 +846,15 @@ pub async fn denial_and_cancel(host: &Host) -> anyhow::Result<String> {
 }
 
 /// One capture that must end with `status` and leave no draft: no composer file, no upload, no message.
-async fn ends_without_draft(host: &Host, agent: &Agent, sid: &str, target: &Value, capture: Value, status: Status, answer: Answer) -> anyhow::Result<String> {
+async fn ends_without_draft(
+    host: &Host,
+    agent: &Agent,
+    sid: &str,
+    target: &Value,
+    capture: Value,
+    status: Status,
+    answer: Answer,
+) -> anyhow::Result<String> {
     let session = session_of(host)?;
     let (uploads, messages) = (session.uploads(sid)?.len(), session.messages(sid)?.len());
     let pending = agent.capture_visual(&[target.clone()], capture, &opts())?;
@@ -676,7 +898,9 @@ enum Answer {
 /// The overlay button with `data-wippy-attention-answer=<which>` has the document's focus.
 async fn focused_answer(host: &Host, which: &str) -> anyhow::Result<()> {
     wait_for(host, &format!("focus on the overlay's {which} button"), POINTER_TIMEOUT, || async {
-        let f = host.eval("document.activeElement && document.activeElement.getAttribute('data-wippy-attention-answer')").await?;
+        let f = host
+            .eval("document.activeElement && document.activeElement.getAttribute('data-wippy-attention-answer')")
+            .await?;
         Ok(if f == which { Poll::Ready(()) } else { Poll::Pending(format!("focused: {f}")) })
     })
     .await
@@ -693,11 +917,22 @@ pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<St
     let sid = agent.route().session_id.clone();
     let target = leaf_ref(host, Leaf::Left).await?;
     let mut notes = Vec::new();
-    notes.push(ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Denied, Answer::DenyByKeyboard).await?);
+    notes.push(
+        ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Denied, Answer::DenyByKeyboard).await?,
+    );
     notes.push(ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Cancelled, Answer::Escape).await?);
     // Unsupported: this provider makes PNG only.
     host.capture_provider().configure(|c| c.formats = vec![Format::Png]);
-    let r = ends_without_draft(host, &agent, &sid, &target, json!({"format": "image/webp"}), Status::Unavailable, Answer::ApproveByKeyboard).await;
+    let r = ends_without_draft(
+        host,
+        &agent,
+        &sid,
+        &target,
+        json!({"format": "image/webp"}),
+        Status::Unavailable,
+        Answer::ApproveByKeyboard,
+    )
+    .await;
     host.capture_provider().configure(|c| c.formats = vec![Format::Png, Format::WebP]);
     notes.push(r?);
     // Refused upload.
@@ -709,12 +944,18 @@ pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<St
     // Stale: the target moves 24 px after approval, before the provider revalidates.
     let frame = super::leaf_frame(host.engine, Leaf::Left);
     let leaf = "document.querySelector('[data-landmark=left-leaf]')";
-    host.capture_provider().configure(|c| c.before_capture = Some((frame.clone(), format!("{leaf}.style.transform = 'translateX(24px)'"))));
+    host.capture_provider().configure(|c| {
+        c.before_capture = Some((frame.clone(), format!("{leaf}.style.transform = 'translateX(24px)'")))
+    });
     let r = ends_without_draft(host, &agent, &sid, &target, json!({}), Status::Stale, Answer::Approve).await;
     host.eval_in_frame(&frame, &format!("{leaf}.style.transform = ''")).await?;
     notes.push(r?);
-    let unsupported: Vec<_> = host.capture_provider().records().into_iter().filter(|r| r.status == "unavailable").collect();
-    ensure!(unsupported.len() == 1 && unsupported[0].bytes.is_empty(), "the PNG-only provider did not refuse WebP exactly once without bytes: {unsupported:?}");
+    let unsupported: Vec<_> =
+        host.capture_provider().records().into_iter().filter(|r| r.status == "unavailable").collect();
+    ensure!(
+        unsupported.len() == 1 && unsupported[0].bytes.is_empty(),
+        "the PNG-only provider did not refuse WebP exactly once without bytes: {unsupported:?}"
+    );
     // Stale: a transform on a Host ancestor moves the target after approval.
     notes.push(moved_by_an_ancestor_after_approval(host, &agent, &sid, &target, Moment::AtTheApprovingClick).await?);
     notes.push(moved_by_an_ancestor_after_approval(host, &agent, &sid, &target, Moment::WhileAFrameIsPending).await?);
@@ -730,12 +971,18 @@ pub async fn stale_when_moved_after_approval(host: &Host) -> anyhow::Result<Stri
     let c = bind(host).await?;
     let frame = super::leaf_frame(host.engine, Leaf::Left);
     let leaf = "document.querySelector('[data-landmark=left-leaf]')";
-    host.capture_provider().configure(|p| p.before_capture = Some((frame.clone(), format!("{leaf}.style.transform = 'translateX(24px)'"))));
+    host.capture_provider().configure(|p| {
+        p.before_capture = Some((frame.clone(), format!("{leaf}.style.transform = 'translateX(24px)'")))
+    });
     let r = ends_without_draft(host, &c.agent, &c.sid, &c.target, json!({}), Status::Stale, Answer::Approve).await;
     host.eval_in_frame(&frame, &format!("{leaf}.style.transform = ''")).await?;
     let mut notes = vec![format!("leaf moved in its realm: {}", r?)];
-    notes.push(moved_by_an_ancestor_after_approval(host, &c.agent, &c.sid, &c.target, Moment::AtTheApprovingClick).await?);
-    notes.push(moved_by_an_ancestor_after_approval(host, &c.agent, &c.sid, &c.target, Moment::WhileAFrameIsPending).await?);
+    notes.push(
+        moved_by_an_ancestor_after_approval(host, &c.agent, &c.sid, &c.target, Moment::AtTheApprovingClick).await?,
+    );
+    notes.push(
+        moved_by_an_ancestor_after_approval(host, &c.agent, &c.sid, &c.target, Moment::WhileAFrameIsPending).await?,
+    );
     Ok(notes.join("; "))
 }
 
@@ -754,11 +1001,21 @@ enum Moment {
 /// overlay opened. Chromium's box model has no element at the approved rect any more, so the
 /// provider answers `stale` without reading pixels, whatever the runtime reports, and its reason
 /// names Chromium's geometry; no upload, composer file or message, and the overlay is gone.
-async fn moved_by_an_ancestor_after_approval(host: &Host, agent: &Agent, sid: &str, target: &Value, when: Moment) -> anyhow::Result<String> {
+async fn moved_by_an_ancestor_after_approval(
+    host: &Host,
+    agent: &Agent,
+    sid: &str,
+    target: &Value,
+    when: Moment,
+) -> anyhow::Result<String> {
     let session = session_of(host)?;
-    let (uploads, messages, served) = (session.uploads(sid)?.len(), session.messages(sid)?.len(), host.capture_provider().records().len());
+    let (uploads, messages, served) =
+        (session.uploads(sid)?.len(), session.messages(sid)?.len(), host.capture_provider().records().len());
     let before = host.landmark_rect("left-leaf").await?;
-    ensure!((before.y - css(&target["rect"]).y).abs() <= 0.5, "the left leaf is not where the target was captured: {before:?}");
+    ensure!(
+        (before.y - css(&target["rect"]).y).abs() <= 0.5,
+        "the left leaf is not where the target was captured: {before:?}"
+    );
     let pending = agent.capture_visual(&[target.clone()], json!({}), &opts())?;
     await_overlay(host, true).await?;
     let in_frame = matches!(when, Moment::WhileAFrameIsPending);
@@ -783,16 +1040,28 @@ async fn moved_by_an_ancestor_after_approval(host: &Host, agent: &Agent, sid: &s
     let moved = host.landmark_rect("left-leaf").await;
     host.eval("document.body.style.transform = '', true").await?;
     let (res, moved) = (res?, moved?);
-    ensure!((moved.y - before.y - 30.0).abs() <= 0.5, "{when:?}: the body transform did not move the left leaf 30 px: {before:?} -> {moved:?}");
+    ensure!(
+        (moved.y - before.y - 30.0).abs() <= 0.5,
+        "{when:?}: the body transform did not move the left leaf 30 px: {before:?} -> {moved:?}"
+    );
     require_status(&res, Status::Stale)?;
     ensure!(res.prepared_file.is_none(), "stale carried a prepared_file");
     let records = host.capture_provider().records();
     ensure!(records.len() == served + 1, "{when:?}: the provider served {} requests, not one", records.len() - served);
     let rec = &records[served];
-    ensure!(rec.status == "stale" && rec.bytes.is_empty(), "{when:?}: the provider answered {} {:?}", rec.status, rec.reason);
+    ensure!(
+        rec.status == "stale" && rec.bytes.is_empty(),
+        "{when:?}: the provider answered {} {:?}",
+        rec.status,
+        rec.reason
+    );
     let reason = rec.reason.clone().unwrap_or_default();
     ensure!(reason.contains("Chromium's box model"), "{when:?}: stale, but not by Chromium's geometry: {reason}");
-    ensure!(res.reason.as_deref() == Some(reason.as_str()), "the Host reported {:?}, the provider {reason}", res.reason);
+    ensure!(
+        res.reason.as_deref() == Some(reason.as_str()),
+        "the Host reported {:?}, the provider {reason}",
+        res.reason
+    );
     await_overlay(host, false).await?;
     ensure!(composer_files(host).await?.is_empty(), "{when:?}: stale left a composer file");
     ensure!(session.uploads(sid)?.len() == uploads, "{when:?}: stale left an upload");
@@ -848,8 +1117,17 @@ async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<
     let cand = super::require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let want = super::expect::expected_kinds(host.layout, host.engine, Leaf::Left);
     ensure!(super::kinds(cand) == want, "the left leaf's path is {:?}, not the complete {want:?}", super::kinds(cand));
-    let denied: Vec<&Value> = payload["omissions"].as_array().into_iter().flatten().filter(|o| o["capture_code"] == "permission-denied").collect();
+    let denied: Vec<&Value> = payload["omissions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|o| o["capture_code"] == "permission-denied")
+        .collect();
     ensure!(denied.is_empty(), "the pointing message carries permission-denied omissions: {denied:?}");
-    let reasons: Vec<&str> = payload["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str()).collect();
-    Ok(format!("a pointing message was admitted with the complete path {want:?} (capture.complete {}, omissions {reasons:?})", payload["capture"]["complete"]))
+    let reasons: Vec<&str> =
+        payload["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str()).collect();
+    Ok(format!(
+        "a pointing message was admitted with the complete path {want:?} (capture.complete {}, omissions {reasons:?})",
+        payload["capture"]["complete"]
+    ))
 }

@@ -42,8 +42,23 @@ pub const TEXT_MIN: f64 = 100.0;
 
 /// Roles a user acts on: the candidate is promoted to the nearest ancestor with one of them.
 pub const INTERACTIVE_ROLES: &[&str] = &[
-    "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch",
-    "slider", "textbox", "searchbox", "spinbutton", "combobox", "treeitem", "gridcell",
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "switch",
+    "slider",
+    "textbox",
+    "searchbox",
+    "spinbutton",
+    "combobox",
+    "treeitem",
+    "gridcell",
     // Chromium's role for `<summary>`, which the runtime reports as `button`.
     "DisclosureTriangle",
 ];
@@ -158,7 +173,12 @@ struct Oracle<'a> {
 }
 
 impl Oracle<'_> {
-    async fn text(&mut self, s: &Session, backend_node_id: i64, unenterable: &std::collections::HashSet<(String, i64)>) -> anyhow::Result<String> {
+    async fn text(
+        &mut self,
+        s: &Session,
+        backend_node_id: i64,
+        unenterable: &std::collections::HashSet<(String, i64)>,
+    ) -> anyhow::Result<String> {
         let key = (s.id.clone(), backend_node_id);
         if let Some(t) = self.text.get(&key) {
             return Ok(t.clone());
@@ -222,7 +242,8 @@ impl Oracle<'_> {
         for t in texts {
             let Ok(q) = s.call("DOM.getContentQuads", json!({"backendNodeId": t})).await else { continue };
             let hit_text = q["quads"].as_array().into_iter().flatten().any(|quad| {
-                let q: Vec<f64> = quad.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+                let q: Vec<f64> =
+                    quad.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
                 q.len() == 8 && {
                     let r = BoxRect::from_quad(&chain_to_host.to_host.map_quad(&q));
                     x >= r.x && x < r.right() && y >= r.y && y < r.bottom()
@@ -318,7 +339,9 @@ mod tests {
 /// true values; `checked`, `pressed` and `expanded` keep false too (an unchecked checkbox says so).
 fn comparable_states(m: &BTreeMap<String, String>) -> BTreeMap<String, String> {
     m.iter()
-        .filter(|(k, v)| !(matches!(k.as_str(), "selected" | "disabled" | "required" | "invalid") && v.as_str() == "false"))
+        .filter(|(k, v)| {
+            !(matches!(k.as_str(), "selected" | "disabled" | "required" | "invalid") && v.as_str() == "false")
+        })
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect()
 }
@@ -327,7 +350,8 @@ fn comparable_states(m: &BTreeMap<String, String>) -> BTreeMap<String, String> {
 fn runtime_states(state: &Value) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
     for (k, v) in state.as_object().into_iter().flatten() {
-        if !matches!(k.as_str(), "checked" | "pressed" | "expanded" | "selected" | "disabled" | "required" | "invalid") {
+        if !matches!(k.as_str(), "checked" | "pressed" | "expanded" | "selected" | "disabled" | "required" | "invalid")
+        {
             continue;
         }
         let text = match v {
@@ -400,7 +424,13 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     for id in ids {
         let Some(r) = border_box(&app.session, id, &app_chain.to_host).await else { continue };
         let c = r.center();
-        if r.width >= 1.0 && r.height >= 1.0 && c.0 > area.x && c.0 < area.right() && c.1 > area.y && c.1 < area.bottom() {
+        if r.width >= 1.0
+            && r.height >= 1.0
+            && c.0 > area.x
+            && c.0 < area.right()
+            && c.1 > area.y
+            && c.1 < area.bottom()
+        {
             // Rounded as Chromium's hit test rounds, so both look at the same pixel.
             points.push((c.0.round(), c.1.round()));
         }
@@ -411,7 +441,14 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     let mut seen = BTreeMap::new();
     points.retain(|p| seen.insert((p.0 as i64, p.1 as i64), ()).is_none());
 
-    let mut oracle = Oracle { host, dom: HashMap::new(), ax: HashMap::new(), text: HashMap::new(), chains: FrameChains::default(), boxes: HashMap::new() };
+    let mut oracle = Oracle {
+        host,
+        dom: HashMap::new(),
+        ax: HashMap::new(),
+        text: HashMap::new(),
+        chains: FrameChains::default(),
+        boxes: HashMap::new(),
+    };
     let mut f = Figures::default();
     // Text comparisons wait until every point was seen: text inside a closed root the runtime
     // declared it cannot enter (a confirmed unsupported-boundary omission) is not expected in a
@@ -455,13 +492,27 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
             }
             (None, None) => f.element_agree += 1,
             (Some(c), None) => f.note(format!("({x},{y}): runtime {} but Chromium has no candidate", brief(&c))),
-            (None, Some(t)) => f.note(format!("({x},{y}): no runtime candidate; Chromium {} {:?} {:?}", t.tag, t.ax.role, t.ax.name)),
+            (None, Some(t)) => {
+                f.note(format!("({x},{y}): no runtime candidate; Chromium {} {:?} {:?}", t.tag, t.ax.role, t.ax.name))
+            }
             (Some(c), Some(t)) => {
-                let tag = c["path"].as_array().and_then(|p| p.last()).and_then(|s| s["tag_name"].as_str()).unwrap_or_default().to_string();
+                let tag = c["path"]
+                    .as_array()
+                    .and_then(|p| p.last())
+                    .and_then(|s| s["tag_name"].as_str())
+                    .unwrap_or_default()
+                    .to_string();
                 let r = rect_of(&c["rect"]).unwrap_or(BoxRect { x: f64::NAN, y: f64::NAN, width: 0.0, height: 0.0 });
                 let same = tag == t.tag && t.rect.contains(r.center()) && r.contains(t.rect.center());
                 if !same {
-                    f.note(format!("({x},{y}): runtime {}; Chromium {} {:?} {:?} {:?}", brief(&c), t.tag, t.ax.role, t.ax.name, t.rect));
+                    f.note(format!(
+                        "({x},{y}): runtime {}; Chromium {} {:?} {:?} {:?}",
+                        brief(&c),
+                        t.tag,
+                        t.ax.role,
+                        t.ax.name,
+                        t.rect
+                    ));
                     continue;
                 }
                 f.element_agree += 1;
@@ -475,7 +526,8 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
                 }
                 if !t.ax.ignored {
                     f.ax_comparable += 1;
-                    let (role, name) = (c["summary"]["role"].as_str().unwrap_or(""), c["summary"]["name"].as_str().unwrap_or(""));
+                    let (role, name) =
+                        (c["summary"]["role"].as_str().unwrap_or(""), c["summary"]["name"].as_str().unwrap_or(""));
                     if role == aria_role(&t.ax.role) {
                         f.role_agree += 1;
                     } else {
@@ -517,7 +569,12 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
 
 fn brief(c: &Value) -> String {
     let tag = c["path"].as_array().and_then(|p| p.last()).and_then(|s| s["tag_name"].as_str()).unwrap_or("?");
-    format!("{tag} {:?} {:?} rect {}", c["summary"]["role"].as_str().unwrap_or(""), c["summary"]["name"].as_str().unwrap_or(""), c["rect"])
+    format!(
+        "{tag} {:?} {:?} rect {}",
+        c["summary"]["role"].as_str().unwrap_or(""),
+        c["summary"]["name"].as_str().unwrap_or(""),
+        c["rect"]
+    )
 }
 
 /// Element nodes below `root_id` in a pierced tree (shadow trees and in-process frame documents
@@ -525,7 +582,10 @@ fn brief(c: &Value) -> String {
 fn collect_elements_under(node: &Value, out: &mut Vec<i64>, inside: bool, root_id: i64) {
     let id = node["backendNodeId"].as_i64().unwrap_or_default();
     let inside = inside || id == root_id;
-    if inside && node["nodeType"] == 1 && !matches!(node["localName"].as_str(), Some("style" | "script" | "template" | "slot")) {
+    if inside
+        && node["nodeType"] == 1
+        && !matches!(node["localName"].as_str(), Some("style" | "script" | "template" | "slot"))
+    {
         out.push(id);
     }
     for key in ["shadowRoots", "children"] {

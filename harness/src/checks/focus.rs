@@ -108,9 +108,18 @@ pub async fn require_kept(host: &Host, kept: &Value, at: (f64, f64)) -> anyhow::
     require_valid_payload(&snap)?;
     let api = runtime_focus(host).await?;
     for (what, f) in [("focus()", &api), ("snapshot.focus", snap.get("focus").unwrap_or(&Value::Null))] {
-        ensure!(f.is_object(), "{what} is empty: the transfer into the composer must keep the last meaningful focus {}", kept["event_id"]);
+        ensure!(
+            f.is_object(),
+            "{what} is empty: the transfer into the composer must keep the last meaningful focus {}",
+            kept["event_id"]
+        );
         for field in ["event_id", "sequence", "focused_at", "realm_time_ms", "path"] {
-            ensure!(f[field] == kept[field], "{what}.{field} changed on the transfer into the composer: {} -> {}", kept[field], f[field]);
+            ensure!(
+                f[field] == kept[field],
+                "{what}.{field} changed on the transfer into the composer: {} -> {}",
+                kept[field],
+                f[field]
+            );
         }
     }
     Ok(snap)
@@ -131,25 +140,51 @@ pub async fn sensitive_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<
     for password in ["probe-password", "host-probe-password"] {
         click_landmark(host, "left-leaf").await?;
         let truth = await_truth(host, "left-leaf").await?;
-        ensure!(truth.expectation() == FocusRule::Reports, "the left leaf button should be a meaningful focus: {truth:?}");
+        ensure!(
+            truth.expectation() == FocusRule::Reports,
+            "the left leaf button should be a meaningful focus: {truth:?}"
+        );
         let snap = await_reported(host, &truth).await?;
         let kept = snap["focus"].clone();
         let want = super::expected_kinds(host.layout, host.engine, super::Leaf::Left);
-        let got: Vec<String> = kept["path"].as_array().into_iter().flatten().map(|s| s["kind"].as_str().unwrap_or("?").to_string()).collect();
+        let got: Vec<String> = kept["path"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|s| s["kind"].as_str().unwrap_or("?").to_string())
+            .collect();
         ensure!(got == want, "focus path kinds {got:?}, expected {want:?}");
         let ax = host.landmark_ax("left-leaf").await?;
-        ensure!(kept["summary"]["name"] == ax.name.as_str(), "focus summary name {} is not Chromium's accessible name {:?}", kept["summary"]["name"], ax.name);
+        ensure!(
+            kept["summary"]["name"] == ax.name.as_str(),
+            "focus summary name {} is not Chromium's accessible name {:?}",
+            kept["summary"]["name"],
+            ax.name
+        );
 
         click_landmark(host, "composer-input").await?;
         let composer = await_truth(host, "composer-input").await?;
-        ensure!(composer.expectation() == FocusRule::Keeps, "the composer input should be a conversation control: {composer:?}");
+        ensure!(
+            composer.expectation() == FocusRule::Keeps,
+            "the composer input should be a conversation control: {composer:?}"
+        );
         let leaf_centre = host.landmark_rect("left-leaf").await?.center();
         require_kept(host, &kept, leaf_centre).await?;
 
         click_landmark(host, password).await?;
         let sensitive = await_truth(host, password).await?;
-        ensure!(sensitive.expectation() == FocusRule::Clears, "{password} should be a sensitive control: {sensitive:?}");
-        await_cleared(host, &format!("focus moved from the composer onto the sensitive {password}, after {} was kept", kept["event_id"])).await?;
+        ensure!(
+            sensitive.expectation() == FocusRule::Clears,
+            "{password} should be a sensitive control: {sensitive:?}"
+        );
+        await_cleared(
+            host,
+            &format!(
+                "focus moved from the composer onto the sensitive {password}, after {} was kept",
+                kept["event_id"]
+            ),
+        )
+        .await?;
         done.push(password);
     }
     Ok(format!("kept across the composer, then cleared by {}", done.join(" and ")))
@@ -173,7 +208,10 @@ pub async fn excluded_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<S
         let snap = await_reported(host, &truth).await?;
         let kept = snap["focus"].clone();
         click_landmark(host, "composer-input").await?;
-        ensure!(await_truth(host, "composer-input").await?.expectation() == FocusRule::Keeps, "the composer input should keep the focus");
+        ensure!(
+            await_truth(host, "composer-input").await?.expectation() == FocusRule::Keeps,
+            "the composer input should keep the focus"
+        );
         require_kept(host, &kept, host.landmark_rect("left-leaf").await?.center()).await?;
         click_landmark(host, probe).await?;
         let excluded = await_truth(host, probe).await?;
@@ -181,7 +219,11 @@ pub async fn excluded_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<S
             excluded.in_excluded && !excluded.in_composer && excluded.expectation() == FocusRule::Clears,
             "{probe} should be an excluded element outside the conversation controls: {excluded:?}"
         );
-        await_cleared(host, &format!("focus moved from the composer onto the excluded {probe}, after {} was kept", kept["event_id"])).await?;
+        await_cleared(
+            host,
+            &format!("focus moved from the composer onto the excluded {probe}, after {} was kept", kept["event_id"]),
+        )
+        .await?;
         done.push(probe);
     }
     Ok(format!("kept across the composer, then cleared by {}", done.join(" and ")))
@@ -221,17 +263,23 @@ pub async fn tab_traversal_matches_chromium(host: &Host) -> anyhow::Result<Strin
             let truth = tab(host, back, &at).await?;
             stops += 1;
             steps += 1;
-            let Some(f) = truth.clone() else { bail!("Tab moved focus out of the page after {}", visited.join(" -> ")) };
+            let Some(f) = truth.clone() else {
+                bail!("Tab moved focus out of the page after {}", visited.join(" -> "))
+            };
             let label = f.landmark.clone().unwrap_or_else(|| format!("<{}>", f.tag));
             visited.push(format!("{}{label}", if back { "^" } else { "" }));
             match f.expectation() {
                 FocusRule::Reports => {
-                    let snap = await_reported(host, &f).await.with_context(|| format!("Tab stop {stops} ({label}); path so far {}", visited.join(" -> ")))?;
+                    let snap = await_reported(host, &f)
+                        .await
+                        .with_context(|| format!("Tab stop {stops} ({label}); path so far {}", visited.join(" -> ")))?;
                     last_reported = Some(snap["focus"].clone());
                 }
                 FocusRule::Keeps => {
                     if let Some(kept) = &last_reported {
-                        require_kept(host, kept, f.rect.center()).await.with_context(|| format!("Tab stop {stops} ({label})"))?;
+                        require_kept(host, kept, f.rect.center())
+                            .await
+                            .with_context(|| format!("Tab stop {stops} ({label})"))?;
                     }
                 }
                 FocusRule::Clears => {
@@ -248,7 +296,11 @@ pub async fn tab_traversal_matches_chromium(host: &Host) -> anyhow::Result<Strin
         }
     }
     for must in MUST_VISIT {
-        ensure!(visited.iter().any(|v| v.trim_start_matches('^') == must), "the Tab walk never reached {must}: {}", visited.join(" -> "));
+        ensure!(
+            visited.iter().any(|v| v.trim_start_matches('^') == must),
+            "the Tab walk never reached {must}: {}",
+            visited.join(" -> ")
+        );
     }
     Ok(format!("{stops} Tab / Shift+Tab stops agree with Chromium: {}", visited.join(" -> ")))
 }
@@ -276,18 +328,25 @@ pub async fn composer_transfer_keeps_focus_while_send_disables_it(host: &Host) -
     // The message the user sends is "hi", not the Host's canary draft with " hi" appended: a sent
     // canary would sit in the Session's database, which verify shares between checks, and the
     // sensitive-controls check rightly reports any canary it finds there.
-    host.eval("(() => { document.querySelector('[data-landmark=composer-input]').value = ''; return true; })()").await?;
+    host.eval("(() => { document.querySelector('[data-landmark=composer-input]').value = ''; return true; })()")
+        .await?;
     host.type_text("hi").await?;
     host.press_key(Key::ENTER).await?;
     wait_for(host, "Send disabling the composer", POINTER_TIMEOUT, || async move {
-        let v = host.eval("[window.__host.turnRunning, document.querySelector('[data-landmark=composer-input]').disabled]").await?;
+        let v = host
+            .eval("[window.__host.turnRunning, document.querySelector('[data-landmark=composer-input]').disabled]")
+            .await?;
         Ok(if v == json!([true, true]) { Poll::Ready(()) } else { Poll::Pending(v.to_string()) })
     })
     .await?;
     // Chromium moves focus off a disabled element at its next focus fix-up, not synchronously.
     wait_for(host, "Chromium moving focus off the disabled composer", POINTER_TIMEOUT, || async move {
         let t = host.focused_truth().await?;
-        Ok(if t.as_ref().is_none_or(|f| f.landmark.as_deref() != Some("composer-input")) { Poll::Ready(()) } else { Poll::Pending(describe_truth(&t)) })
+        Ok(if t.as_ref().is_none_or(|f| f.landmark.as_deref() != Some("composer-input")) {
+            Poll::Ready(())
+        } else {
+            Poll::Pending(describe_truth(&t))
+        })
     })
     .await?;
     require_kept(host, &kept, at).await.context("while Send disables the composer")?;
@@ -314,8 +373,16 @@ pub async fn script_dispatched_focus_is_ignored(host: &Host) -> anyhow::Result<S
         for (const t of ['focusout', 'focus', 'focusin']) a.dispatchEvent(new FocusEvent(t, { bubbles: t !== 'focus', composed: true }));
         window.dispatchEvent(new FocusEvent('blur')); return true; })()"#)
         .await?;
-    let forged = super::leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| e["type"] == "focusin" && e["isTrusted"] == false).count();
-    ensure!(forged >= 1, "the forged focusin did not reach the right leaf (its log shows none), so this proves nothing");
+    let forged = super::leaf_log(host, leaf)
+        .await?
+        .into_iter()
+        .skip(from)
+        .filter(|e| e["type"] == "focusin" && e["isTrusted"] == false)
+        .count();
+    ensure!(
+        forged >= 1,
+        "the forged focusin did not reach the right leaf (its log shows none), so this proves nothing"
+    );
     let right = host.landmark_rect("right-leaf").await?.center();
     require_kept(host, &kept, right).await.context("after script-dispatched focus events")?;
 

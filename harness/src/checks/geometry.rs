@@ -29,7 +29,10 @@ pub async fn leaf_geometry(host: &Host, landmark: &str) -> anyhow::Result<Geomet
     let truth = host.node_rect(&at).await?;
     let chain = host.chain_of(&at).await?;
     let visible = chain.clip(&truth);
-    ensure!(visible.width > 2.0 && visible.height > 2.0, "{landmark} is not visible in this variant: {truth:?} clipped to {visible:?}");
+    ensure!(
+        visible.width > 2.0 && visible.height > 2.0,
+        "{landmark} is not visible in this variant: {truth:?} clipped to {visible:?}"
+    );
     let (x, y) = visible.center();
     let snap = snapshot_at(host, x, y).await?;
     let cand = require_candidate(&snap, &truth, landmark)?;
@@ -64,7 +67,10 @@ pub async fn check_path(host: &Host, what: &str, path: &[Value], figures: &mut G
         let truth = host.node_rect(&el).await?;
         let composed = to_host.map_rect(&seg_rect);
         let d = composed.max_edge_delta(&truth);
-        ensure!(d <= RECT_TOLERANCE, "{what}: the {kind} segment {mount} rect composes to {composed:?}, {d:.3} px from Chromium's {truth:?}");
+        ensure!(
+            d <= RECT_TOLERANCE,
+            "{what}: the {kind} segment {mount} rect composes to {composed:?}, {d:.3} px from Chromium's {truth:?}"
+        );
         figures.max_error = figures.max_error.max(d);
         // clip_rect: the element's box within the viewport of the realm that holds it. The runtime
         // documents it for `iframe` segments (absent = not clipped); a boundary segment may carry it.
@@ -78,14 +84,21 @@ pub async fn check_path(host: &Host, what: &str, path: &[Value], figures: &mut G
         };
         if let Some(got) = got {
             let d = got.max_edge_delta(&want);
-            ensure!(d <= RECT_TOLERANCE, "{what}: the {kind} segment {mount} clip_rect composes to {got:?}, {d:.3} px from Chromium's {want:?}");
+            ensure!(
+                d <= RECT_TOLERANCE,
+                "{what}: the {kind} segment {mount} clip_rect composes to {got:?}, {d:.3} px from Chromium's {want:?}"
+            );
             figures.max_error = figures.max_error.max(d);
         }
         figures.segments_compared += 1;
         if kind == "iframe" {
-            let m = seg.pointer("/local_to_parent/matrix").and_then(Value::as_array).ok_or_else(|| anyhow!("{what}: iframe segment {mount} without local_to_parent"))?;
+            let m = seg
+                .pointer("/local_to_parent/matrix")
+                .and_then(Value::as_array)
+                .ok_or_else(|| anyhow!("{what}: iframe segment {mount} without local_to_parent"))?;
             let m: Vec<f64> = m.iter().filter_map(Value::as_f64).collect();
-            let local = Affine::from_column_major(&m).ok_or_else(|| anyhow!("{what}: local_to_parent of {mount} is not a 4x4 matrix"))?;
+            let local = Affine::from_column_major(&m)
+                .ok_or_else(|| anyhow!("{what}: local_to_parent of {mount} is not a 4x4 matrix"))?;
             let child = local.then(&to_host);
             let truth_frame = host.frame_behind(&el).await?;
             let (w, h) = truth_frame.viewport;
@@ -123,11 +136,16 @@ pub async fn unsupported_transform_keeps_siblings(host: &Host) -> anyhow::Result
     require_candidate(&snap, &right, "right-leaf (the sibling)")?;
     // Sampled candidates only: the pointer event the leaf realm itself reported keeps its own
     // (documented, approximate) mapping; sampling must not map through the transform.
-    let points: Vec<&Value> = snap["capture"]["points"].as_array().into_iter().flatten().filter_map(|p| p.get("point_id")).collect();
+    let points: Vec<&Value> =
+        snap["capture"]["points"].as_array().into_iter().flatten().filter_map(|p| p.get("point_id")).collect();
     let left_rect: Option<BoxRect> = super::candidates(&snap)
         .iter()
         .filter(|c| c["sample_point_ids"].as_array().is_some_and(|ids| ids.iter().any(|i| points.contains(&i))))
-        .filter(|c| c["path"].as_array().is_some_and(|p| p.iter().any(|s| s["mount_id"] == "mount-leaf-left" && s["kind"] == "iframe")))
+        .filter(|c| {
+            c["path"]
+                .as_array()
+                .is_some_and(|p| p.iter().any(|s| s["mount_id"] == "mount-leaf-left" && s["kind"] == "iframe"))
+        })
         .find_map(|c| rect_of(&c["rect"]));
     ensure!(left_rect.is_none(), "the runtime invented a candidate {left_rect:?} inside a frame it cannot map");
     Ok(format!("{} omissions, sibling kept", omissions.len()))

@@ -10,7 +10,9 @@
 use anyhow::{ensure, Context};
 use serde_json::Value;
 
-use super::{candidates, leaf_log, rect_of, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
+use super::{
+    candidates, leaf_log, rect_of, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE,
+};
 use crate::host::Host;
 use crate::input::Key;
 use crate::oracle::BoxRect;
@@ -43,7 +45,13 @@ fn brief(snap: &Value) -> String {
         .iter()
         .map(|e| {
             let (x, y) = point(e);
-            format!("{}@{x:.0},{y:.0}[{} b{} n{}]", e["type"].as_str().unwrap_or("?"), e["pointer_type"].as_str().unwrap_or("-"), e["buttons"], e["candidate_ids"].as_array().map_or(0, Vec::len))
+            format!(
+                "{}@{x:.0},{y:.0}[{} b{} n{}]",
+                e["type"].as_str().unwrap_or("?"),
+                e["pointer_type"].as_str().unwrap_or("-"),
+                e["buttons"],
+                e["candidate_ids"].as_array().map_or(0, Vec::len)
+            )
         })
         .collect::<Vec<_>>()
         .join(" ")
@@ -79,7 +87,8 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
 
     // a. moves within the left leaf: one entry, the newest (L4).
     host.move_to(l(10.0).0, cy).await?;
-    host.move_to_in_steps(l(40.0).0, cy, 3) /* L20, L30, L40 */.await?;
+    host.move_to_in_steps(l(40.0).0, cy, 3) /* L20, L30, L40 */
+        .await?;
     history_with(host, "the move at L4 reaching the history", |e| e["type"] == "pointermove" && at(e, l(40.0))).await?;
     // b. a focus change (Tab, no pointer) between moves over the same target.
     host.press_key(Key::TAB).await?;
@@ -130,8 +139,12 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
             && !evs.iter().any(|e| [10.0, 20.0, 30.0, 50.0].iter().any(|dx| at(e, l(*dx)))),
         "moves over the left leaf must compact to the newest (L40), the focus change must start a new entry, and L50 -> L60 compact to L60: {b}"
     );
-    let down = idx(&|e| e["type"] == "pointerdown" && over(&snap, e, &left)).with_context(|| format!("no pointerdown on the left leaf: {b}"))?;
-    ensure!(down > 0 && evs[down - 1]["type"] == "pointermove" && at(&evs[down - 1], l(60.0)), "the pending move at L60 is not recorded right before the pointerdown: {b}");
+    let down = idx(&|e| e["type"] == "pointerdown" && over(&snap, e, &left))
+        .with_context(|| format!("no pointerdown on the left leaf: {b}"))?;
+    ensure!(
+        down > 0 && evs[down - 1]["type"] == "pointermove" && at(&evs[down - 1], l(60.0)),
+        "the pending move at L60 is not recorded right before the pointerdown: {b}"
+    );
     ensure!(
         evs.iter().skip(down).any(|e| e["type"] == "pointermove" && at(e, l(80.0)) && over(&snap, e, &left)),
         "the move after the click (L80) must be its own entry, not compacted across the discrete event: {b}"
@@ -150,7 +163,8 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
         .with_context(|| format!("no pen move at R60 with pointer_type pen: {b}"))?;
     ensure!(!evs.iter().any(|e| at(e, r(50.0))), "pen moves over one target compact to the newest: {b}");
     ensure!(pen > dragged, "the pen move is out of order: {b}");
-    let unresolved: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove" && (at(e, c1) || at(e, c2))).collect();
+    let unresolved: Vec<&Value> =
+        evs.iter().filter(|e| e["type"] == "pointermove" && (at(e, c1) || at(e, c2))).collect();
     ensure!(
         unresolved.len() == 2 && unresolved.iter().all(|e| e["candidate_ids"].as_array().is_some_and(Vec::is_empty)),
         "moves with no resolved target (the excluded composer) never compact and have no targets: {b}"
@@ -163,7 +177,10 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
     // The right leaf really received the pen and the touch (its own log).
     let log = leaf_log(host, Leaf::Right).await?;
     for ty in ["pen", "touch"] {
-        ensure!(log.iter().any(|e| e["pointerType"] == ty && e["isTrusted"] == true), "the right leaf's own log has no trusted {ty} event");
+        ensure!(
+            log.iter().any(|e| e["pointerType"] == ty && e["isTrusted"] == true),
+            "the right leaf's own log has no trusted {ty} event"
+        );
     }
     Ok(format!("{} events: {b}", evs.len()))
 }
@@ -180,19 +197,29 @@ pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Res
     }
     let mut sent = Vec::new();
     for i in 0..12 {
-        let p = if i % 2 == 0 { (right.x + 10.0 + i as f64, right.y + 10.0) } else { (left.x + 10.0 + i as f64, left.y + 10.0) };
+        let p = if i % 2 == 0 {
+            (right.x + 10.0 + i as f64, right.y + 10.0)
+        } else {
+            (left.x + 10.0 + i as f64, left.y + 10.0)
+        };
         host.move_to(p.0, p.1).await?;
         sent.push(p);
     }
     let last = *sent.last().expect("moves were sent");
-    let snap = history_with(host, "the last move reaching the history", |e| e["type"] == "pointermove" && at(e, last)).await?;
+    let snap =
+        history_with(host, "the last move reaching the history", |e| e["type"] == "pointermove" && at(e, last)).await?;
     require_valid_payload(&snap)?;
     ordered(&snap)?;
     let evs = events(&snap);
     let b = brief(&snap);
     ensure!(evs.len() == 32, "the history must hold exactly 32 events when more happened, it holds {}: {b}", evs.len());
     let discrete: Vec<&Value> = evs.iter().filter(|e| e["type"] != "pointermove").collect();
-    ensure!(discrete.len() == 3 * CLICKS, "all {} discrete events must be kept in a full history, {} are: {b}", 3 * CLICKS, discrete.len());
+    ensure!(
+        discrete.len() == 3 * CLICKS,
+        "all {} discrete events must be kept in a full history, {} are: {b}",
+        3 * CLICKS,
+        discrete.len()
+    );
     let truth: Vec<String> = leaf_log(host, Leaf::Left)
         .await?
         .into_iter()
@@ -200,7 +227,10 @@ pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Res
         .map(|e| e["type"].as_str().unwrap_or_default().to_string())
         .collect();
     let reported: Vec<String> = discrete.iter().map(|e| e["type"].as_str().unwrap_or_default().to_string()).collect();
-    ensure!(truth.len() >= reported.len() && truth[truth.len() - reported.len()..] == reported[..], "discrete events {reported:?} are not the leaf's own last ones {truth:?}");
+    ensure!(
+        truth.len() >= reported.len() && truth[truth.len() - reported.len()..] == reported[..],
+        "discrete events {reported:?} are not the leaf's own last ones {truth:?}"
+    );
     let moves: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove").collect();
     let newest = &sent[sent.len() - moves.len()..];
     ensure!(
@@ -233,30 +263,56 @@ pub async fn window_drops_events_older_than_60_s(host: &Host) -> anyhow::Result<
         "the clock hook must not be part of the public API"
     );
     host.click_at(click.0, click.1).await?;
-    history_with(host, "the click on the left leaf reaching the history", |e| e["type"] == "click" && at(e, click)).await?;
+    history_with(host, "the click on the left leaf reaching the history", |e| e["type"] == "click" && at(e, click))
+        .await?;
     advance_clock(host, 58_000).await?;
     let snap = host.snapshot().await?;
     require_valid_payload(&snap)?;
-    ensure!(events(&snap).iter().any(|e| e["type"] == "click" && at(e, click)), "a click 58 s old must stay in the 60 s window: {}", brief(&snap));
+    ensure!(
+        events(&snap).iter().any(|e| e["type"] == "click" && at(e, click)),
+        "a click 58 s old must stay in the 60 s window: {}",
+        brief(&snap)
+    );
     host.move_to(mv.0, mv.1).await?;
-    history_with(host, "the move over the right leaf reaching the history", |e| e["type"] == "pointermove" && at(e, mv)).await?;
+    history_with(host, "the move over the right leaf reaching the history", |e| {
+        e["type"] == "pointermove" && at(e, mv)
+    })
+    .await?;
     advance_clock(host, 3_000).await?;
     let snap = host.snapshot().await?;
     require_valid_payload(&snap)?;
     let b = brief(&snap);
     ensure!(!snap.to_string().contains("advanceClock"), "the clock hook leaked into a snapshot");
-    ensure!(!events(&snap).iter().any(|e| at(e, click)), "events older than 60 s (the click, 61 s) must leave the history: {b}");
+    ensure!(
+        !events(&snap).iter().any(|e| at(e, click)),
+        "events older than 60 s (the click, 61 s) must leave the history: {b}"
+    );
     ensure!(events(&snap).iter().any(|e| e["type"] == "pointermove" && at(e, mv)), "the move 3 s old must stay: {b}");
-    ensure!(snap["pointer"]["point"]["x"].as_f64().is_some_and(|x| (x - mv.0).abs() <= 0.5), "the pointer must be the 3 s old move: {}", snap["pointer"]);
+    ensure!(
+        snap["pointer"]["point"]["x"].as_f64().is_some_and(|x| (x - mv.0).abs() <= 0.5),
+        "the pointer must be the 3 s old move: {}",
+        snap["pointer"]
+    );
     advance_clock(host, 61_000).await?;
     let snap = host.snapshot().await?;
     require_valid_payload(&snap)?;
-    ensure!(events(&snap).is_empty() && snap.get("pointer").is_none(), "after 61 s more neither recent events nor a pointer remain: {} / {}", brief(&snap), snap["pointer"]);
+    ensure!(
+        events(&snap).is_empty() && snap.get("pointer").is_none(),
+        "after 61 s more neither recent events nor a pointer remain: {} / {}",
+        brief(&snap),
+        snap["pointer"]
+    );
     // The leaves really received what the runtime aged out.
     let l = leaf_log(host, Leaf::Left).await?;
-    ensure!(l.iter().any(|e| e["type"] == "click" && e["isTrusted"] == true), "the left leaf's own log has no trusted click");
+    ensure!(
+        l.iter().any(|e| e["type"] == "click" && e["isTrusted"] == true),
+        "the left leaf's own log has no trusted click"
+    );
     let r = leaf_log(host, Leaf::Right).await?;
-    ensure!(r.iter().any(|e| e["type"] == "pointermove" && e["isTrusted"] == true), "the right leaf's own log has no trusted pointermove");
+    ensure!(
+        r.iter().any(|e| e["type"] == "pointermove" && e["isTrusted"] == true),
+        "the right leaf's own log has no trusted pointermove"
+    );
     Ok("click kept at 58 s, dropped at 61 s; move kept at 3 s; nothing at 64 s".into())
 }
 
@@ -292,21 +348,33 @@ pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Res
     host.press().await?;
     host.drag_to(r(60.0).0, r(60.0).1, 4).await?; // R30 R40 (captured), R50 R60 (released)
     host.release().await?;
-    let snap = history_with(host, "the drag's release reaching the history", |e| e["type"] == "pointerup" && at(e, r(60.0))).await?;
+    let snap =
+        history_with(host, "the drag's release reaching the history", |e| e["type"] == "pointerup" && at(e, r(60.0)))
+            .await?;
     require_valid_payload(&snap)?;
     ordered(&snap)?;
     let b = brief(&snap);
     let truth = host.eval_in_frame(&frame, "JSON.parse(JSON.stringify(window.__captureLog))").await?;
     let truth = truth.as_array().cloned().unwrap_or_default();
     let captured: Vec<bool> = truth.iter().map(|e| e["captured"] == true).collect();
-    ensure!(captured == [true, true, false, false], "the leaf itself must see the capture on the first two drag moves only: {truth:?}");
+    ensure!(
+        captured == [true, true, false, false],
+        "the leaf itself must see the capture on the first two drag moves only: {truth:?}"
+    );
     let evs = events(&snap);
     let drag: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove" && e["buttons"] == 1).collect();
     ensure!(
-        drag.len() == 2 && at(drag[0], r(40.0)) && drag[0]["pointer_capture"] == true && at(drag[1], r(60.0)) && drag[1]["pointer_capture"] == false,
+        drag.len() == 2
+            && at(drag[0], r(40.0))
+            && drag[0]["pointer_capture"] == true
+            && at(drag[1], r(60.0))
+            && drag[1]["pointer_capture"] == false,
         "the drag must keep R40 (captured) and R60 (released), R30 and R50 compacted into them: {b}"
     );
-    ensure!(drag.iter().all(|e| over(&snap, e, &right)), "both drag entries must target the right leaf (Chromium's box): {b}");
+    ensure!(
+        drag.iter().all(|e| over(&snap, e, &right)),
+        "both drag entries must target the right leaf (Chromium's box): {b}"
+    );
     Ok(b)
 }
 
@@ -339,7 +407,10 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
     // area; in the leaf: absolute inside the leaf app, below its probes and left of its button.
     let (container, place) = match frame {
         None => ("document.body", "position: fixed; left: 8px; top: 640px; width: 160px; height: 48px;"),
-        Some(_) => ("document.getElementById('leaf-app')", "position: absolute; left: 8px; top: 86px; width: 120px; height: 30px;"),
+        Some(_) => (
+            "document.getElementById('leaf-app')",
+            "position: absolute; left: 8px; top: 86px; width: 120px; height: 30px;",
+        ),
     };
     let mount = format!("generation-probe-{name}");
     let made = eval(format!(
@@ -363,12 +434,16 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
     ensure!(made == true, "the generation probe was not built in the {name} realm");
     let button_mark = format!("{mount}-button");
     let button = host.landmark_rect(&button_mark).await?;
-    let before = (host.locate_landmark(&mount).await?.backend_node_id, host.locate_landmark(&button_mark).await?.backend_node_id);
+    let before = (
+        host.locate_landmark(&mount).await?.backend_node_id,
+        host.locate_landmark(&button_mark).await?.backend_node_id,
+    );
     let y = button.y + button.height / 2.0;
     let b = |dx: f64| (button.x + dx, y);
     host.move_to(b(10.0).0, y).await?;
     host.move_to_in_steps(b(40.0).0, y, 3).await?; // b20, b30, b40
-    history_with(host, "the move at b40 reaching the history", |e| e["type"] == "pointermove" && at(e, b(40.0))).await?;
+    history_with(host, "the move at b40 reaching the history", |e| e["type"] == "pointermove" && at(e, b(40.0)))
+        .await?;
 
     // A fragment realm's `document` is patched onto the fragment's tree: look up by id from the app.
     let scope = if frame.is_none() { "document" } else { container };
@@ -382,26 +457,48 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
         }})()"#
     ))
     .await?;
-    let after = (host.locate_landmark(&mount).await?.backend_node_id, host.locate_landmark(&button_mark).await?.backend_node_id);
-    ensure!(after.1 == before.1 && after.0 != before.0, "Chromium: the remount must keep the button node and replace the boundary (before {before:?}, after {after:?})");
-    ensure!(host.landmark_rect(&button_mark).await?.max_edge_delta(&button) <= RECT_TOLERANCE, "the button moved in the remount");
+    let after = (
+        host.locate_landmark(&mount).await?.backend_node_id,
+        host.locate_landmark(&button_mark).await?.backend_node_id,
+    );
+    ensure!(
+        after.1 == before.1 && after.0 != before.0,
+        "Chromium: the remount must keep the button node and replace the boundary (before {before:?}, after {after:?})"
+    );
+    ensure!(
+        host.landmark_rect(&button_mark).await?.max_edge_delta(&button) <= RECT_TOLERANCE,
+        "the button moved in the remount"
+    );
 
     host.move_to(b(60.0).0, y).await?;
     host.move_to_in_steps(b(90.0).0, y, 3).await?; // b70, b80, b90
-    let snap = history_with(host, "the move at b90 reaching the history", |e| e["type"] == "pointermove" && at(e, b(90.0))).await?;
+    let snap =
+        history_with(host, "the move at b90 reaching the history", |e| e["type"] == "pointermove" && at(e, b(90.0)))
+            .await?;
     require_valid_payload(&snap)?;
     ordered(&snap)?;
     let brief = brief(&snap);
     let evs = events(&snap);
-    let over_button: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove" && over(&snap, e, &button)).collect();
+    let over_button: Vec<&Value> =
+        evs.iter().filter(|e| e["type"] == "pointermove" && over(&snap, e, &button)).collect();
     ensure!(
         over_button.len() == 2 && at(over_button[0], b(40.0)) && at(over_button[1], b(90.0)),
         "{name}: moves over the button compact to b40 before and b90 after the remount, and never across it: {brief}"
     );
     let ids: Vec<&Value> = over_button.iter().map(|e| &e["candidate_ids"][0]).collect();
     ensure!(ids[0] == ids[1], "{name}: both entries must name the same target (the button was not replaced): {ids:?}");
-    let cand = candidates(&snap).iter().find(|c| &c["target_id"] == ids[0]).context("the button's candidate is missing")?;
-    let seg = cand["path"].as_array().into_iter().flatten().find(|s| s["mount_id"] == mount.as_str()).cloned().unwrap_or(Value::Null);
-    ensure!(seg["kind"] == "artifact" && seg["generation"] == 2, "{name}: the button's path must carry the remounted boundary at generation 2: {seg}");
+    let cand =
+        candidates(&snap).iter().find(|c| &c["target_id"] == ids[0]).context("the button's candidate is missing")?;
+    let seg = cand["path"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["mount_id"] == mount.as_str())
+        .cloned()
+        .unwrap_or(Value::Null);
+    ensure!(
+        seg["kind"] == "artifact" && seg["generation"] == 2,
+        "{name}: the button's path must carry the remounted boundary at generation 2: {seg}"
+    );
     Ok(format!("b40 (generation 1) and b90 (generation 2) kept apart over target {}", ids[0]))
 }

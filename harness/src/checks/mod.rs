@@ -3,9 +3,9 @@
 //! page with trusted input and compares what the runtime reports with Chromium's ground truth: the
 //! box model, the leaf's own event log, the Session's own rules.
 
-pub mod expect;
 pub mod actions;
 pub mod capture;
+pub mod expect;
 pub mod fidelity;
 pub mod focus;
 pub mod geometry;
@@ -81,32 +81,132 @@ fn internals_corpus(_: crate::host::Engine) -> &'static str {
 
 pub fn all() -> Vec<Check> {
     vec![
-        Check { query: default_host, name: "runtime-runs-before-page-scripts", run: |h| Box::pin(realms::runtime_before_page_scripts(h)) },
+        Check {
+            query: default_host,
+            name: "runtime-runs-before-page-scripts",
+            run: |h| Box::pin(realms::runtime_before_page_scripts(h)),
+        },
         // The spec's operational checklist ("Operational verification"), items 1-4 and 7.
-        Check { query: default_host, name: "checklist-1-automatic-context-off-sends-no-attachment", run: |h| Box::pin(session::checklist_1(h)) },
-        Check { query: default_host, name: "checklist-2-pointer-path-left-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)) },
-        Check { query: default_host, name: "checklist-2-pointer-path-right-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)) },
-        Check { query: default_host, name: "checklist-2-pointer-path-oopif-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)) },
-        Check { query: default_host, name: "checklist-2-pointer-path-closed-shadow-leaf", run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)) },
-        Check { query: default_host, name: "checklist-3-boundary-sample-finds-both-leaves", run: |h| Box::pin(sampling::boundary_sample(h)) },
-        Check { query: default_host, name: "checklist-4-message-and-attachment-persist", run: |h| Box::pin(session::checklist_4(h)) },
-        Check { query: default_host, name: "checklist-7-capabilities-and-plain-message-received", run: |h| Box::pin(session::checklist_7(h)) },
-        Check { query: default_host, name: "envelope-accepted-by-session-rules", run: |h| Box::pin(sampling::envelope_accepted(h)) },
-        Check { query: default_host, name: "privacy-probes-leave-no-canary", run: |h| Box::pin(privacy::canaries_absent(h)) },
-        Check { query: sensitive_corpus, name: "sensitive-controls-excluded-and-no-canary-leaves", run: |h| Box::pin(sensitive::sensitive_controls_leave_no_trace(h)) },
-        Check { query: default_host, name: "trusted-input-reaches-leaves", run: |h| Box::pin(trusted::input_reaches_leaves(h)) },
-        Check { query: default_host, name: "untrusted-events-are-ignored", run: |h| Box::pin(trusted::untrusted_ignored(h)) },
-        Check { query: default_host, name: "sensitive-focus-clears-a-kept-focus", run: |h| Box::pin(focus::sensitive_focus_clears_a_kept_focus(h)) },
-        Check { query: default_host, name: "excluded-focus-clears-a-kept-focus", run: |h| Box::pin(focus::excluded_focus_clears_a_kept_focus(h)) },
-        Check { query: default_host, name: "tab-traversal-focus-matches-chromium", run: |h| Box::pin(focus::tab_traversal_matches_chromium(h)) },
-        Check { query: default_host, name: "composer-transfer-keeps-focus-while-send-disables-it", run: |h| Box::pin(focus::composer_transfer_keeps_focus_while_send_disables_it(h)) },
-        Check { query: default_host, name: "script-dispatched-focus-is-ignored", run: |h| Box::pin(focus::script_dispatched_focus_is_ignored(h)) },
-        Check { query: default_host, name: "remounted-or-detached-focus-is-invalidated", run: |h| Box::pin(focus::remounted_or_detached_focus_is_invalidated(h)) },
-        Check { query: default_host, name: "boundary-snapshot-matches-golden", run: |h| Box::pin(sampling::boundary_golden(h)) },
-        Check { query: shoelace_corpus, name: "shoelace-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
-        Check { query: material_corpus, name: "material-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
-        Check { query: internals_corpus, name: "internals-corpus-agrees-with-chromium", run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)) },
-        Check { query: default_host, name: "checklist-1-interactive-capabilities-off-open-no-overlay", run: |h| Box::pin(actions::no_overlay_when_actions_off(h)) },
+        Check {
+            query: default_host,
+            name: "checklist-1-automatic-context-off-sends-no-attachment",
+            run: |h| Box::pin(session::checklist_1(h)),
+        },
+        Check {
+            query: default_host,
+            name: "checklist-2-pointer-path-left-leaf",
+            run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)),
+        },
+        Check {
+            query: default_host,
+            name: "checklist-2-pointer-path-right-leaf",
+            run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)),
+        },
+        Check {
+            query: default_host,
+            name: "checklist-2-pointer-path-oopif-leaf",
+            run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)),
+        },
+        Check {
+            query: default_host,
+            name: "checklist-2-pointer-path-closed-shadow-leaf",
+            run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)),
+        },
+        Check {
+            query: default_host,
+            name: "checklist-3-boundary-sample-finds-both-leaves",
+            run: |h| Box::pin(sampling::boundary_sample(h)),
+        },
+        Check {
+            query: default_host,
+            name: "checklist-4-message-and-attachment-persist",
+            run: |h| Box::pin(session::checklist_4(h)),
+        },
+        Check {
+            query: default_host,
+            name: "checklist-7-capabilities-and-plain-message-received",
+            run: |h| Box::pin(session::checklist_7(h)),
+        },
+        Check {
+            query: default_host,
+            name: "envelope-accepted-by-session-rules",
+            run: |h| Box::pin(sampling::envelope_accepted(h)),
+        },
+        Check {
+            query: default_host,
+            name: "privacy-probes-leave-no-canary",
+            run: |h| Box::pin(privacy::canaries_absent(h)),
+        },
+        Check {
+            query: sensitive_corpus,
+            name: "sensitive-controls-excluded-and-no-canary-leaves",
+            run: |h| Box::pin(sensitive::sensitive_controls_leave_no_trace(h)),
+        },
+        Check {
+            query: default_host,
+            name: "trusted-input-reaches-leaves",
+            run: |h| Box::pin(trusted::input_reaches_leaves(h)),
+        },
+        Check {
+            query: default_host,
+            name: "untrusted-events-are-ignored",
+            run: |h| Box::pin(trusted::untrusted_ignored(h)),
+        },
+        Check {
+            query: default_host,
+            name: "sensitive-focus-clears-a-kept-focus",
+            run: |h| Box::pin(focus::sensitive_focus_clears_a_kept_focus(h)),
+        },
+        Check {
+            query: default_host,
+            name: "excluded-focus-clears-a-kept-focus",
+            run: |h| Box::pin(focus::excluded_focus_clears_a_kept_focus(h)),
+        },
+        Check {
+            query: default_host,
+            name: "tab-traversal-focus-matches-chromium",
+            run: |h| Box::pin(focus::tab_traversal_matches_chromium(h)),
+        },
+        Check {
+            query: default_host,
+            name: "composer-transfer-keeps-focus-while-send-disables-it",
+            run: |h| Box::pin(focus::composer_transfer_keeps_focus_while_send_disables_it(h)),
+        },
+        Check {
+            query: default_host,
+            name: "script-dispatched-focus-is-ignored",
+            run: |h| Box::pin(focus::script_dispatched_focus_is_ignored(h)),
+        },
+        Check {
+            query: default_host,
+            name: "remounted-or-detached-focus-is-invalidated",
+            run: |h| Box::pin(focus::remounted_or_detached_focus_is_invalidated(h)),
+        },
+        Check {
+            query: default_host,
+            name: "boundary-snapshot-matches-golden",
+            run: |h| Box::pin(sampling::boundary_golden(h)),
+        },
+        Check {
+            query: shoelace_corpus,
+            name: "shoelace-corpus-agrees-with-chromium",
+            run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)),
+        },
+        Check {
+            query: material_corpus,
+            name: "material-corpus-agrees-with-chromium",
+            run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)),
+        },
+        Check {
+            query: internals_corpus,
+            name: "internals-corpus-agrees-with-chromium",
+            run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)),
+        },
+        Check {
+            query: default_host,
+            name: "checklist-1-interactive-capabilities-off-open-no-overlay",
+            run: |h| Box::pin(actions::no_overlay_when_actions_off(h)),
+        },
     ]
     .into_iter()
     .chain(actions::checks())
@@ -157,7 +257,10 @@ pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Value> {
         let at = snap.pointer("/pointer/point").map(|p| (num(&p["x"]), num(&p["y"])));
         Ok(match at {
             Some((px, py)) if (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0 => Poll::Ready(snap),
-            _ => Poll::Pending(format!("pointer {}", snap.get("pointer").map(|p| p["point"].to_string()).unwrap_or_else(|| "none".into()))),
+            _ => Poll::Pending(format!(
+                "pointer {}",
+                snap.get("pointer").map(|p| p["point"].to_string()).unwrap_or_else(|| "none".into())
+            )),
         })
     })
     .await?;
@@ -181,7 +284,10 @@ pub fn require_valid_payload(snap: &Value) -> anyhow::Result<()> {
     crate::contract::attention_v1::validate_attention(&payload, payload.get("selection").is_some())
         .map_err(|stage| anyhow!("the snapshot fails the Session's v1 schema at stage {stage:?}"))?;
     let findings = crate::contract::spec_rules::spec_findings(&payload);
-    ensure!(findings.is_empty(), "the snapshot breaks rules the spec states beyond the Session's validator: {findings:?}");
+    ensure!(
+        findings.is_empty(),
+        "the snapshot breaks rules the spec states beyond the Session's validator: {findings:?}"
+    );
     Ok(())
 }
 
@@ -196,7 +302,12 @@ pub fn candidate_at<'a>(snap: &'a Value, truth: &BoxRect) -> Option<&'a Value> {
 }
 
 pub fn rect_of(v: &Value) -> Option<BoxRect> {
-    Some(BoxRect { x: v["x"].as_f64()?, y: v["y"].as_f64()?, width: v["width"].as_f64()?, height: v["height"].as_f64()? })
+    Some(BoxRect {
+        x: v["x"].as_f64()?,
+        y: v["y"].as_f64()?,
+        width: v["width"].as_f64()?,
+        height: v["height"].as_f64()?,
+    })
 }
 
 pub fn kinds(candidate: &Value) -> Vec<String> {
@@ -250,7 +361,9 @@ mod tests {
 
     #[test]
     fn spec_fixture_is_a_valid_payload_and_a_broken_one_is_not() {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-payload.json")).unwrap();
+        let text =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-payload.json"))
+                .unwrap();
         let good: Value = serde_json::from_str(&text).unwrap();
         require_valid_payload(&good).unwrap();
         let mut bad = good.clone();

@@ -76,7 +76,11 @@ impl OutputCapture {
                     }
                     "Network.requestWillBeSent" => {
                         let r = &ev.params["request"];
-                        Some(format!("{} {}", r["url"].as_str().unwrap_or_default(), r["postData"].as_str().unwrap_or_default()))
+                        Some(format!(
+                            "{} {}",
+                            r["url"].as_str().unwrap_or_default(),
+                            r["postData"].as_str().unwrap_or_default()
+                        ))
                     }
                     _ => None,
                 };
@@ -97,7 +101,11 @@ impl OutputCapture {
                 let id = f["id"].as_str().unwrap_or_default();
                 let url = f["url"].as_str().unwrap_or_default().to_string();
                 // A frame of another process listed in this tree has no world here: its own session installs it.
-                let Ok(made) = session.call("Page.createIsolatedWorld", json!({"frameId": id, "worldName": WORLD})).await else { continue };
+                let Ok(made) =
+                    session.call("Page.createIsolatedWorld", json!({"frameId": id, "worldName": WORLD})).await
+                else {
+                    continue;
+                };
                 let Some(ctx) = made["executionContextId"].as_i64() else { continue };
                 if session.eval_in(LISTEN, Some(ctx), crate::cdp::COMMAND_TIMEOUT).await.is_ok() {
                     worlds.push((session.clone(), ctx, url));
@@ -123,7 +131,10 @@ impl OutputCapture {
                 .with_context(|| format!("reading the captured messages of {url}"))?;
             let list: Vec<Value> = serde_json::from_str(got.as_str().unwrap_or("[]"))?;
             for m in list {
-                out.push(Output { source: format!("postMessage to {url} from {}", m["origin"].as_str().unwrap_or("?")), text: m["data"].as_str().unwrap_or_default().to_string() });
+                out.push(Output {
+                    source: format!("postMessage to {url} from {}", m["origin"].as_str().unwrap_or("?")),
+                    text: m["data"].as_str().unwrap_or_default().to_string(),
+                });
             }
         }
         for (method, text) in self.network.lock().map(|v| v.clone()).unwrap_or_default() {
@@ -134,7 +145,10 @@ impl OutputCapture {
 }
 
 /// The first output that contains any of `canaries`, as `(canary, source, excerpt)`.
-pub fn find_canary<'a>(canaries: &[String], outputs: impl IntoIterator<Item = &'a Output>) -> Option<(String, String, String)> {
+pub fn find_canary<'a>(
+    canaries: &[String],
+    outputs: impl IntoIterator<Item = &'a Output>,
+) -> Option<(String, String, String)> {
     for o in outputs {
         for c in canaries {
             if let Some(i) = o.text.find(c.as_str()) {
@@ -159,7 +173,10 @@ pub fn files_under(dir: &std::path::Path) -> anyhow::Result<Vec<Output>> {
                 stack.push(p);
             } else {
                 let bytes = std::fs::read(&p)?;
-                out.push(Output { source: p.display().to_string(), text: String::from_utf8_lossy(&bytes).into_owned() });
+                out.push(Output {
+                    source: p.display().to_string(),
+                    text: String::from_utf8_lossy(&bytes).into_owned(),
+                });
             }
         }
     }

@@ -20,7 +20,12 @@ struct ProbeGroup {
 }
 
 const GROUPS: [ProbeGroup; 2] = [
-    ProbeGroup { centre: "privacy-probes", password: "probe-password", exclude: "probe-exclude", redact: "probe-redact" },
+    ProbeGroup {
+        centre: "privacy-probes",
+        password: "probe-password",
+        exclude: "probe-exclude",
+        redact: "probe-redact",
+    },
     ProbeGroup {
         centre: "host-privacy-probes",
         password: "host-probe-password",
@@ -37,7 +42,10 @@ pub async fn canaries_absent(host: &Host) -> anyhow::Result<String> {
         no_canary(host, &snap, g.centre).await?;
         for probe in [g.password, g.exclude, g.redact] {
             let truth = host.landmark_rect(probe).await?;
-            ensure!(sampled_inside(&snap, &truth), "no sample point fell on {probe} {truth:?}: the probe proves nothing");
+            ensure!(
+                sampled_inside(&snap, &truth),
+                "no sample point fell on {probe} {truth:?}: the probe proves nothing"
+            );
             sampled += 1;
         }
         for probe in [g.password, g.exclude] {
@@ -45,13 +53,19 @@ pub async fn canaries_absent(host: &Host) -> anyhow::Result<String> {
             ensure!(candidate_at(&snap, &truth).is_none(), "{probe} is excluded but appears as a candidate");
         }
         let redact = host.landmark_rect(g.redact).await?;
-        let kept = candidate_at(&snap, &redact).with_context(|| format!("{} keeps its geometry, but no candidate has its box {redact:?}", g.redact))?;
+        let kept = candidate_at(&snap, &redact)
+            .with_context(|| format!("{} keeps its geometry, but no candidate has its box {redact:?}", g.redact))?;
         for field in ["text", "name", "value"] {
             let v = kept["summary"][field].as_str().unwrap_or("");
             ensure!(v.is_empty(), "{} is redacted but its summary has {field} {v:?}", g.redact);
         }
-        let reasons: Vec<&str> = snap["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str()).collect();
-        ensure!(reasons.contains(&"excluded"), "{}: no `excluded` omission records the excluded probes (omissions: {reasons:?})", g.centre);
+        let reasons: Vec<&str> =
+            snap["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str()).collect();
+        ensure!(
+            reasons.contains(&"excluded"),
+            "{}: no `excluded` omission records the excluded probes (omissions: {reasons:?})",
+            g.centre
+        );
     }
 
     let composer = host.landmark_rect("composer").await?;
@@ -60,7 +74,10 @@ pub async fn canaries_absent(host: &Host) -> anyhow::Result<String> {
     no_canary(host, &snap, "composer").await?;
     for c in candidates(&snap) {
         if let Some(r) = rect_of(&c["rect"]) {
-            let inside = r.x >= composer.x && r.right() <= composer.right() && r.y >= composer.y && r.y + r.height <= composer.y + composer.height;
+            let inside = r.x >= composer.x
+                && r.right() <= composer.right()
+                && r.y >= composer.y
+                && r.y + r.height <= composer.y + composer.height;
             ensure!(!inside, "a candidate inside the composer: {}", c["rect"]);
         }
     }
@@ -110,7 +127,10 @@ pub async fn text_none_keeps_geometry_without_text(host: &Host) -> anyhow::Resul
             v.sort();
             v
         };
-        ensure!(shape(&safe) == shape(&none), "privacy.text none changed the candidates' geometry or structure at ({x}, {y})");
+        ensure!(
+            shape(&safe) == shape(&none),
+            "privacy.text none changed the candidates' geometry or structure at ({x}, {y})"
+        );
         ensure!(
             candidates(&safe).iter().any(|c| c["summary"].get("name").is_some()),
             "the safe snapshot at ({x}, {y}) has no name either: the comparison proves nothing"

@@ -44,16 +44,23 @@ pub async fn blank_then_navigated_realm_is_never_missing(host: &Host, loads: usi
             .eval("(() => { const f = document.querySelector('[data-wippy-mount-id=\"mount-blank-nav\"]'); return f && [f.getAttribute('data-window-kept'), f.getAttribute('data-blank-document-replaced')]; })()")
             .await?;
         // The case under test only: the browser kept the Window and replaced the document.
-        ensure!(kept == serde_json::json!(["true", "true"]), "load {load}: the Host variant did not reproduce the case (window kept, document replaced: {kept})");
+        ensure!(
+            kept == serde_json::json!(["true", "true"]),
+            "load {load}: the Host variant did not reproduce the case (window kept, document replaced: {kept})"
+        );
         let at = host.locate_landmark("plain-leaf").await?;
         let truth = host.node_rect(&at).await?;
         let (x, y) = truth.center();
-        let snap = host.snapshot_with(serde_json::json!({"point": {"x": x.round(), "y": y.round()}, "radius_css_px": 0})).await?;
+        let snap = host
+            .snapshot_with(serde_json::json!({"point": {"x": x.round(), "y": y.round()}, "radius_css_px": 0}))
+            .await?;
         super::require_valid_payload(&snap)?;
         let hit = super::candidates(&snap).iter().find(|c| {
             let tag = c["path"].as_array().and_then(|p| p.last()).and_then(|s| s["tag_name"].as_str());
             let in_mount = c["path"].as_array().is_some_and(|p| p.iter().any(|s| s["mount_id"] == MOUNT));
-            tag == Some("button") && in_mount && super::rect_of(&c["rect"]).is_some_and(|r| r.max_edge_delta(&truth) <= super::RECT_TOLERANCE)
+            tag == Some("button")
+                && in_mount
+                && super::rect_of(&c["rect"]).is_some_and(|r| r.max_edge_delta(&truth) <= super::RECT_TOLERANCE)
         });
         let omission = snap["omissions"].as_array().into_iter().flatten().any(|o| o["mount_id"] == MOUNT);
         match (hit, omission) {

@@ -104,7 +104,8 @@ pub async fn boundary_sample(host: &Host) -> anyhow::Result<String> {
     ensure!(lc["target_id"] != rc["target_id"], "both leaves share target_id {}", lc["target_id"]);
 
     let mut event_ids: BTreeSet<String> = BTreeSet::new();
-    for e in snap["recent_events"].as_array().into_iter().flatten().chain(snap.get("pointer")).chain(snap.get("focus")) {
+    for e in snap["recent_events"].as_array().into_iter().flatten().chain(snap.get("pointer")).chain(snap.get("focus"))
+    {
         if let Some(id) = e["event_id"].as_str() {
             event_ids.insert(id.to_string());
         }
@@ -112,21 +113,37 @@ pub async fn boundary_sample(host: &Host) -> anyhow::Result<String> {
     for c in candidates(&snap) {
         for sid in c["sample_point_ids"].as_array().into_iter().flatten() {
             let sid = sid.as_str().unwrap_or_default();
-            ensure!(ids.contains(sid) || event_ids.contains(sid), "candidate {} cites unknown sample {sid}", c["target_id"]);
+            ensure!(
+                ids.contains(sid) || event_ids.contains(sid),
+                "candidate {} cites unknown sample {sid}",
+                c["target_id"]
+            );
         }
     }
-    let point = |id: &str| points.iter().find(|p| p["point_id"] == id).map(|p| (p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN)));
+    let point = |id: &str| {
+        points
+            .iter()
+            .find(|p| p["point_id"] == id)
+            .map(|p| (p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN)))
+    };
     let inside = |r: &BoxRect, (x, y): (f64, f64)| x >= r.x && x < r.right() && y >= r.y && y < r.y + r.height;
     let strictly_inside = |r: &BoxRect, (x, y): (f64, f64)| x > r.x && x < r.right() && y > r.y && y < r.y + r.height;
     for (cand, truth, name) in [(lc, &left, "left-leaf"), (rc, &right, "right-leaf")] {
-        let claimed: BTreeSet<&str> = cand["sample_point_ids"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let claimed: BTreeSet<&str> =
+            cand["sample_point_ids"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         for id in claimed.iter().filter(|id| ids.contains(**id)) {
             let p = point(id).unwrap_or((f64::NAN, f64::NAN));
             ensure!(inside(truth, p), "{name} claims sample {id} at {p:?}, outside its box {truth:?}");
         }
         for p in &points {
-            let (id, xy) = (p["point_id"].as_str().unwrap_or_default(), (p["x"].as_f64().unwrap_or(0.0), p["y"].as_f64().unwrap_or(0.0)));
-            ensure!(!strictly_inside(truth, xy) || claimed.contains(id), "sample {id} at {xy:?} lies inside {name} but the candidate does not list it");
+            let (id, xy) = (
+                p["point_id"].as_str().unwrap_or_default(),
+                (p["x"].as_f64().unwrap_or(0.0), p["y"].as_f64().unwrap_or(0.0)),
+            );
+            ensure!(
+                !strictly_inside(truth, xy) || claimed.contains(id),
+                "sample {id} at {xy:?} lies inside {name} but the candidate does not list it"
+            );
         }
     }
     let n = |c: &Value| c["sample_point_ids"].as_array().map(Vec::len).unwrap_or(0);
@@ -140,12 +157,20 @@ pub async fn envelope_accepted(host: &Host) -> anyhow::Result<String> {
     let (bx, by, left, right) = boundary_point(host).await?;
     let snap = snapshot_at(host, bx, by).await?;
     let raw = host.envelope(&snap).await?;
-    let envelope: Envelope = serde_json::from_value(raw.clone()).context("the runtime's envelope is not a strict envelope")?;
+    let envelope: Envelope =
+        serde_json::from_value(raw.clone()).context("the runtime's envelope is not a strict envelope")?;
     let payload = envelope.verify().map_err(|e| anyhow::anyhow!("envelope does not verify: {e} ({})", e.code()))?;
-    ensure!(payload == crate::contract::canonical::strip_null_members(&snap), "the envelope's content is not the snapshot it was built from");
+    ensure!(
+        payload == crate::contract::canonical::strip_null_members(&snap),
+        "the envelope's content is not the snapshot it was built from"
+    );
     let array = Value::Array(vec![raw]);
-    let admitted = validate(&array, &ValidateOptions::default()).map_err(|e| anyhow::anyhow!("the Session would reject it: {e}"))?;
-    ensure!(admitted.attachments.len() == 1 && !admitted.attachments[0].is_inert(), "the attachment was stored inert, not rendered");
+    let admitted = validate(&array, &ValidateOptions::default())
+        .map_err(|e| anyhow::anyhow!("the Session would reject it: {e}"))?;
+    ensure!(
+        admitted.attachments.len() == 1 && !admitted.attachments[0].is_inert(),
+        "the attachment was stored inert, not rendered"
+    );
     super::require_valid_payload(&payload)?;
     require_candidate(&payload, &left, "left-leaf")?;
     require_candidate(&payload, &right, "right-leaf")?;
@@ -164,10 +189,15 @@ pub async fn boundary_golden(host: &Host) -> anyhow::Result<String> {
         o.remove("focus");
         o.insert("recent_events".into(), Value::Array(Vec::new()));
     }
-    let event_ids: Vec<Value> = snap["recent_events"].as_array().into_iter().flatten().chain(snap.get("pointer")).filter_map(|e| e.get("event_id").cloned()).collect();
-    let keep_candidate = |c: &Value| {
-        c["sample_point_ids"].as_array().into_iter().flatten().any(|s| !event_ids.contains(s))
-    };
+    let event_ids: Vec<Value> = snap["recent_events"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(snap.get("pointer"))
+        .filter_map(|e| e.get("event_id").cloned())
+        .collect();
+    let keep_candidate =
+        |c: &Value| c["sample_point_ids"].as_array().into_iter().flatten().any(|s| !event_ids.contains(s));
     if let Some(cands) = stable["candidates"].as_array_mut() {
         cands.retain(keep_candidate);
         for c in cands.iter_mut() {

@@ -81,7 +81,10 @@ pub async fn selection_truth(host: &Host, landmarks: &[&str]) -> anyhow::Result<
 
 async fn object_of(at: &Located) -> anyhow::Result<String> {
     let r = at.session.call("DOM.resolveNode", json!({"backendNodeId": at.backend_node_id})).await?;
-    r.pointer("/object/objectId").and_then(Value::as_str).map(str::to_string).ok_or_else(|| anyhow!("could not resolve a landmark node"))
+    r.pointer("/object/objectId")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .ok_or_else(|| anyhow!("could not resolve a landmark node"))
 }
 
 /// The map from the viewport of the realm holding `landmark` to the Host viewport.
@@ -109,7 +112,11 @@ async fn snapshot_where(host: &Host, what: &str, want: impl Fn(&Value) -> bool) 
         Ok(if want(&snap) {
             Poll::Ready(snap)
         } else {
-            Poll::Pending(format!("selection {} omissions {}", snap.get("selection").unwrap_or(&Value::Null), snap["omissions"]))
+            Poll::Pending(format!(
+                "selection {} omissions {}",
+                snap.get("selection").unwrap_or(&Value::Null),
+                snap["omissions"]
+            ))
         })
     })
     .await?;
@@ -118,7 +125,12 @@ async fn snapshot_where(host: &Host, what: &str, want: impl Fn(&Value) -> bool) 
 }
 
 fn omission_reasons(snap: &Value) -> Vec<String> {
-    snap["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str().map(str::to_string)).collect()
+    snap["omissions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o["reason"].as_str().map(str::to_string))
+        .collect()
 }
 
 /// Compares the reported selection with the page's own: text, direction, the range's rect, and
@@ -127,10 +139,28 @@ fn compare(snap: &Value, truth: &SelectionTruth, anchor_kinds: &[&str], focus_ki
     let s = &snap["selection"];
     ensure!(s.is_object(), "no selection in the snapshot; omissions {}", snap["omissions"]);
     ensure!(s["kind"] == "text" && s["collapsed"] == false, "selection kind/collapsed: {s}");
-    ensure!(s["text"].as_str() == Some(norm(&truth.text).as_str()), "selection text {} but the page selected {:?}", s["text"], truth.text);
-    ensure!(s["direction"].as_str() == Some(truth.direction.as_str()), "direction {} but the page says {}", s["direction"], truth.direction);
-    ensure!(path_kinds(&s["anchor_path"]) == anchor_kinds, "anchor path kinds {:?}, expected {anchor_kinds:?}", path_kinds(&s["anchor_path"]));
-    ensure!(path_kinds(&s["focus_path"]) == focus_kinds, "focus path kinds {:?}, expected {focus_kinds:?}", path_kinds(&s["focus_path"]));
+    ensure!(
+        s["text"].as_str() == Some(norm(&truth.text).as_str()),
+        "selection text {} but the page selected {:?}",
+        s["text"],
+        truth.text
+    );
+    ensure!(
+        s["direction"].as_str() == Some(truth.direction.as_str()),
+        "direction {} but the page says {}",
+        s["direction"],
+        truth.direction
+    );
+    ensure!(
+        path_kinds(&s["anchor_path"]) == anchor_kinds,
+        "anchor path kinds {:?}, expected {anchor_kinds:?}",
+        path_kinds(&s["anchor_path"])
+    );
+    ensure!(
+        path_kinds(&s["focus_path"]) == focus_kinds,
+        "focus path kinds {:?}, expected {focus_kinds:?}",
+        path_kinds(&s["focus_path"])
+    );
     for p in ["anchor_path", "focus_path"] {
         let leaf = s[p].as_array().and_then(|a| a.last()).cloned().unwrap_or(Value::Null);
         ensure!(leaf["tag_name"] == "span", "{p} leaf is {leaf}, not the selected span");
@@ -158,14 +188,22 @@ fn leaf_kinds(host: &Host, leaf: Leaf) -> Vec<&'static str> {
 
 /// Drag across a safe text span, then Shift+ArrowLeft three times: each time the runtime reports
 /// the page's own selection (text, direction, rect, endpoint paths).
-pub async fn drag_and_shift_arrows_select_like_the_page(host: &Host, leaf: Leaf, landmark: &str) -> anyhow::Result<String> {
+pub async fn drag_and_shift_arrows_select_like_the_page(
+    host: &Host,
+    leaf: Leaf,
+    landmark: &str,
+) -> anyhow::Result<String> {
     let text_box = host.landmark_rect(landmark).await?;
     let (_, cy) = text_box.center();
     host.drag((text_box.x + 1.0, cy), (text_box.right() - 1.0, cy), 8).await?;
-    let truth = selection_truth(host, &[landmark]).await?.ok_or_else(|| anyhow!("the drag selected nothing in the page"))?;
+    let truth =
+        selection_truth(host, &[landmark]).await?.ok_or_else(|| anyhow!("the drag selected nothing in the page"))?;
     ensure!(!truth.text.trim().is_empty(), "the page's selection is empty");
     let want = norm(&truth.text);
-    let snap = snapshot_where(host, "the dragged selection in the snapshot", |s| s["selection"]["text"].as_str() == Some(want.as_str())).await?;
+    let snap = snapshot_where(host, "the dragged selection in the snapshot", |s| {
+        s["selection"]["text"].as_str() == Some(want.as_str())
+    })
+    .await?;
     let kinds = leaf_kinds(host, leaf);
     compare(&snap, &truth, &kinds, &kinds)?;
     ensure!(truth.direction == "forward", "a left-to-right drag is forward, the page says {}", truth.direction);
@@ -173,10 +211,20 @@ pub async fn drag_and_shift_arrows_select_like_the_page(host: &Host, leaf: Leaf,
     for _ in 0..3 {
         host.press_key_with(Key::ARROW_LEFT, SHIFT).await?;
     }
-    let shorter = selection_truth(host, &[landmark]).await?.ok_or_else(|| anyhow!("Shift+ArrowLeft cleared the page's selection"))?;
-    ensure!(shorter.text.chars().count() + 3 == truth.text.chars().count(), "Shift+ArrowLeft x3: {:?} -> {:?}", truth.text, shorter.text);
+    let shorter = selection_truth(host, &[landmark])
+        .await?
+        .ok_or_else(|| anyhow!("Shift+ArrowLeft cleared the page's selection"))?;
+    ensure!(
+        shorter.text.chars().count() + 3 == truth.text.chars().count(),
+        "Shift+ArrowLeft x3: {:?} -> {:?}",
+        truth.text,
+        shorter.text
+    );
     let want2 = norm(&shorter.text);
-    let snap2 = snapshot_where(host, "the Shift+arrow selection in the snapshot", |s| s["selection"]["text"].as_str() == Some(want2.as_str())).await?;
+    let snap2 = snapshot_where(host, "the Shift+arrow selection in the snapshot", |s| {
+        s["selection"]["text"].as_str() == Some(want2.as_str())
+    })
+    .await?;
     compare(&snap2, &shorter, &kinds, &kinds)?;
     Ok(format!("{:?} then {:?}", want, want2))
 }
@@ -191,7 +239,9 @@ pub async fn drag_across_two_realms(host: &Host) -> anyhow::Result<String> {
     let from = host.landmark_rect("left-leaf-text").await?;
     let to = host.landmark_rect("right-leaf-text").await?;
     host.drag((from.x + 1.0, from.center().1), (to.right() - 1.0, to.center().1), 12).await?;
-    let truth = selection_truth(host, &["left-leaf-text", "right-leaf-text"]).await?.ok_or_else(|| anyhow!("the drag selected nothing"))?;
+    let truth = selection_truth(host, &["left-leaf-text", "right-leaf-text"])
+        .await?
+        .ok_or_else(|| anyhow!("the drag selected nothing"))?;
     if host.engine == Engine::Iframe {
         let right = selection_truth(host, &["right-leaf-text"]).await?;
         ensure!(right.is_none(), "the right realm holds a selection too: {right:?}");
@@ -207,13 +257,18 @@ pub async fn drag_across_two_realms(host: &Host) -> anyhow::Result<String> {
         Some(r) => snapshot_where(host, r, |s| omission_reasons(s).iter().any(|o| o == r)).await?,
         None => {
             let want = norm(&truth.text);
-            snapshot_where(host, "the cross-realm selection", |s| s["selection"]["text"].as_str() == Some(want.as_str())).await?
+            snapshot_where(host, "the cross-realm selection", |s| {
+                s["selection"]["text"].as_str() == Some(want.as_str())
+            })
+            .await?
         }
     };
     let text = serde_json::to_string(&snap)?;
     ensure!(!text.contains("CANARY"), "a canary reached the snapshot: {text}");
     match reason {
-        Some("selection-excluded") => ensure!(snap.get("selection").is_none(), "an excluded selection must not be reported"),
+        Some("selection-excluded") => {
+            ensure!(snap.get("selection").is_none(), "an excluded selection must not be reported")
+        }
         Some(_) => {
             ensure!(snap["selection"]["text"] == "", "a redacted selection keeps no text");
         }
@@ -231,9 +286,16 @@ pub async fn drag_across_two_realms(host: &Host) -> anyhow::Result<String> {
 pub async fn privacy_probes_selection(host: &Host) -> anyhow::Result<String> {
     let redact = host.landmark_rect("probe-redact").await?;
     host.drag((redact.x + 2.0, redact.center().1), (redact.right() - 20.0, redact.center().1), 6).await?;
-    let truth = selection_truth(host, &["probe-redact"]).await?.ok_or_else(|| anyhow!("nothing selected in the redact probe"))?;
-    ensure!(truth.touches_redacted && !truth.touches_excluded, "the page's selection is not only in the redact probe: {truth:?}");
-    let snap = snapshot_where(host, "selection-redacted", |s| omission_reasons(s).iter().any(|o| o == "selection-redacted")).await?;
+    let truth = selection_truth(host, &["probe-redact"])
+        .await?
+        .ok_or_else(|| anyhow!("nothing selected in the redact probe"))?;
+    ensure!(
+        truth.touches_redacted && !truth.touches_excluded,
+        "the page's selection is not only in the redact probe: {truth:?}"
+    );
+    let snap =
+        snapshot_where(host, "selection-redacted", |s| omission_reasons(s).iter().any(|o| o == "selection-redacted"))
+            .await?;
     let s = &snap["selection"];
     ensure!(s["text"] == "", "redacted selection text: {}", s["text"]);
     let r = rect_of(&s["ranges"][0]["rect"]).context("a redacted selection keeps its range geometry")?;
@@ -242,9 +304,13 @@ pub async fn privacy_probes_selection(host: &Host) -> anyhow::Result<String> {
 
     let exclude = host.landmark_rect("probe-exclude").await?;
     host.drag((exclude.x + 2.0, exclude.center().1), (exclude.right() - 20.0, exclude.center().1), 6).await?;
-    let truth = selection_truth(host, &["probe-exclude"]).await?.ok_or_else(|| anyhow!("nothing selected in the exclude probe"))?;
+    let truth = selection_truth(host, &["probe-exclude"])
+        .await?
+        .ok_or_else(|| anyhow!("nothing selected in the exclude probe"))?;
     ensure!(truth.touches_excluded, "the page's selection is not in the exclude probe: {truth:?}");
-    let snap = snapshot_where(host, "selection-excluded", |s| omission_reasons(s).iter().any(|o| o == "selection-excluded")).await?;
+    let snap =
+        snapshot_where(host, "selection-excluded", |s| omission_reasons(s).iter().any(|o| o == "selection-excluded"))
+            .await?;
     ensure!(snap.get("selection").is_none(), "an excluded selection was reported: {}", snap["selection"]);
     let all = serde_json::to_string(&snap)?;
     ensure!(!all.contains("CANARY"), "a canary reached the snapshot");
@@ -255,9 +321,14 @@ pub async fn privacy_probes_selection(host: &Host) -> anyhow::Result<String> {
 pub async fn remounted_selection_is_detached(host: &Host) -> anyhow::Result<String> {
     let b = host.landmark_rect("left-leaf-text").await?;
     host.drag((b.x + 1.0, b.center().1), (b.right() - 1.0, b.center().1), 6).await?;
-    snapshot_where(host, "the selection before the remount", |s| s["selection"]["text"].as_str().is_some_and(|t| !t.is_empty())).await?;
+    snapshot_where(host, "the selection before the remount", |s| {
+        s["selection"]["text"].as_str().is_some_and(|t| !t.is_empty())
+    })
+    .await?;
     host.eval("window.__host.remount('leaf-left').then(() => true)").await?;
-    let snap = snapshot_where(host, "selection-detached", |s| omission_reasons(s).iter().any(|o| o == "selection-detached")).await?;
+    let snap =
+        snapshot_where(host, "selection-detached", |s| omission_reasons(s).iter().any(|o| o == "selection-detached"))
+            .await?;
     ensure!(snap.get("selection").is_none(), "a detached selection is still reported");
     Ok("detached".into())
 }

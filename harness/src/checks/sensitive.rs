@@ -106,7 +106,10 @@ pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<St
     }
     for (kind, _, _) in KINDS {
         for tree in ["light", "closed"] {
-            ensure!(per_kind.get(&(kind, tree)).copied().unwrap_or(0) >= 1, "Chromium finds no {kind} control in the {tree} tree of the corpus");
+            ensure!(
+                per_kind.get(&(kind, tree)).copied().unwrap_or(0) >= 1,
+                "Chromium finds no {kind} control in the {tree} tree of the corpus"
+            );
         }
     }
 
@@ -122,11 +125,24 @@ pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<St
                 ensure!(!c.ax_focusable, "Chromium says the hidden input is focusable");
                 continue; // not rendered: it can be neither pointed at nor focused; the scans cover its value
             }
-            ensure!(c.ax_focusable, "Chromium's accessibility tree says the {} {} control is not focusable", c.tree, c.kind);
+            ensure!(
+                c.ax_focusable,
+                "Chromium's accessibility tree says the {} {} control is not focusable",
+                c.tree,
+                c.kind
+            );
             if c.tag != "input" && c.tag != "textarea" && c.tag != "select" {
-                ensure!(c.ax_editable.is_some(), "Chromium does not treat the {} {} <{}> as editable", c.tree, c.kind, c.tag);
+                ensure!(
+                    c.ax_editable.is_some(),
+                    "Chromium does not treat the {} {} <{}> as editable",
+                    c.tree,
+                    c.kind,
+                    c.tag
+                );
             }
-            drive(host, c, &city, i).await.with_context(|| format!("the {} {} control <{}> at {:?}", c.tree, c.kind, c.tag, c.rect))?;
+            drive(host, c, &city, i)
+                .await
+                .with_context(|| format!("the {} {} control <{}> at {:?}", c.tree, c.kind, c.tag, c.rect))?;
             checked += 1;
         }
     }
@@ -142,7 +158,9 @@ pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<St
     let frames_sent = outputs.iter().filter(|o| o.source == "Network.webSocketFrameSent").count();
     ensure!(relayed > 0, "no relay message was captured between the realms: the scan would prove nothing");
     ensure!(
-        outputs.iter().any(|o| o.source == "Network.webSocketFrameSent" && o.text.contains("session_message") && o.text.contains("context_attachments")),
+        outputs.iter().any(|o| o.source == "Network.webSocketFrameSent"
+            && o.text.contains("session_message")
+            && o.text.contains("context_attachments")),
         "the composer's session_message with its context was not captured on the socket"
     );
     let session = super::session::session_of(host)?;
@@ -151,11 +169,13 @@ pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<St
     for suffix in ["", "-wal", "-shm", "-journal"] {
         let p = std::path::PathBuf::from(format!("{}{suffix}", db.display()));
         if let Ok(bytes) = std::fs::read(&p) {
-            outputs.push(Output { source: p.display().to_string(), text: String::from_utf8_lossy(&bytes).into_owned() });
+            outputs
+                .push(Output { source: p.display().to_string(), text: String::from_utf8_lossy(&bytes).into_owned() });
         }
     }
     outputs.extend(host.console().into_iter().map(|line| Output { source: "console".into(), text: line }));
-    let folder = crate::report::write_artifacts(&format!("{}-canary-scan", crate::report::current_test_name()), host).await;
+    let folder =
+        crate::report::write_artifacts(&format!("{}-canary-scan", crate::report::current_test_name()), host).await;
     let artifacts = files_under(&folder)?;
     let _ = std::fs::remove_dir_all(&folder);
     ensure!(artifacts.iter().any(|a| a.source.ends_with("snapshot.json")), "no failure artifacts were written to scan");
@@ -189,7 +209,11 @@ async fn enumerate(host: &Host) -> anyhow::Result<Vec<Control>> {
         tree_roots(&doc["root"], &mut roots);
         for (node_id, closed) in roots {
             for (kind, selector, rule) in KINDS {
-                let sel = if closed { selector.to_string() } else { format!("[data-landmark=sensitive-light] :is({selector})") };
+                let sel = if closed {
+                    selector.to_string()
+                } else {
+                    format!("[data-landmark=sensitive-light] :is({selector})")
+                };
                 let found = session.call("DOM.querySelectorAll", json!({"nodeId": node_id, "selector": sel})).await?;
                 for id in found["nodeIds"].as_array().into_iter().flatten().filter_map(Value::as_i64) {
                     let desc = session.call("DOM.describeNode", json!({"nodeId": id})).await?;
@@ -199,14 +223,42 @@ async fn enumerate(host: &Host) -> anyhow::Result<Vec<Control>> {
                         bail!("one control matches two kinds ({kind} and another): the enumeration is ambiguous");
                     }
                     let attrs = node["attributes"].as_array().cloned().unwrap_or_default();
-                    let attr = |n: &str| attrs.chunks(2).find(|p| p[0] == n).and_then(|p| p.get(1)).and_then(Value::as_str).unwrap_or_default().to_lowercase();
+                    let attr = |n: &str| {
+                        attrs
+                            .chunks(2)
+                            .find(|p| p[0] == n)
+                            .and_then(|p| p.get(1))
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_lowercase()
+                    };
                     let at = Located { session: session.clone(), backend_node_id: backend, inner_frames: Vec::new() };
                     let tag = node["localName"].as_str().unwrap_or_default().to_string();
                     let input_type = attr("type");
-                    let rect = if input_type == "hidden" { BoxRect { x: 0.0, y: 0.0, width: 0.0, height: 0.0 } } else { host.node_rect(&at).await? };
-                    let ax = session.call("Accessibility.getPartialAXTree", json!({"backendNodeId": backend, "fetchRelatives": false})).await?;
-                    let axn = ax["nodes"].as_array().and_then(|n| n.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend))).cloned().unwrap_or(Value::Null);
-                    let prop = |name: &str| axn["properties"].as_array().into_iter().flatten().find(|p| p["name"] == name).map(|p| p["value"]["value"].clone());
+                    let rect = if input_type == "hidden" {
+                        BoxRect { x: 0.0, y: 0.0, width: 0.0, height: 0.0 }
+                    } else {
+                        host.node_rect(&at).await?
+                    };
+                    let ax = session
+                        .call(
+                            "Accessibility.getPartialAXTree",
+                            json!({"backendNodeId": backend, "fetchRelatives": false}),
+                        )
+                        .await?;
+                    let axn = ax["nodes"]
+                        .as_array()
+                        .and_then(|n| n.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend)))
+                        .cloned()
+                        .unwrap_or(Value::Null);
+                    let prop = |name: &str| {
+                        axn["properties"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .find(|p| p["name"] == name)
+                            .map(|p| p["value"]["value"].clone())
+                    };
                     out.push(Control {
                         kind,
                         rule,
@@ -236,7 +288,9 @@ fn tree_roots(node: &Value, out: &mut Vec<(i64, bool)>) {
         }
     }
     let attrs = node["attributes"].as_array().cloned().unwrap_or_default();
-    let hosts_vault = attrs.chunks(2).any(|p| p[0] == "data-landmark" && p.get(1).and_then(Value::as_str) == Some("sensitive-closed-host"));
+    let hosts_vault = attrs
+        .chunks(2)
+        .any(|p| p[0] == "data-landmark" && p.get(1).and_then(Value::as_str) == Some("sensitive-closed-host"));
     for root in node["shadowRoots"].as_array().into_iter().flatten() {
         if let Some(id) = root["nodeId"].as_i64() {
             if root["shadowRootType"] != "user-agent" {
@@ -269,12 +323,15 @@ async fn select_all(host: &Host) -> anyhow::Result<()> {
 /// Calls `function` on the control's node in its page (ground truth from the page itself).
 async fn on_node(c: &Control, function: &str) -> anyhow::Result<Value> {
     let resolved = c.at.session.call("DOM.resolveNode", json!({"backendNodeId": c.at.backend_node_id})).await?;
-    let object = resolved.pointer("/object/objectId").and_then(Value::as_str).context("the control cannot be resolved")?;
-    let r = c
-        .at
-        .session
-        .call("Runtime.callFunctionOn", json!({"objectId": object, "functionDeclaration": function, "returnByValue": true}))
-        .await?;
+    let object =
+        resolved.pointer("/object/objectId").and_then(Value::as_str).context("the control cannot be resolved")?;
+    let r =
+        c.at.session
+            .call(
+                "Runtime.callFunctionOn",
+                json!({"objectId": object, "functionDeclaration": function, "returnByValue": true}),
+            )
+            .await?;
     Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
 }
 
@@ -302,7 +359,11 @@ async fn await_chromium_focus(host: &Host, c: &Control) -> anyhow::Result<()> {
 async fn runtime_focus_is(host: &Host, want_some: bool, why: &str) -> anyhow::Result<()> {
     wait_for(host, why, POINTER_TIMEOUT, || async {
         let f = host.eval("window.wippyAttention.focus()").await?;
-        Ok(if f.is_null() != want_some { Poll::Ready(()) } else { Poll::Pending(format!("focus() = {}", if f.is_null() { "null".into() } else { f["event_id"].to_string() })) })
+        Ok(if f.is_null() != want_some {
+            Poll::Ready(())
+        } else {
+            Poll::Pending(format!("focus() = {}", if f.is_null() { "null".into() } else { f["event_id"].to_string() }))
+        })
     })
     .await
 }
@@ -336,7 +397,12 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
         std::fs::create_dir_all(&dir)?;
         let file = dir.join(format!("{canary}.txt"));
         std::fs::write(&file, format!("{canary}\n"))?;
-        c.at.session.call("DOM.setFileInputFiles", json!({"files": [file.display().to_string()], "backendNodeId": c.at.backend_node_id})).await?;
+        c.at.session
+            .call(
+                "DOM.setFileInputFiles",
+                json!({"files": [file.display().to_string()], "backendNodeId": c.at.backend_node_id}),
+            )
+            .await?;
     }
     let held = on_node(c, content).await?;
     ensure!(
@@ -378,36 +444,66 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
     let what = format!("a snapshot around the control with {}", want_selection.unwrap_or("its pointer"));
     let snap = wait_for(host, &what, POINTER_TIMEOUT, || async {
         let snap = host.snapshot().await?;
-        let at = snap.pointer("/pointer/point").map(|p| (p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN)));
+        let at = snap
+            .pointer("/pointer/point")
+            .map(|p| (p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN)));
         let omissions = reasons(&snap);
         let pointer_ok = at.is_some_and(|(px, py)| (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0);
         let selection_ok = match want_selection {
             None => true,
-            Some(reason) => omissions.iter().any(|r| r == reason) && snap.get("selection").is_none_or(|s| s.is_null() || s["text"] == ""),
+            Some(reason) => {
+                omissions.iter().any(|r| r == reason)
+                    && snap.get("selection").is_none_or(|s| s.is_null() || s["text"] == "")
+            }
         };
-        Ok(if pointer_ok && selection_ok { Poll::Ready(snap) } else { Poll::Pending(format!("pointer {at:?}, omissions {omissions:?}, selection {}", snap.get("selection").cloned().unwrap_or(Value::Null))) })
+        Ok(if pointer_ok && selection_ok {
+            Poll::Ready(snap)
+        } else {
+            Poll::Pending(format!(
+                "pointer {at:?}, omissions {omissions:?}, selection {}",
+                snap.get("selection").cloned().unwrap_or(Value::Null)
+            ))
+        })
     })
     .await?;
     require_valid_payload(&snap)?;
-    ensure!(sampled_inside(&snap, &c.rect), "no sample point fell on the control {:?}: the check proves nothing", c.rect);
+    ensure!(
+        sampled_inside(&snap, &c.rect),
+        "no sample point fell on the control {:?}: the check proves nothing",
+        c.rect
+    );
     let omissions = reasons(&snap);
     let found = candidate_at(&snap, &c.rect);
     match c.rule {
         Rule::Excluded => {
-            ensure!(found.is_none(), "an excluded control is a candidate: {}", found.map(|f| f.to_string()).unwrap_or_default());
+            ensure!(
+                found.is_none(),
+                "an excluded control is a candidate: {}",
+                found.map(|f| f.to_string()).unwrap_or_default()
+            );
             ensure!(omissions.iter().any(|r| r == "excluded"), "no `excluded` omission (omissions {omissions:?})");
             ensure!(snap.get("focus").is_none_or(Value::is_null), "the snapshot still has a focus: {}", snap["focus"]);
         }
         Rule::Redacted => {
-            let kept = found.ok_or_else(|| anyhow!("the redacted control keeps its geometry, but no candidate has its box"))?;
+            let kept = found
+                .ok_or_else(|| anyhow!("the redacted control keeps its geometry, but no candidate has its box"))?;
             for k in ["name", "text", "value"] {
-                ensure!(kept["summary"].get(k).is_none(), "the redacted control's summary has {k}: {}", kept["summary"][k]);
+                ensure!(
+                    kept["summary"].get(k).is_none(),
+                    "the redacted control's summary has {k}: {}",
+                    kept["summary"][k]
+                );
             }
             ensure!(omissions.iter().any(|r| r == "redacted"), "no `redacted` omission (omissions {omissions:?})");
         }
         Rule::Ordinary => {
-            let kept = found.ok_or_else(|| anyhow!("the ordinary control is not a candidate: the realm was not sampled"))?;
-            ensure!(kept["summary"].get("value").is_none() && kept["summary"].get("text").is_none(), "an editable value left: {}", kept["summary"]);
+            let kept =
+                found.ok_or_else(|| anyhow!("the ordinary control is not a candidate: the realm was not sampled"))?;
+            ensure!(
+                kept["summary"].get("value").is_none() && kept["summary"].get("text").is_none(),
+                "an editable value left: {}",
+                kept["summary"]
+            );
         }
     }
     let envelope = host.envelope(&snap).await?;
@@ -424,19 +520,27 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
 }
 
 fn reasons(snap: &Value) -> Vec<String> {
-    snap["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str().map(str::to_string)).collect()
+    snap["omissions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o["reason"].as_str().map(str::to_string))
+        .collect()
 }
 
 /// Sends one message from the composer with automatic context on and the pointer on the light
 /// password control; returns what the Session stored for the session, as JSON.
 async fn send_with_context(host: &Host, controls: &[Control]) -> anyhow::Result<String> {
-    use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of, set_automatic_context, stored_for};
+    use super::session::{
+        compose, composer_ready, enter_and_settle, session_id, session_of, set_automatic_context, stored_for,
+    };
     let session = session_of(host)?;
     let state = composer_ready(host).await?;
     let sid = session_id(&state)?;
     set_automatic_context(host, &sid, true).await?;
     compose(host, "is this private").await?;
-    let pw = controls.iter().find(|c| c.tree == "light" && c.kind == "password").context("no light password control")?;
+    let pw =
+        controls.iter().find(|c| c.tree == "light" && c.kind == "password").context("no light password control")?;
     let (x, y) = pw.rect.center();
     super::snapshot_at(host, x, y).await?;
     let row = enter_and_settle(host).await?;

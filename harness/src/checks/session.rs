@@ -70,7 +70,12 @@ pub async fn compose(host: &Host, text: &str) -> anyhow::Result<()> {
         host.type_text(text).await?;
     }
     let now = host.eval("document.querySelector('[data-landmark=composer-input]').value").await?;
-    ensure!(now == json!(text), "the composer holds {} bytes, not the {} composed", now.as_str().map(str::len).unwrap_or(0), text.len());
+    ensure!(
+        now == json!(text),
+        "the composer holds {} bytes, not the {} composed",
+        now.as_str().map(str::len).unwrap_or(0),
+        text.len()
+    );
     Ok(())
 }
 
@@ -83,7 +88,9 @@ pub async fn enter_and_settle(host: &Host) -> anyhow::Result<Value> {
         let rows = host.eval("window.__host.session.rows").await?;
         let row = rows.as_array().and_then(|r| r.get(before as usize)).cloned();
         Ok(match row {
-            Some(r) if matches!(r["delivery"].as_str(), Some("received" | "undelivered" | "unconfirmed")) => Poll::Ready(r),
+            Some(r) if matches!(r["delivery"].as_str(), Some("received" | "undelivered" | "unconfirmed")) => {
+                Poll::Ready(r)
+            }
             Some(r) => Poll::Pending(format!("row {}", r["delivery"])),
             None => Poll::Pending("no new row".into()),
         })
@@ -104,10 +111,25 @@ pub fn stored_for(session: &SessionService, sid: &str, row: &Value) -> anyhow::R
 /// The stored attachments equal what the runtime produced: same ids, hashes and content.
 pub fn require_same_attachments(stored: &StoredMessage, sent: &Value) -> anyhow::Result<()> {
     let sent = sent.as_array().context("the row has no attachments array")?;
-    ensure!(stored.attachments.len() == sent.len(), "stored {} attachments, sent {}", stored.attachments.len(), sent.len());
+    ensure!(
+        stored.attachments.len() == sent.len(),
+        "stored {} attachments, sent {}",
+        stored.attachments.len(),
+        sent.len()
+    );
     for (a, s) in stored.attachments.iter().zip(sent) {
-        ensure!(Some(a.attachment_id.as_str()) == s["attachment_id"].as_str(), "attachment_id {} != {}", a.attachment_id, s["attachment_id"]);
-        ensure!(Some(a.content_hash.as_str()) == s["content_hash"].as_str(), "content_hash {} != {}", a.content_hash, s["content_hash"]);
+        ensure!(
+            Some(a.attachment_id.as_str()) == s["attachment_id"].as_str(),
+            "attachment_id {} != {}",
+            a.attachment_id,
+            s["attachment_id"]
+        );
+        ensure!(
+            Some(a.content_hash.as_str()) == s["content_hash"].as_str(),
+            "content_hash {} != {}",
+            a.content_hash,
+            s["content_hash"]
+        );
         let env: Value = serde_json::from_str(&a.envelope)?;
         ensure!(&env == s, "the stored envelope differs from the one the runtime produced");
     }
@@ -132,9 +154,14 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
     ensure!(row["transport"] == "inline", "a one-snapshot message must go inline, went {}", row["transport"]);
     let stored = stored_for(session, &sid, &row)?;
     ensure!(stored.text == "what is this?", "stored text {:?}", stored.text);
-    ensure!(Some(stored.message_id.as_str()) == row["message_id"].as_str(), "the receipt's message_id is not the stored one");
+    ensure!(
+        Some(stored.message_id.as_str()) == row["message_id"].as_str(),
+        "the receipt's message_id is not the stored one"
+    );
     require_same_attachments(&stored, &row["attachments"])?;
-    let payload: Value = serde_json::from_str(serde_json::from_str::<Value>(&stored.attachments[0].envelope)?["content"].as_str().unwrap_or(""))?;
+    let payload: Value = serde_json::from_str(
+        serde_json::from_str::<Value>(&stored.attachments[0].envelope)?["content"].as_str().unwrap_or(""),
+    )?;
     require_valid_payload(&payload)?;
     require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let replies = session.replies_to(&sid, &stored.request_id);
@@ -147,7 +174,10 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
             "fetch('/api/v1/sessions/{sid}/messages', {{headers: {{Authorization: 'Bearer ' + document.querySelector('meta[name=wippy-session-token]').content}}}}).then(r => r.json())"
         ))
         .await?;
-    let listed = history["messages"].as_array().and_then(|m| m.iter().find(|m| m["message_id"] == json!(stored.message_id))).cloned();
+    let listed = history["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["message_id"] == json!(stored.message_id)))
+        .cloned();
     let listed = listed.context("the history does not list the message")?;
     ensure!(listed == serde_json::to_value(&stored)?, "the history retrieval differs from the stored message");
     Ok((stored, sid))
@@ -187,7 +217,11 @@ pub async fn checklist_1(host: &Host) -> anyhow::Result<String> {
     let row = enter_and_settle(host).await?;
     ensure!(row["delivery"] == "received", "not received: {row}");
     let stored = stored_for(session, &sid, &row)?;
-    ensure!(stored.attachments.is_empty(), "automatic context is off but {} attachments were stored", stored.attachments.len());
+    ensure!(
+        stored.attachments.is_empty(),
+        "automatic context is off but {} attachments were stored",
+        stored.attachments.len()
+    );
     ensure!(stored.context_ref.is_none(), "a context reference was sent");
     ensure!(session.stages(&sid)?.is_empty(), "a stage was made");
     let replies = session.replies_to(&sid, &stored.request_id);
@@ -217,7 +251,12 @@ pub async fn checklist_7(host: &Host) -> anyhow::Result<String> {
     let stored = stored_for(session, &sid, &row)?;
     let replies = session.replies_to(&sid, &stored.request_id);
     ensure!(replies.len() == 1 && replies[0].is_received(), "expected exactly one received: {replies:?}");
-    Ok(format!("attention.context={} browser_operations={}; one received for {}", body["capabilities"]["attention"]["context"], body["capabilities"]["attention"]["browser_operations"], stored.request_id))
+    Ok(format!(
+        "attention.context={} browser_operations={}; one received for {}",
+        body["capabilities"]["attention"]["context"],
+        body["capabilities"]["attention"]["browser_operations"],
+        stored.request_id
+    ))
 }
 
 /// Inline at exactly 32,768 bytes of encoded command, staged at 32,769 (spec "Message delivery").
@@ -233,7 +272,9 @@ pub async fn send_command_of_exactly(host: &Host, target: usize) -> anyhow::Resu
     let snap = snapshot_at(host, x, y).await?;
     let env = host.envelope(&snap).await?;
     host.eval(&format!("(window.__host.session.pinContext([{env}]), true)")).await?;
-    let base = host.eval("window.__host.session.inlineCommandBytes('')").await?.as_u64().context("inlineCommandBytes")? as usize;
+    let base =
+        host.eval("window.__host.session.inlineCommandBytes('')").await?.as_u64().context("inlineCommandBytes")?
+            as usize;
     ensure!(base < target, "the context alone is {base} bytes, over {target}");
     let text = "x".repeat(target - base);
     let measured = host.eval(&format!("window.__host.session.inlineCommandBytes({})", json!(text))).await?;
@@ -248,21 +289,36 @@ pub async fn send_command_of_exactly(host: &Host, target: usize) -> anyhow::Resu
     let reply = session.replies_to(&sid, &stored.request_id).into_iter().next().context("no reply")?;
     match choose_delivery(target) {
         Delivery::Inline => {
-            ensure!(row["transport"] == "inline" && reply.transport == Transport::Inline, "{target} bytes must go inline: {row}");
-            ensure!(reply.command_bytes == target, "the Session received a {}-byte command, not {target}", reply.command_bytes);
+            ensure!(
+                row["transport"] == "inline" && reply.transport == Transport::Inline,
+                "{target} bytes must go inline: {row}"
+            );
+            ensure!(
+                reply.command_bytes == target,
+                "the Session received a {}-byte command, not {target}",
+                reply.command_bytes
+            );
         }
         Delivery::Staged => {
-            ensure!(row["transport"] == "staged" && reply.transport == Transport::Staged, "{target} bytes must be staged: {row}");
             ensure!(
-                row["command_bytes"] == json!(reply.command_bytes) && reply.command_bytes <= crate::contract::delivery::MAX_INLINE_COMMAND_BYTES,
+                row["transport"] == "staged" && reply.transport == Transport::Staged,
+                "{target} bytes must be staged: {row}"
+            );
+            ensure!(
+                row["command_bytes"] == json!(reply.command_bytes)
+                    && reply.command_bytes <= crate::contract::delivery::MAX_INLINE_COMMAND_BYTES,
                 "the staged command the Session received is {} bytes (the Host sent {})",
                 reply.command_bytes,
                 row["command_bytes"]
             );
             let stages = session.stages(&sid)?;
-            let stage = stages.iter().find(|s| s.request_id == stored.request_id).context("no stage for the request")?;
+            let stage =
+                stages.iter().find(|s| s.request_id == stored.request_id).context("no stage for the request")?;
             ensure!(stage.state == "committed", "the stage is {}", stage.state);
-            ensure!(stage.body == crate::contract::canonical_json(&json!([env]))?, "the stage body is not the canonical array");
+            ensure!(
+                stage.body == crate::contract::canonical_json(&json!([env]))?,
+                "the stage body is not the canonical array"
+            );
         }
     }
     if stored.text.len() != text.len() {

@@ -15,12 +15,20 @@ async fn await_log(host: &Host, leaf: Leaf, from: usize, want: &[(&str, Option<&
     wait_for(host, &what, POINTER_TIMEOUT, || async move {
         let fresh: Vec<Value> = leaf_log(host, leaf).await?.into_iter().skip(from).collect();
         let complete = want.iter().all(|(ty, code)| {
-            fresh.iter().any(|e| e["type"] == *ty && e["target"] == leaf.landmark() && code.is_none_or(|c| e["code"] == c))
+            fresh
+                .iter()
+                .any(|e| e["type"] == *ty && e["target"] == leaf.landmark() && code.is_none_or(|c| e["code"] == c))
         });
         Ok(if complete {
             Poll::Ready(fresh)
         } else {
-            Poll::Pending(format!("{:?}", fresh.iter().map(|e| format!("{}@{}", e["type"].as_str().unwrap_or("?"), e["target"].as_str().unwrap_or("?"))).collect::<Vec<_>>()))
+            Poll::Pending(format!(
+                "{:?}",
+                fresh
+                    .iter()
+                    .map(|e| format!("{}@{}", e["type"].as_str().unwrap_or("?"), e["target"].as_str().unwrap_or("?")))
+                    .collect::<Vec<_>>()
+            ))
         })
     })
     .await
@@ -39,9 +47,11 @@ async fn hover_until_seen(host: &Host, leaf: Leaf, x: f64, y: f64) -> anyhow::Re
         let at = x + side;
         async move {
             host.move_to(at, y).await?;
-            let seen = leaf_log(host, leaf).await?.into_iter().skip(from).any(|e| {
-                e["type"] == "pointermove" && e["target"] == leaf.landmark() && e["isTrusted"] == true
-            });
+            let seen = leaf_log(host, leaf)
+                .await?
+                .into_iter()
+                .skip(from)
+                .any(|e| e["type"] == "pointermove" && e["target"] == leaf.landmark() && e["isTrusted"] == true);
             Ok(if seen { Poll::Ready(()) } else { Poll::Pending("no trusted pointermove on the leaf yet".into()) })
         }
     })
@@ -58,12 +68,14 @@ pub async fn input_reaches_leaves(host: &Host) -> anyhow::Result<String> {
         let from = leaf_log(host, leaf).await?.len();
         host.click_at(x, y).await?;
         host.press_key(Key::KEY_A).await?;
-        let fresh = await_log(host, leaf, from, &[("pointerdown", None), ("click", None), ("keydown", Some("KeyA"))]).await?;
+        let fresh =
+            await_log(host, leaf, from, &[("pointerdown", None), ("click", None), ("keydown", Some("KeyA"))]).await?;
         let untrusted: Vec<&Value> = fresh.iter().filter(|e| e["isTrusted"] != true).collect();
         ensure!(untrusted.is_empty(), "{} received untrusted events from CDP input: {untrusted:?}", leaf.landmark());
         let from = fresh.len() + from;
         host.tap(x, y).await?;
-        let touched = await_log(host, leaf, from, &[("touchstart", None), ("touchend", None), ("pointerdown", None)]).await?;
+        let touched =
+            await_log(host, leaf, from, &[("touchstart", None), ("touchend", None), ("pointerdown", None)]).await?;
         ensure!(
             touched.iter().any(|e| e["type"] == "pointerdown" && e["pointerType"] == "touch" && e["isTrusted"] == true),
             "{}: the tap produced no trusted touch pointerdown: {touched:?}",

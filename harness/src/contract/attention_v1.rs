@@ -286,10 +286,8 @@ fn is_mount_ref(v: Option<&Value>) -> bool {
 }
 
 pub fn is_selection(v: Option<&Value>) -> bool {
-    let ok = only_keys(
-        v,
-        &SELECTION_KEYS,
-    ) && is_string(get(v, "selection_id"), 128, false)
+    let ok = only_keys(v, &SELECTION_KEYS)
+        && is_string(get(v, "selection_id"), 128, false)
         && is_timestamp(get(v, "selected_at"))
         && as_str(get(v, "kind")) == Some("text")
         && get(v, "collapsed") == Some(&Value::Bool(false))
@@ -318,15 +316,16 @@ pub fn is_summary(v: Option<&Value>) -> bool {
     match get(v, "state") {
         None => true,
         // `type(state) ~= "table" or is_array(state)`: a non-empty object only.
-        Some(Value::Object(m)) if !is_array(get(v, "state")) => m
-            .values()
-            .all(|x| matches!(x, Value::Bool(_) | Value::String(_) | Value::Null) || is_number(Some(x))),
+        Some(Value::Object(m)) if !is_array(get(v, "state")) => {
+            m.values().all(|x| matches!(x, Value::Bool(_) | Value::String(_) | Value::Null) || is_number(Some(x)))
+        }
         _ => false,
     }
 }
 
 pub fn is_observed_event(v: Option<&Value>) -> bool {
-    let ok = only_keys(v, &OBSERVED_EVENT_KEYS) && is_string(get(v, "event_id"), 128, false)
+    let ok = only_keys(v, &OBSERVED_EVENT_KEYS)
+        && is_string(get(v, "event_id"), 128, false)
         && is_integer(get(v, "sequence"), 0.0, MAX_SAFE_INTEGER)
         && in_set(get(v, "type"), &EVENT_TYPES)
         && is_timestamp(get(v, "observed_at"))
@@ -389,8 +388,10 @@ pub fn validate_attention(payload: &Value, allow_selection: bool) -> Result<(), 
     }
     let capture = get(p, "capture");
     let sampled = num(get(capture, "sampled_points"));
-    if !(only_keys(capture, &["radius_css_px", "grid_step_css_px", "sampled_points", "points", "duration_ms", "complete"])
-        && num(get(capture, "radius_css_px")).is_some_and(|r| (0.0..=100.0).contains(&r))
+    if !(only_keys(
+        capture,
+        &["radius_css_px", "grid_step_css_px", "sampled_points", "points", "duration_ms", "complete"],
+    ) && num(get(capture, "radius_css_px")).is_some_and(|r| (0.0..=100.0).contains(&r))
         && num(get(capture, "grid_step_css_px")).is_some_and(|s| s > 0.0 && s <= 100.0)
         && is_integer(get(capture, "sampled_points"), 0.0, MAX_POINTS as f64)
         && is_array(get(capture, "points"))
@@ -413,8 +414,10 @@ pub fn validate_attention(payload: &Value, allow_selection: bool) -> Result<(), 
     }
     let focus = get(p, "focus");
     if focus.is_some()
-        && !(only_keys(focus, &["event_id", "sequence", "focused_at", "realm_time_ms", "candidate_id", "path", "summary"])
-            && is_string(get(focus, "event_id"), 128, false)
+        && !(only_keys(
+            focus,
+            &["event_id", "sequence", "focused_at", "realm_time_ms", "candidate_id", "path", "summary"],
+        ) && is_string(get(focus, "event_id"), 128, false)
             && is_integer(get(focus, "sequence"), 0.0, MAX_SAFE_INTEGER)
             && is_timestamp(get(focus, "focused_at"))
             && num(get(focus, "realm_time_ms")).is_some_and(|t| t >= 0.0)
@@ -451,7 +454,17 @@ pub fn validate_attention(payload: &Value, allow_selection: bool) -> Result<(), 
         let sample_ids = get(c, "sample_point_ids");
         if !(only_keys(
             c,
-            &["target_id", "path", "rect", "clip_rect", "sample_point_ids", "occluded", "summary", "provenance", "action_ref"],
+            &[
+                "target_id",
+                "path",
+                "rect",
+                "clip_rect",
+                "sample_point_ids",
+                "occluded",
+                "summary",
+                "provenance",
+                "action_ref",
+            ],
         ) && is_string(get(c, "target_id"), 128, false)
             && is_path(get(c, "path"))
             && is_rect(get(c, "rect"))
@@ -474,7 +487,10 @@ pub fn validate_attention(payload: &Value, allow_selection: bool) -> Result<(), 
                 && lua_eq(get(action, "mount_id"), get(leaf, "mount_id"))
                 && lua_eq(get(action, "generation"), get(leaf, "generation"))
                 && same_rect(get(action, "rect"), get(c, "rect"))
-                && path_digest_matches(path.unwrap_or(&Value::Null), as_str(get(action, "path_digest")).unwrap_or_default()))
+                && path_digest_matches(
+                    path.unwrap_or(&Value::Null),
+                    as_str(get(action, "path_digest")).unwrap_or_default(),
+                ))
             {
                 return Err(Stage::ActionReference);
             }
@@ -492,12 +508,18 @@ pub fn validate_attention(payload: &Value, allow_selection: bool) -> Result<(), 
         }
     }
     if let Some(ptr) = pointer {
-        if !items(get(Some(ptr), "candidate_ids")).iter().all(|id| candidate_ids.contains(id.as_str().unwrap_or_default())) {
+        if !items(get(Some(ptr), "candidate_ids"))
+            .iter()
+            .all(|id| candidate_ids.contains(id.as_str().unwrap_or_default()))
+        {
             return Err(Stage::PointerCandidateReference);
         }
     }
     for e in items(events) {
-        if !items(get(Some(e), "candidate_ids")).iter().all(|id| candidate_ids.contains(id.as_str().unwrap_or_default())) {
+        if !items(get(Some(e), "candidate_ids"))
+            .iter()
+            .all(|id| candidate_ids.contains(id.as_str().unwrap_or_default()))
+        {
             return Err(Stage::EventCandidateReference);
         }
     }

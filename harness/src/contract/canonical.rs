@@ -253,10 +253,7 @@ fn write_string(s: &str, out: &mut String) {
 pub fn strip_null_members(v: &Value) -> Value {
     match v {
         Value::Object(m) => Value::Object(
-            m.iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), strip_null_members(v)))
-                .collect(),
+            m.iter().filter(|(_, v)| !v.is_null()).map(|(k, v)| (k.clone(), strip_null_members(v))).collect(),
         ),
         Value::Array(a) => Value::Array(a.iter().map(strip_null_members).collect()),
         other => other.clone(),
@@ -324,9 +321,6 @@ mod tests {
 
     #[test]
     fn sha_prefix() {
-        assert_eq!(
-            sha256_prefixed(b""),
-            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        );
+        assert_eq!(sha256_prefixed(b""), "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     }
 }

@@ -160,7 +160,8 @@ pub fn encode_input(input: Value, version: u64) -> Result<Value, String> {
         .map(|t| t.created_at.clone())
         .or_else(|| payload.get("created_at").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_default();
-    let mut env = Envelope::seal(id, crate::attention::ATTENTION_KIND, version, created, &compact).map_err(|e| e.to_string())?;
+    let mut env =
+        Envelope::seal(id, crate::attention::ATTENTION_KIND, version, created, &compact).map_err(|e| e.to_string())?;
     env.expires_at = template.and_then(|t| t.expires_at);
     let out = serde_json::to_value(&env).map_err(|e| e.to_string())?;
     Ok(if was_array { json!([out]) } else { out })

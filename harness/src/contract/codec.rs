@@ -95,7 +95,12 @@ pub fn schema_version(payload: &Value) -> Option<u64> {
 
 fn copy_without(v: Option<&Value>, excluded: &[&str]) -> Map<String, Value> {
     as_map(v)
-        .map(|m| m.iter().filter(|(k, x)| !excluded.contains(&k.as_str()) && !x.is_null()).map(|(k, x)| (k.clone(), x.clone())).collect())
+        .map(|m| {
+            m.iter()
+                .filter(|(k, x)| !excluded.contains(&k.as_str()) && !x.is_null())
+                .map(|(k, x)| (k.clone(), x.clone()))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -122,7 +127,8 @@ pub fn expand_v2(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
     let invalid = ExpandError::Invalid(None);
     let mut root_keys = ROOT_KEYS.to_vec();
     root_keys.push("path_dictionary");
-    if !(only_keys(p, &root_keys) && as_str(get(p, "schema")) == Some("wippy.attention.v2")
+    if !(only_keys(p, &root_keys)
+        && as_str(get(p, "schema")) == Some("wippy.attention.v2")
         && is_string(get(p, "snapshot_id"), 128, false)
         && is_string(get(p, "host_instance_id"), 160, false)
         && bounded_array(get(p, "path_dictionary"), DICTIONARY, 0)
@@ -149,7 +155,9 @@ pub fn expand_v2(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
     let invalid = ExpandError::Invalid(Some("observations"));
     let mut observations: HashSet<String> = HashSet::new();
     let mut observation = |event: Option<&Value>, focus: bool| -> bool {
-        if !matches!(event, Some(Value::Object(_)) | Some(Value::Array(_))) || !is_string(get(event, "event_id"), 128, false) {
+        if !matches!(event, Some(Value::Object(_)) | Some(Value::Array(_)))
+            || !is_string(get(event, "event_id"), 128, false)
+        {
             return false;
         }
         if !focus && !bounded_array(get(event, "candidate_ids"), CANDIDATES, 0) {
@@ -273,9 +281,9 @@ pub fn expand_v2(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
         }
         let (ox, oy) = (num(get(origin, "x")).unwrap_or(0.0), num(get(origin, "y")).unwrap_or(0.0));
         for (count, (dx, dy)) in (0u64..).zip(lattice(radius, step)) {
-            let point = overrides.remove(&count).unwrap_or_else(|| {
-                json!({"point_id": format!("p{count}"), "x": number(ox + dx), "y": number(oy + dy)})
-            });
+            let point = overrides.remove(&count).unwrap_or_else(
+                || json!({"point_id": format!("p{count}"), "x": number(ox + dx), "y": number(oy + dy)}),
+            );
             if !append_point(&point, &mut points, &mut used) {
                 return Err(invalid);
             }
@@ -349,7 +357,17 @@ pub fn expand_v2(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
         let c = Some(candidate);
         if !(only_keys(
             c,
-            &["target_id", "path_indices", "rect", "clip_rect", "sample_refs", "occluded", "summary", "provenance", "action_ref"],
+            &[
+                "target_id",
+                "path_indices",
+                "rect",
+                "clip_rect",
+                "sample_refs",
+                "occluded",
+                "summary",
+                "provenance",
+                "action_ref",
+            ],
         ) && is_string(get(c, "target_id"), 128, false)
             && !candidate_ids.contains(as_str(get(c, "target_id")).unwrap_or_default())
             && bounded_array(get(c, "sample_refs"), MEMBERSHIPS, 1)
@@ -435,7 +453,8 @@ pub fn expand_v2(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
                 && lua_eq(get(a, "mount_id"), get(leaf, "mount_id"))
                 && lua_eq(get(a, "generation"), get(leaf, "generation"))
                 && codec_rect(get(a, "rect"))
-                && get(a, "rect").and_then(|r| canonical_json(r).ok()) == get(c, "rect").and_then(|r| canonical_json(r).ok())
+                && get(a, "rect").and_then(|r| canonical_json(r).ok())
+                    == get(c, "rect").and_then(|r| canonical_json(r).ok())
                 && path_digest_matches(&path_value, as_str(get(a, "path_digest")).unwrap_or_default()))
             {
                 return Err(invalid);
@@ -472,7 +491,11 @@ pub fn expand_v2(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
     if !items(get(p, "recent_events")).iter().all(|e| linked(Some(e))) {
         return Err(invalid);
     }
-    output.get_mut("capture").and_then(Value::as_object_mut).expect("capture").insert("points".into(), Value::Array(points));
+    output
+        .get_mut("capture")
+        .and_then(Value::as_object_mut)
+        .expect("capture")
+        .insert("points".into(), Value::Array(points));
     let output = Value::Object(output);
     let invalid = ExpandError::Invalid(Some("accounting"));
     match canon_len(&output) {
@@ -569,7 +592,8 @@ pub fn expand_v3(payload: &Value, remaining: Option<usize>) -> Result<(Value, us
     if !is_table(p) || as_str(get(p, "schema")) != Some("wippy.attention.v3") {
         return Err(ExpandError::Invalid(Some("v3 envelope")));
     }
-    let dictionary = unpack_v3_dictionary(get(p, "path_dictionary")).ok_or(ExpandError::Invalid(Some("v3 dictionary")))?;
+    let dictionary =
+        unpack_v3_dictionary(get(p, "path_dictionary")).ok_or(ExpandError::Invalid(Some("v3 dictionary")))?;
     let mut normalized = copy_without(p, &[]);
     normalized.insert("schema".into(), json!("wippy.attention.v2"));
     normalized.insert("path_dictionary".into(), Value::Array(dictionary));
@@ -613,7 +637,10 @@ fn v4_dictionary_usage_ok(p: Option<&Value>) -> bool {
         }
     }
     if let Some(s) = get(p, "selection") {
-        if !is_table(Some(s)) || !use_indices(get(Some(s), "anchor_path_indices")) || !use_indices(get(Some(s), "focus_path_indices")) {
+        if !is_table(Some(s))
+            || !use_indices(get(Some(s), "anchor_path_indices"))
+            || !use_indices(get(Some(s), "focus_path_indices"))
+        {
             return false;
         }
     }
@@ -626,10 +653,8 @@ fn codec_timestamp(v: Option<&Value>) -> bool {
 
 /// `valid_attention_selection` of the codec (looser timestamps than the Session's).
 pub fn valid_selection(s: Option<&Value>) -> bool {
-    let ok = only_keys(
-        s,
-        &SELECTION_KEYS,
-    ) && is_string(get(s, "selection_id"), 128, false)
+    let ok = only_keys(s, &SELECTION_KEYS)
+        && is_string(get(s, "selection_id"), 128, false)
         && codec_timestamp(get(s, "selected_at"))
         && as_str(get(s, "kind")) == Some("text")
         && get(s, "collapsed") == Some(&Value::Bool(false))
@@ -662,7 +687,17 @@ fn expand_v4_selection(selection: Option<&Value>, packed: Option<&Value>) -> Res
     }
     if !only_keys(
         s,
-        &["selection_id", "selected_at", "kind", "collapsed", "direction", "text", "anchor_path_indices", "focus_path_indices", "ranges"],
+        &[
+            "selection_id",
+            "selected_at",
+            "kind",
+            "collapsed",
+            "direction",
+            "text",
+            "anchor_path_indices",
+            "focus_path_indices",
+            "ranges",
+        ],
     ) {
         return Err(ExpandError::Selection);
     }
@@ -849,14 +884,23 @@ pub fn encode(v1: &Value, version: u64) -> Result<Value, EncodeError> {
             return Err(inexpressible("duplicate target_id"));
         }
         let mut out = copy_without(Some(c), &["path", "sample_point_ids"]);
-        out.insert("path_indices".into(), Value::Array(dict.indices(get(Some(c), "path")).map_err(|e| inexpressible(&e))?));
-        out.insert("sample_refs".into(), Value::Array(sample_refs(items(get(Some(c), "sample_point_ids")), &point_index)));
+        out.insert(
+            "path_indices".into(),
+            Value::Array(dict.indices(get(Some(c), "path")).map_err(|e| inexpressible(&e))?),
+        );
+        out.insert(
+            "sample_refs".into(),
+            Value::Array(sample_refs(items(get(Some(c), "sample_point_ids")), &point_index)),
+        );
         candidates.push(Value::Object(out));
     }
     let mut root = copy_without(p, &["candidates", "focus", "capture", "selection"]);
     if let Some(f) = get(p, "focus") {
         let mut out = copy_without(Some(f), &["path"]);
-        out.insert("path_indices".into(), Value::Array(dict.indices(get(Some(f), "path")).map_err(|e| inexpressible(&e))?));
+        out.insert(
+            "path_indices".into(),
+            Value::Array(dict.indices(get(Some(f), "path")).map_err(|e| inexpressible(&e))?),
+        );
         root.insert("focus".into(), Value::Object(out));
     }
     if let Some(s) = get(p, "selection") {
@@ -921,7 +965,8 @@ fn encode_capture(capture: Option<&Value>) -> Value {
     let step = num(get(capture, "grid_step_css_px")).unwrap_or(1.0);
     let extent = (radius / step).floor();
     let grid = lattice(radius, step);
-    let lattice_fits = (2.0 * extent + 1.0).powi(2) <= limits::POINTS as f64 && points.len() >= grid.len() && !grid.is_empty();
+    let lattice_fits =
+        (2.0 * extent + 1.0).powi(2) <= limits::POINTS as f64 && points.len() >= grid.len() && !grid.is_empty();
     if !lattice_fits {
         out.insert("points".into(), Value::Array(points.to_vec()));
         return Value::Object(out);

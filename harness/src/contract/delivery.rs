@@ -54,7 +54,11 @@ impl StagedContext {
     /// Prepare the staging body for an attachments array.
     pub fn new(attachments: &Value) -> Result<StagedContext, crate::contract::CanonicalError> {
         let body = crate::contract::canonical_json(attachments)?;
-        Ok(StagedContext { content_hash: crate::contract::sha256_prefixed(body.as_bytes()), content_bytes: body.len(), body })
+        Ok(StagedContext {
+            content_hash: crate::contract::sha256_prefixed(body.as_bytes()),
+            content_bytes: body.len(),
+            body,
+        })
     }
 
     /// The strict `context_attachments_ref` object for the stage id the Session returned.
@@ -163,13 +167,13 @@ impl SessionCapabilities {
         AttentionSupport {
             supported,
             // The newest compact version both sides know (the Host writes v4 today).
-            attention_version: if supported { attention_versions.iter().copied().filter(|v| (1..=4).contains(v)).max() } else { None },
+            attention_version: if supported {
+                attention_versions.iter().copied().filter(|v| (1..=4).contains(v)).max()
+            } else {
+                None
+            },
             visual: supported && visual_versions.contains(&1),
-            staging: self
-                .attention
-                .as_ref()
-                .and_then(|a| a.context_attachments.as_ref())
-                .is_some_and(|c| c.staging),
+            staging: self.attention.as_ref().and_then(|a| a.context_attachments.as_ref()).is_some_and(|c| c.staging),
             attention_versions,
         }
     }
@@ -192,7 +196,13 @@ pub struct AttentionSupport {
 
 /// Decide from an HTTP answer: 404 is a Session release without the endpoint, i.e. no Attention.
 pub fn decide_from_response(status: u16, body: &Value) -> AttentionSupport {
-    let none = AttentionSupport { supported: false, attention_versions: vec![], attention_version: None, visual: false, staging: false };
+    let none = AttentionSupport {
+        supported: false,
+        attention_versions: vec![],
+        attention_version: None,
+        visual: false,
+        staging: false,
+    };
     if status != 200 {
         return none;
     }

@@ -250,8 +250,13 @@ mod tests {
 
     #[test]
     fn grammar() {
-        assert_eq!(parse(" {\"a\" : [1, -2.5e3, true, null, \"x\\u00e9\\ud83d\\ude00\"]} ").unwrap(), json!({"a": [1, -2500.0, true, null, "xé😀"]}));
-        for bad in ["", "01", "1.", ".5", "[1,]", "{\"a\":1,}", "'a'", "\"\u{1}\"", "1e", "[1] x", "nul", "1e400", "\"\\x\""] {
+        assert_eq!(
+            parse(" {\"a\" : [1, -2.5e3, true, null, \"x\\u00e9\\ud83d\\ude00\"]} ").unwrap(),
+            json!({"a": [1, -2500.0, true, null, "xé😀"]})
+        );
+        for bad in
+            ["", "01", "1.", ".5", "[1,]", "{\"a\":1,}", "'a'", "\"\u{1}\"", "1e", "[1] x", "nul", "1e400", "\"\\x\""]
+        {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
         assert_eq!(parse("\"\\ud800x\"").unwrap(), json!("\u{FFFD}x"));

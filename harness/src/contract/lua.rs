@@ -204,7 +204,12 @@ impl Timestamp {
             }
             Some(part.iter().fold(0i64, |acc, c| acc * 10 + (c - b'0') as i64))
         };
-        if main[4] != b'-' || main[7] != b'-' || !(main[10] == b'T' || main[10] == b't') || main[13] != b':' || main[16] != b':' {
+        if main[4] != b'-'
+            || main[7] != b'-'
+            || !(main[10] == b'T' || main[10] == b't')
+            || main[13] != b':'
+            || main[16] != b':'
+        {
             return None;
         }
         let (y, mo, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
@@ -255,7 +260,12 @@ mod tests {
 
     #[test]
     fn session_timestamp_grammar() {
-        for ok in ["2026-09-04T12:00:00Z", "2024-02-29T23:59:59.123456789Z", "2026-09-04T12:00:00.000Z", "2000-02-29T00:00:00.1Z"] {
+        for ok in [
+            "2026-09-04T12:00:00Z",
+            "2024-02-29T23:59:59.123456789Z",
+            "2026-09-04T12:00:00.000Z",
+            "2000-02-29T00:00:00.1Z",
+        ] {
             assert!(Timestamp::parse_session(ok).is_some(), "{ok}");
         }
         for bad in [

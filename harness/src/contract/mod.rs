@@ -11,17 +11,17 @@
 //! [`validate::ValidateOptions`], [`codec::encode`] / [`codec::expand`], [`projection::project`],
 //! [`delivery::choose_delivery`] / [`delivery::SessionCapabilities`], and the CLI in [`cli`].
 
+pub mod attention_v1;
 pub mod canonical;
+pub mod cli;
+pub mod codec;
+pub mod delivery;
 pub mod json;
 pub mod lua;
-pub mod attention_v1;
-pub mod visual;
-pub mod validate;
-pub mod codec;
 pub mod projection;
-pub mod delivery;
-pub mod cli;
 pub mod spec_rules;
+pub mod validate;
+pub mod visual;
 
 pub use canonical::{canonical_json, path_digest, path_digest_matches, sha256_prefixed, CanonicalError};
 pub use lua::Timestamp;

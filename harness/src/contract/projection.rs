@@ -139,7 +139,8 @@ fn project_path(path: Option<&Value>, max: usize) -> Value {
     )
 }
 
-const STATE_KEYS: [&str; 8] = ["checked", "expanded", "selected", "disabled", "pressed", "current", "invalid", "required"];
+const STATE_KEYS: [&str; 8] =
+    ["checked", "expanded", "selected", "disabled", "pressed", "current", "invalid", "required"];
 
 fn project_summary(summary: Option<&Value>) -> Value {
     let mut m = Map::new();
@@ -181,7 +182,8 @@ fn project_action_ref(a: Option<&Value>) -> Option<Value> {
 fn project_candidate(c: &Value, primary: bool) -> Value {
     let c = Some(c);
     let ids = items(get(c, "sample_point_ids"));
-    let kept: Vec<Value> = ids.iter().take(MAX_SAMPLE_POINT_IDS).map(|id| tstr(Some(id), 128).unwrap_or(Value::Null)).collect();
+    let kept: Vec<Value> =
+        ids.iter().take(MAX_SAMPLE_POINT_IDS).map(|id| tstr(Some(id), 128).unwrap_or(Value::Null)).collect();
     let mut m = Map::new();
     put(&mut m, "target_id", tstr(get(c, "target_id"), 128));
     m.insert(
@@ -209,8 +211,11 @@ fn project_event(e: Option<&Value>) -> Option<Value> {
     for k in OBSERVED_EVENT_KEYS.iter().copied().filter(|k| *k != "candidate_ids") {
         put(&mut m, k, get(e, k).cloned());
     }
-    let ids: Vec<Value> =
-        items(get(e, "candidate_ids")).iter().take(MAX_POINTER_CANDIDATE_IDS).filter_map(|id| tstr(Some(id), 128)).collect();
+    let ids: Vec<Value> = items(get(e, "candidate_ids"))
+        .iter()
+        .take(MAX_POINTER_CANDIDATE_IDS)
+        .filter_map(|id| tstr(Some(id), 128))
+        .collect();
     m.insert("candidate_ids".into(), Value::Array(ids));
     Some(Value::Object(m))
 }
@@ -263,7 +268,9 @@ pub fn sampled_frontier(payload: &Value) -> Vec<&Value> {
         .filter(|c| {
             get(Some(c), "occluded") != Some(&Value::Bool(true))
                 && !items(get(Some(c), "path")).is_empty()
-                && items(get(Some(c), "sample_point_ids")).iter().any(|id| id.as_str().is_some_and(|s| point_ids.contains(s)))
+                && items(get(Some(c), "sample_point_ids"))
+                    .iter()
+                    .any(|id| id.as_str().is_some_and(|s| point_ids.contains(s)))
         })
         .collect();
     let frontier: Vec<&Value> = neighborhood
@@ -272,7 +279,8 @@ pub fn sampled_frontier(payload: &Value) -> Vec<&Value> {
         .filter(|c| {
             let key = realm_key(leaf(c));
             !neighborhood.iter().any(|other| {
-                realm_key(leaf(other)) != key && items(get(Some(other), "path")).iter().any(|s| realm_key(Some(s)) == key)
+                realm_key(leaf(other)) != key
+                    && items(get(Some(other), "path")).iter().any(|s| realm_key(Some(s)) == key)
             })
         })
         .collect();
@@ -360,7 +368,10 @@ fn project_capture(capture: Option<&Value>) -> Option<Value> {
         put(&mut m, k, get(capture, k).cloned());
     }
     if let Some((x0, y0, x1, y1)) = bounds {
-        m.insert("sample_bounds".into(), json!({"x": number(x0), "y": number(y0), "width": number(x1 - x0), "height": number(y1 - y0)}));
+        m.insert(
+            "sample_bounds".into(),
+            json!({"x": number(x0), "y": number(y0), "width": number(x1 - x0), "height": number(y1 - y0)}),
+        );
     }
     Some(Value::Object(m))
 }

@@ -56,7 +56,9 @@ pub fn is_canonical_origin(origin: &str) -> bool {
         _ => return false,
     };
     if authority.is_empty()
-        || authority.bytes().any(|b| matches!(b, b'/' | b'?' | b'#' | b'@' | b'*' | b'\\') || b.is_ascii_whitespace() || b.is_ascii_uppercase())
+        || authority.bytes().any(|b| {
+            matches!(b, b'/' | b'?' | b'#' | b'@' | b'*' | b'\\') || b.is_ascii_whitespace() || b.is_ascii_uppercase()
+        })
     {
         return false;
     }
@@ -149,7 +151,16 @@ mod tests {
         for ok in ["about:srcdoc", "http://127.0.0.1:8080", "https://a.example", "http://localhost:3000"] {
             assert!(is_canonical_origin(ok), "{ok}");
         }
-        for bad in ["null", "*", "http://*", "https://A.example", "https://a.example:443", "http://a b", "http://u@a", "https://a/"] {
+        for bad in [
+            "null",
+            "*",
+            "http://*",
+            "https://A.example",
+            "https://a.example:443",
+            "http://a b",
+            "http://u@a",
+            "https://a/",
+        ] {
             assert!(!is_canonical_origin(bad), "{bad}");
         }
     }

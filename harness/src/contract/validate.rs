@@ -122,7 +122,9 @@ impl Code {
             Code::InvalidAttentionPayload => "invalid-attention-payload",
             Code::UnsupportedAttentionVersion => "unsupported-attention-version",
             Code::InvalidAttentionExpansion => "invalid-attention-expansion",
-            Code::InvalidAttentionReconstruction(stage) => return format!("invalid-attention-reconstruction-{}", stage.as_str()),
+            Code::InvalidAttentionReconstruction(stage) => {
+                return format!("invalid-attention-reconstruction-{}", stage.as_str())
+            }
             Code::ExpandedBytesExceeded => "expanded-bytes-exceeded",
             Code::InvalidVisualPayload => "invalid-visual-payload",
             Code::VisualSessionMismatch => "visual-session-mismatch",
@@ -170,7 +172,10 @@ impl Code {
     /// `validation_code`) back into a [`Code`].
     pub fn parse(s: &str) -> Option<Code> {
         if let Some(stage) = s.strip_prefix("invalid-attention-reconstruction-") {
-            return Stage::ALL.iter().find(|st| st.as_str() == stage).map(|st| Code::InvalidAttentionReconstruction(*st));
+            return Stage::ALL
+                .iter()
+                .find(|st| st.as_str() == stage)
+                .map(|st| Code::InvalidAttentionReconstruction(*st));
         }
         Code::SIMPLE.iter().find(|c| c.as_str() == s).copied()
     }
@@ -299,7 +304,17 @@ fn kind_ok(kind: &str) -> bool {
 fn envelope_ok(a: Option<&Value>) -> bool {
     only_keys(
         a,
-        &["attachment_id", "kind", "version", "created_at", "expires_at", "content_type", "content_bytes", "content_hash", "content"],
+        &[
+            "attachment_id",
+            "kind",
+            "version",
+            "created_at",
+            "expires_at",
+            "content_type",
+            "content_bytes",
+            "content_hash",
+            "content",
+        ],
     ) && is_string(get(a, "attachment_id"), 128, false)
         && is_string(get(a, "kind"), 128, false)
         && kind_ok(as_str(get(a, "kind")).unwrap_or_default())
@@ -482,7 +497,11 @@ pub fn validate(attachments: &Value, opts: &ValidateOptions) -> Result<Admitted,
         if is_visual_v1 {
             let p = Some(&payload);
             if !validate_visual(&payload) || get(a, "expires_at") != get(p, "expires_at") {
-                return Err(fail_at(Code::InvalidVisualPayload, ".content", "wippy.attention.visual v1 content is invalid"));
+                return Err(fail_at(
+                    Code::InvalidVisualPayload,
+                    ".content",
+                    "wippy.attention.visual v1 content is invalid",
+                ));
             }
             let auth = get(p, "authorization");
             if opts.session_id.is_none() || as_str(get(auth, "session_id")) != opts.session_id.as_deref() {
@@ -493,11 +512,17 @@ pub fn validate(attachments: &Value, opts: &ValidateOptions) -> Result<Admitted,
                 ));
             }
             if opts.require_visual_authorization {
-                check_visual_reference(&payload, opts).map_err(|(code, message)| fail_at(code, ".content.reference", message))?;
+                check_visual_reference(&payload, opts)
+                    .map_err(|(code, message)| fail_at(code, ".content.reference", message))?;
             }
             disposition = Disposition::Visual { payload: payload.clone() };
         }
-        admitted.push(AdmittedAttachment { attachment_id: id.to_string(), kind: kind.to_string(), version, disposition });
+        admitted.push(AdmittedAttachment {
+            attachment_id: id.to_string(),
+            kind: kind.to_string(),
+            version,
+            disposition,
+        });
     }
     Ok(Admitted { attachments: admitted, expanded_bytes: MAX_EXPANDED_BYTES - remaining })
 }

@@ -4,7 +4,8 @@
 use image::{ImageFormat, Rgba, RgbaImage};
 use serde_json::Value;
 
-const PALETTE: [[u8; 3]; 6] = [[230, 25, 75], [60, 180, 75], [0, 130, 200], [245, 130, 48], [145, 30, 180], [70, 240, 240]];
+const PALETTE: [[u8; 3]; 6] =
+    [[230, 25, 75], [60, 180, 75], [0, 130, 200], [245, 130, 48], [145, 30, 180], [70, 240, 240]];
 
 #[derive(Debug, thiserror::Error)]
 pub enum PictureError {
@@ -20,7 +21,9 @@ pub fn annotate(png: &[u8], snapshot: &Value) -> Result<Vec<u8>, PictureError> {
     for (i, c) in snapshot["candidates"].as_array().into_iter().flatten().enumerate() {
         let [r, g, b] = PALETTE[i % PALETTE.len()];
         let rect = &c["rect"];
-        if let (Some(x), Some(y), Some(w), Some(h)) = (rect["x"].as_f64(), rect["y"].as_f64(), rect["width"].as_f64(), rect["height"].as_f64()) {
+        if let (Some(x), Some(y), Some(w), Some(h)) =
+            (rect["x"].as_f64(), rect["y"].as_f64(), rect["width"].as_f64(), rect["height"].as_f64())
+        {
             outline(&mut img, x, y, w, h, Rgba([r, g, b, 255]));
         }
     }
@@ -29,7 +32,10 @@ pub fn annotate(png: &[u8], snapshot: &Value) -> Result<Vec<u8>, PictureError> {
             dot(&mut img, x, y, 1, Rgba([255, 0, 255, 255]));
         }
     }
-    if let (Some(x), Some(y)) = (snapshot.pointer("/pointer/point/x").and_then(Value::as_f64), snapshot.pointer("/pointer/point/y").and_then(Value::as_f64)) {
+    if let (Some(x), Some(y)) = (
+        snapshot.pointer("/pointer/point/x").and_then(Value::as_f64),
+        snapshot.pointer("/pointer/point/y").and_then(Value::as_f64),
+    ) {
         for d in -6..=6 {
             put(&mut img, x as i64 + d, y as i64, Rgba([0, 0, 0, 255]));
             put(&mut img, x as i64, y as i64 + d, Rgba([0, 0, 0, 255]));

@@ -102,7 +102,8 @@ mod tests {
 
     #[test]
     fn runtime_goes_first_in_head() {
-        let out = inject_runtime("<!doctype html><html lang=en><head><script>x()</script></head></html>", Inject::Runtime);
+        let out =
+            inject_runtime("<!doctype html><html lang=en><head><script>x()</script></head></html>", Inject::Runtime);
         assert_eq!(out, format!("<!doctype html><html lang=en><head>{RUNTIME_TAG}<script>x()</script></head></html>"));
     }
 

@@ -229,9 +229,12 @@ pub const RUNTIME_PATH: &str = "/runtime/attention.js";
 
 /// [`runtime_bundle::ensure_fresh`] off the async reactor (it stats files and may run Node).
 async fn fresh_runtime_bundle(pages: PathBuf) -> Result<PathBuf, runtime_bundle::BundleError> {
-    tokio::task::spawn_blocking(move || runtime_bundle::ensure_fresh(&pages))
-        .await
-        .unwrap_or_else(|e| Err(runtime_bundle::BundleError::Io { path: PathBuf::from("runtime bundle task"), source: std::io::Error::other(e.to_string()) }))
+    tokio::task::spawn_blocking(move || runtime_bundle::ensure_fresh(&pages)).await.unwrap_or_else(|e| {
+        Err(runtime_bundle::BundleError::Io {
+            path: PathBuf::from("runtime bundle task"),
+            source: std::io::Error::other(e.to_string()),
+        })
+    })
 }
 
 /// Joins a URL path under `root`, refusing anything that could leave it.

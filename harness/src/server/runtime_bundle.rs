@@ -22,7 +22,9 @@ use std::time::SystemTime;
 /// Why the runtime bundle could not be made fresh.
 #[derive(Debug, thiserror::Error)]
 pub enum BundleError {
-    #[error("cannot build the Attention runtime: Node.js (`node`) is not installed or not on PATH (run `bash ci/setup`)")]
+    #[error(
+        "cannot build the Attention runtime: Node.js (`node`) is not installed or not on PATH (run `bash ci/setup`)"
+    )]
     NodeMissing,
     #[error("cannot build the Attention runtime: esbuild is not installed under {0} (run `bash ci/setup`, which runs `npm ci` in pages/)")]
     EsbuildMissing(PathBuf),
@@ -142,11 +144,8 @@ fn build(pages: &Path, node: &OsStr) -> Result<(), BundleError> {
         return Err(BundleError::EsbuildMissing(pages.join("node_modules/esbuild")));
     }
     tracing::info!("building the Attention runtime bundle in {}", pages.display());
-    let output = Command::new(node)
-        .arg("runtime/build.mjs")
-        .current_dir(pages)
-        .output()
-        .map_err(|e| match e.kind() {
+    let output =
+        Command::new(node).arg("runtime/build.mjs").current_dir(pages).output().map_err(|e| match e.kind() {
             io::ErrorKind::NotFound => BundleError::NodeMissing,
             _ => BundleError::Io { path: PathBuf::from("node"), source: e },
         })?;
@@ -173,7 +172,13 @@ mod tests {
         fs::create_dir_all(dir.join("runtime/src/relay")).unwrap();
         fs::create_dir_all(dir.join("runtime/dist")).unwrap();
         fs::create_dir_all(dir.join("corpora/dist")).unwrap();
-        for f in ["runtime/build.mjs", "package-lock.json", "runtime/src/main.js", "runtime/src/relay/child.js", "corpora/material.js"] {
+        for f in [
+            "runtime/build.mjs",
+            "package-lock.json",
+            "runtime/src/main.js",
+            "runtime/src/relay/child.js",
+            "corpora/material.js",
+        ] {
             fs::write(dir.join(f), "x").unwrap();
         }
         dir
@@ -225,9 +230,15 @@ mod tests {
 
     #[test]
     fn an_edit_to_any_input_makes_the_bundle_stale() {
-        for (i, edited) in ["runtime/src/main.js", "runtime/src/relay/child.js", "runtime/build.mjs", "package-lock.json", "corpora/material.js"]
-            .into_iter()
-            .enumerate()
+        for (i, edited) in [
+            "runtime/src/main.js",
+            "runtime/src/relay/child.js",
+            "runtime/build.mjs",
+            "package-lock.json",
+            "corpora/material.js",
+        ]
+        .into_iter()
+        .enumerate()
         {
             let pages = scratch(&format!("edited-{i}"));
             age_all(&pages, at(0));
@@ -307,7 +318,11 @@ mod tests {
     fn a_failing_build_reports_the_build_scripts_stderr() {
         let pages = scratch("build-fails");
         with_fake_esbuild(&pages);
-        fs::write(pages.join("runtime/build.mjs"), "console.error('src/x.js:1:7: Could not resolve');\nprocess.exit(1);\n").unwrap();
+        fs::write(
+            pages.join("runtime/build.mjs"),
+            "console.error('src/x.js:1:7: Could not resolve');\nprocess.exit(1);\n",
+        )
+        .unwrap();
         let err = build(&pages, OsStr::new("node")).unwrap_err();
         assert!(matches!(err, BundleError::BuildFailed { .. }), "{err:?}");
         assert!(err.to_string().contains("src/x.js:1:7: Could not resolve"), "{err}");

@@ -19,10 +19,19 @@ pub const MAX_BODY: usize = 8192;
 pub const MAX_SESSION_ID: usize = 160;
 
 fn storage_unavailable() -> Response {
-    error_response(StatusCode::SERVICE_UNAVAILABLE, "ATTENTION_CONTEXT_STORAGE_UNAVAILABLE", "Attention context storage is unavailable")
+    error_response(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "ATTENTION_CONTEXT_STORAGE_UNAVAILABLE",
+        "Attention context storage is unavailable",
+    )
 }
 
-pub async fn patch_attention(State(s): State<SessionService>, Path(session_id): Path<String>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn patch_attention(
+    State(s): State<SessionService>,
+    Path(session_id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     super::blocking(move || patch_blocking(s, session_id, headers, body)).await
 }
 
@@ -52,11 +61,17 @@ fn patch_blocking(s: SessionService, session_id: String, headers: HeaderMap, bod
         return error_response(StatusCode::BAD_REQUEST, "UNKNOWN_FIELD", &format!("Unknown field: {k}"));
     }
     let Some(enabled) = fields.get("enabled").and_then(Value::as_bool) else {
-        return error_response(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_ATTENTION_CONTEXT_ENABLED", "enabled must be a boolean");
+        return error_response(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "INVALID_ATTENTION_CONTEXT_ENABLED",
+            "enabled must be a boolean",
+        );
     };
     let expected = match fields.get("expected_revision") {
         None => None,
-        Some(v) => match v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 9_007_199_254_740_991.0).map(|f| f as i64)) {
+        Some(v) => match v.as_i64().or_else(|| {
+            v.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= 9_007_199_254_740_991.0).map(|f| f as i64)
+        }) {
             Some(n) if n >= 0 => Some(n),
             _ => {
                 return error_response(
@@ -68,7 +83,11 @@ fn patch_blocking(s: SessionService, session_id: String, headers: HeaderMap, bod
         },
     };
     if enabled && !s.options().attention_versions.contains(&4) {
-        return error_response(StatusCode::CONFLICT, "ATTENTION_CONTEXT_CAPABILITY_UNAVAILABLE", "Attention context is not supported by this Session");
+        return error_response(
+            StatusCode::CONFLICT,
+            "ATTENTION_CONTEXT_CAPABILITY_UNAVAILABLE",
+            "Attention context is not supported by this Session",
+        );
     }
     let conflict = |current: &super::AttentionState| {
         json_response(
@@ -95,11 +114,17 @@ fn patch_blocking(s: SessionService, session_id: String, headers: HeaderMap, bod
         Err(e) => {
             // The repository's own text stays in the server log, never in the reply.
             tracing::warn!("attention-context update of session {session_id} failed: {e}");
-            return error_response(StatusCode::BAD_REQUEST, "ATTENTION_CONTEXT_UPDATE_FAILED", "Attention context update failed");
+            return error_response(
+                StatusCode::BAD_REQUEST,
+                "ATTENTION_CONTEXT_UPDATE_FAILED",
+                "Attention context update failed",
+            );
         }
     }
     match s.attention_state(&session_id) {
-        Ok(Some(state)) => json_response(StatusCode::OK, json!({"success": true, "attention_context": state.to_value()})),
+        Ok(Some(state)) => {
+            json_response(StatusCode::OK, json!({"success": true, "attention_context": state.to_value()}))
+        }
         _ => storage_unavailable(),
     }
 }

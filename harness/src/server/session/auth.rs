@@ -57,7 +57,10 @@ impl Users {
         // Every token has the same length; compare all bytes so timing says nothing.
         self.tokens
             .iter()
-            .find(|(_, t)| t.len() == presented.len() && t.bytes().zip(presented.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0)
+            .find(|(_, t)| {
+                t.len() == presented.len()
+                    && t.bytes().zip(presented.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+            })
             .map(|(a, _)| *a)
     }
 }

@@ -13,7 +13,8 @@ use crate::contract::delivery::MAX_INLINE_COMMAND_BYTES;
 
 /// The descriptor this Session reports.
 pub fn descriptor(s: &SessionService) -> Value {
-    let mut versions: Vec<u64> = s.options().attention_versions.iter().copied().filter(|v| (1..=4).contains(v)).collect();
+    let mut versions: Vec<u64> =
+        s.options().attention_versions.iter().copied().filter(|v| (1..=4).contains(v)).collect();
     versions.sort_unstable();
     versions.dedup();
     let mut handlers = Vec::new();

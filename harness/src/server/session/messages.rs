@@ -41,7 +41,14 @@ pub struct Outcome {
     pub frame: Value,
 }
 
-fn error(session_id: &str, socket_id: &str, request_id: Option<&str>, code: &str, detail_code: Option<String>, message: String) -> Value {
+fn error(
+    session_id: &str,
+    socket_id: &str,
+    request_id: Option<&str>,
+    code: &str,
+    detail_code: Option<String>,
+    message: String,
+) -> Value {
     let mut v = json!({"type": "error", "topic": format!("session:{session_id}"), "success": false, "code": code,
                        "message": message, "socket_id": socket_id});
     if let Some(r) = request_id {
@@ -73,7 +80,11 @@ fn resolve(s: &SessionService, r: &VisualRequest) -> Result<Option<ResolvedMedia
 }
 
 /// Validates a context array as this Session admits it (messages and staging share it).
-pub fn validate_context(s: &SessionService, session_id: &str, attachments: &Value) -> Result<crate::contract::Admitted, crate::contract::ValidationError> {
+pub fn validate_context(
+    s: &SessionService,
+    session_id: &str,
+    attachments: &Value,
+) -> Result<crate::contract::Admitted, crate::contract::ValidationError> {
     let sid = session_id.to_string();
     let authorizer = |r: &VisualRequest| authorize(s, &sid, r);
     let resolver = |r: &VisualRequest| resolve(s, r);
@@ -96,16 +107,20 @@ fn parse_ref(v: &Value) -> Option<(String, String, i64)> {
         return None;
     }
     let id = m.get("id")?.as_str()?;
-    let ok_id = (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let ok_id =
+        (1..=128).contains(&id.len()) && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     let hash = m.get("content_hash")?.as_str()?;
-    let ok_hash = hash.len() == 71 && hash.starts_with("sha256:") && hash[7..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    let ok_hash = hash.len() == 71
+        && hash.starts_with("sha256:")
+        && hash[7..].bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
     let bytes = m.get("content_bytes")?.as_i64()?;
     (ok_id && ok_hash && (2..=32_768).contains(&bytes)).then(|| (id.to_string(), hash.to_string(), bytes))
 }
 
 /// Admits or rejects one text frame of a socket joined to `session_id`.
 pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str) -> Outcome {
-    let has_rc = serde_json::from_str::<Value>(frame).ok().is_some_and(|c| c.pointer("/data/runtime_context").is_some());
+    let has_rc =
+        serde_json::from_str::<Value>(frame).ok().is_some_and(|c| c.pointer("/data/runtime_context").is_some());
     let err = |rid: Option<&str>, code: &str, detail: Option<String>, msg: String, transport: Transport| Outcome {
         request_id: rid.map(str::to_string),
         runtime_context: has_rc,
@@ -115,9 +130,18 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
     let Ok(Value::Object(cmd)) = serde_json::from_str::<Value>(frame) else {
         return err(None, "invalid_request", None, "command is not a JSON object".into(), Transport::None);
     };
-    let rid = cmd.get("request_id").and_then(Value::as_str).filter(|r| (1..=MAX_REQUEST_ID).contains(&r.len()) && !r.chars().any(char::is_control));
+    let rid = cmd
+        .get("request_id")
+        .and_then(Value::as_str)
+        .filter(|r| (1..=MAX_REQUEST_ID).contains(&r.len()) && !r.chars().any(char::is_control));
     let Some(rid) = rid else {
-        return err(None, "invalid_request", None, "request_id must be a string of 1..128 bytes".into(), Transport::None);
+        return err(
+            None,
+            "invalid_request",
+            None,
+            "request_id must be a string of 1..128 bytes".into(),
+            Transport::None,
+        );
     };
     if cmd.get("type").and_then(Value::as_str) != Some("session_message") {
         return err(Some(rid), "unknown_command", None, "unknown command type".into(), Transport::None);
@@ -126,7 +150,13 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
     let data = cmd.get("data").and_then(Value::as_object).unwrap_or(&empty);
     let transport = match (data.contains_key("context_attachments"), data.contains_key("context_attachments_ref")) {
         (true, true) => {
-            return err(Some(rid), "invalid_context_reference", None, "context_attachments and context_attachments_ref are exclusive".into(), Transport::Inline)
+            return err(
+                Some(rid),
+                "invalid_context_reference",
+                None,
+                "context_attachments and context_attachments_ref are exclusive".into(),
+                Transport::Inline,
+            )
         }
         (true, false) => Transport::Inline,
         (false, true) => Transport::Staged,
@@ -137,10 +167,20 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
     };
     let file_uuids: Vec<&str> = match data.get("file_uuids") {
         None => Vec::new(),
-        Some(Value::Array(a)) if a.len() <= 32 && a.iter().all(|u| u.as_str().is_some_and(|u| (1..=160).contains(&u.len()))) => {
+        Some(Value::Array(a))
+            if a.len() <= 32 && a.iter().all(|u| u.as_str().is_some_and(|u| (1..=160).contains(&u.len()))) =>
+        {
             a.iter().filter_map(Value::as_str).collect()
         }
-        Some(_) => return err(Some(rid), "invalid_request", None, "data.file_uuids must be an array of at most 32 upload ids".into(), transport),
+        Some(_) => {
+            return err(
+                Some(rid),
+                "invalid_request",
+                None,
+                "data.file_uuids must be an array of at most 32 upload ids".into(),
+                transport,
+            )
+        }
     };
     // What gets persisted: `data` without the tab binding.
     let mut durable = data.clone();
@@ -152,27 +192,57 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
     for uuid in &file_uuids {
         match s.store().upload(uuid) {
             Ok(Some(u)) if u.session_id == session_id => {}
-            Ok(_) => return err(Some(rid), "file_unavailable", None, "data.file_uuids names no upload of this session".into(), transport),
-            Err(_) => return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport),
+            Ok(_) => {
+                return err(
+                    Some(rid),
+                    "file_unavailable",
+                    None,
+                    "data.file_uuids names no upload of this session".into(),
+                    transport,
+                )
+            }
+            Err(_) => {
+                return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport)
+            }
         }
     }
     // Retry of an earlier request.
     match s.store().message_by_request(session_id, rid) {
         Ok(Some((prior, prior_fp))) => {
             if prior_fp != fingerprint {
-                return err(Some(rid), "request_conflict", None, "request_id was used with a different payload".into(), transport);
+                return err(
+                    Some(rid),
+                    "request_conflict",
+                    None,
+                    "request_id was used with a different payload".into(),
+                    transport,
+                );
             }
             if let Some(r) = prior.context_ref.as_deref().and_then(|r| serde_json::from_str::<Value>(r).ok()) {
-                let stored: Vec<Value> = prior.attachments.iter().filter_map(|a| serde_json::from_str(&a.envelope).ok()).collect();
+                let stored: Vec<Value> =
+                    prior.attachments.iter().filter_map(|a| serde_json::from_str(&a.envelope).ok()).collect();
                 let hash = sha256_prefixed(canonical_json(&Value::Array(stored)).unwrap_or_default().as_bytes());
                 if r["content_hash"].as_str() != Some(hash.as_str()) {
-                    return err(Some(rid), "invalid_context_receipt", None, "stored context no longer matches the reference".into(), transport);
+                    return err(
+                        Some(rid),
+                        "invalid_context_receipt",
+                        None,
+                        "stored context no longer matches the reference".into(),
+                        transport,
+                    );
                 }
             }
-            return Outcome { request_id: Some(rid.into()), runtime_context: has_rc, transport, frame: received(session_id, socket_id, rid, &prior.message_id, true) };
+            return Outcome {
+                request_id: Some(rid.into()),
+                runtime_context: has_rc,
+                transport,
+                frame: received(session_id, socket_id, rid, &prior.message_id, true),
+            };
         }
         Ok(None) => {}
-        Err(_) => return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport),
+        Err(_) => {
+            return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport)
+        }
     }
     // The context: inline, or resolved from a one-use stage.
     let mut stage_id = None;
@@ -180,18 +250,45 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
         Transport::Inline => data.get("context_attachments").cloned(),
         Transport::Staged => {
             let Some((id, hash, bytes)) = parse_ref(&data["context_attachments_ref"]) else {
-                return err(Some(rid), "invalid_context_reference", None, "malformed context_attachments_ref".into(), transport);
+                return err(
+                    Some(rid),
+                    "invalid_context_reference",
+                    None,
+                    "malformed context_attachments_ref".into(),
+                    transport,
+                );
             };
             let stage = match s.store().stage(&id) {
                 Ok(st) => st,
-                Err(_) => return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport),
+                Err(_) => {
+                    return err(
+                        Some(rid),
+                        "storage_unavailable",
+                        None,
+                        "session storage is unavailable".into(),
+                        transport,
+                    )
+                }
             };
-            let usable = stage.filter(|st| st.session_id == session_id && st.state == "pending" && st.expires_at_ms > s.now_ms());
+            let usable = stage
+                .filter(|st| st.session_id == session_id && st.state == "pending" && st.expires_at_ms > s.now_ms());
             let Some(stage) = usable else {
-                return err(Some(rid), "context_reference_unavailable", None, "context reference is missing, used, cancelled or expired".into(), transport);
+                return err(
+                    Some(rid),
+                    "context_reference_unavailable",
+                    None,
+                    "context reference is missing, used, cancelled or expired".into(),
+                    transport,
+                );
             };
             if stage.content_hash != hash || stage.content_bytes != bytes {
-                return err(Some(rid), "invalid_context_reference", None, "context reference does not match its stage".into(), transport);
+                return err(
+                    Some(rid),
+                    "invalid_context_reference",
+                    None,
+                    "context reference does not match its stage".into(),
+                    transport,
+                );
             }
             stage_id = Some(stage.id.clone());
             Some(serde_json::from_str(&stage.body).unwrap_or(Value::Null))
@@ -220,7 +317,8 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
         }
     }
     let message_id = super::new_uuid_v4();
-    let context_ref = if transport == Transport::Staged { Some(data["context_attachments_ref"].to_string()) } else { None };
+    let context_ref =
+        if transport == Transport::Staged { Some(data["context_attachments_ref"].to_string()) } else { None };
     let new = NewMessage {
         message_id: &message_id,
         session_id,
@@ -236,5 +334,10 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
         let code = if stage_id.is_some() { "context_reference_unavailable" } else { "storage_unavailable" };
         return err(Some(rid), code, None, format!("message not stored: {e}"), transport);
     }
-    Outcome { request_id: Some(rid.into()), runtime_context: has_rc, transport, frame: received(session_id, socket_id, rid, &message_id, false) }
+    Outcome {
+        request_id: Some(rid.into()),
+        runtime_context: has_rc,
+        transport,
+        frame: received(session_id, socket_id, rid, &message_id, false),
+    }
 }

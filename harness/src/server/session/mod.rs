@@ -53,7 +53,12 @@ pub struct SessionOptions {
 
 impl Default for SessionOptions {
     fn default() -> Self {
-        SessionOptions { db: None, capabilities_endpoint: true, attention_versions: vec![1, 2, 3, 4], uploads_enabled: true }
+        SessionOptions {
+            db: None,
+            capabilities_endpoint: true,
+            attention_versions: vec![1, 2, 3, 4],
+            uploads_enabled: true,
+        }
     }
 }
 
@@ -272,7 +277,10 @@ impl SessionService {
     }
     /// The answers to one `request_id` in one session.
     pub fn replies_to(&self, session_id: &str, request_id: &str) -> Vec<Reply> {
-        self.replies().into_iter().filter(|r| r.session_id == session_id && r.request_id.as_deref() == Some(request_id)).collect()
+        self.replies()
+            .into_iter()
+            .filter(|r| r.session_id == session_id && r.request_id.as_deref() == Some(request_id))
+            .collect()
     }
     /// Sockets the Session closed itself (1009).
     pub fn closes(&self) -> Vec<Closed> {
@@ -295,7 +303,11 @@ impl SessionService {
     }
     /// The command frames a held session received, as text.
     pub fn held_frames(&self, session_id: &str) -> Vec<String> {
-        self.inner.held_frames.lock().map(|f| f.iter().filter(|(s, _)| s == session_id).map(|(_, t)| t.clone()).collect()).unwrap_or_default()
+        self.inner
+            .held_frames
+            .lock()
+            .map(|f| f.iter().filter(|(s, _)| s == session_id).map(|(_, t)| t.clone()).collect())
+            .unwrap_or_default()
     }
     /// The UI action broker (agent clarification actions): routes, sent requests, refused results.
     pub fn broker(&self) -> &ui_actions::Broker {
@@ -303,7 +315,10 @@ impl SessionService {
     }
     /// Starts one agent action on the session's bound Host route; the receiver yields its one
     /// terminal result envelope (relay.md Part 2). Must be called inside the Tokio runtime.
-    pub fn request_ui_action(&self, call: ui_actions::ActionCall) -> Result<tokio::sync::oneshot::Receiver<Value>, ui_actions::BrokerError> {
+    pub fn request_ui_action(
+        &self,
+        call: ui_actions::ActionCall,
+    ) -> Result<tokio::sync::oneshot::Receiver<Value>, ui_actions::BrokerError> {
         self.inner.broker.request(self, call)
     }
     /// The tool's `session_ui_action_cancel {delivery_handle, call_id}` (relay.md "Legs" 1): the
@@ -347,7 +362,10 @@ impl SessionService {
 }
 
 /// `POST /api/v1/sessions`: a new session for the caller, `{success, session_id}`.
-async fn create_session(axum::extract::State(s): axum::extract::State<SessionService>, headers: axum::http::HeaderMap) -> Response {
+async fn create_session(
+    axum::extract::State(s): axum::extract::State<SessionService>,
+    headers: axum::http::HeaderMap,
+) -> Response {
     blocking(move || create_session_blocking(s, headers)).await
 }
 
@@ -355,7 +373,11 @@ fn create_session_blocking(s: SessionService, headers: axum::http::HeaderMap) ->
     let Some(actor) = s.inner.users.authenticate(&headers, None) else { return unauthenticated() };
     match s.create_session_for(actor) {
         Ok(id) => json_response(StatusCode::CREATED, serde_json::json!({"success": true, "session_id": id})),
-        Err(_) => error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"),
+        Err(_) => error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "SESSION_STORAGE_UNAVAILABLE",
+            "Session storage is unavailable",
+        ),
     }
 }
 
@@ -373,20 +395,30 @@ fn get_messages_blocking(s: SessionService, session_id: String, headers: axum::h
     match s.store().session(&session_id) {
         Ok(Some(row)) if row.owner == actor.name() => {}
         Ok(_) => return error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found"),
-        Err(_) => return error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"),
+        Err(_) => {
+            return error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "SESSION_STORAGE_UNAVAILABLE",
+                "Session storage is unavailable",
+            )
+        }
     }
     match s.messages(&session_id) {
         Ok(list) => json_response(StatusCode::OK, serde_json::json!({"success": true, "messages": list})),
-        Err(_) => error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"),
+        Err(_) => error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "SESSION_STORAGE_UNAVAILABLE",
+            "Session storage is unavailable",
+        ),
     }
 }
 
 /// Runs a handler's SQLite and hashing work off the async workers (the harness shares its runtime
 /// with the CDP client).
 pub(crate) async fn blocking(f: impl FnOnce() -> Response + Send + 'static) -> Response {
-    tokio::task::spawn_blocking(f)
-        .await
-        .unwrap_or_else(|_| error_response(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "The Session handler failed"))
+    tokio::task::spawn_blocking(f).await.unwrap_or_else(|_| {
+        error_response(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "The Session handler failed")
+    })
 }
 
 /// A JSON response with `Cache-Control: no-store`.

@@ -87,7 +87,13 @@ fn created(stage: &StoredStage) -> Response {
     )
 }
 
-pub async fn handle(State(s): State<SessionService>, method: Method, uri: Uri, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn handle(
+    State(s): State<SessionService>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     super::blocking(move || handle_blocking(s, method, uri, headers, body)).await
 }
 
@@ -99,7 +105,10 @@ fn handle_blocking(s: SessionService, method: Method, uri: Uri, headers: HeaderM
         let mut out = json!({"context_attachments_transport": {"version": 1, "staging": true, "max_context_bytes": MAX_INLINE_COMMAND_BYTES}});
         match query_param(&uri, "capabilities_version").as_deref() {
             None => {}
-            Some("1") => out["context_attachments_capabilities"] = super::capabilities::descriptor(&s)["attention"]["context_attachments"].clone(),
+            Some("1") => {
+                out["context_attachments_capabilities"] =
+                    super::capabilities::descriptor(&s)["attention"]["context_attachments"].clone()
+            }
             Some(_) => return reject(StatusCode::BAD_REQUEST, "INVALID_CAPABILITIES_VERSION", None),
         }
         return json_response(StatusCode::OK, out);
@@ -141,7 +150,14 @@ fn handle_blocking(s: SessionService, method: Method, uri: Uri, headers: HeaderM
     post(&s, actor, &session_id, &request_id, &headers, &body)
 }
 
-fn post(s: &SessionService, actor: super::Actor, session_id: &str, request_id: &str, headers: &HeaderMap, body: &[u8]) -> Response {
+fn post(
+    s: &SessionService,
+    actor: super::Actor,
+    session_id: &str,
+    request_id: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Response {
     let header = |n: &str| headers.get(n).and_then(|v| v.to_str().ok()).map(|v| v.trim().to_ascii_lowercase());
     if header("content-encoding").is_some_and(|e| e != "identity") {
         return reject(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_ENCODING", None);
@@ -191,7 +207,10 @@ fn post(s: &SessionService, actor: super::Actor, session_id: &str, request_id: &
     }
     match s.store().pending_counts(session_id, actor.name(), now) {
         Ok((per_session, per_actor, total)) => {
-            if per_session >= MAX_PENDING_PER_SESSION || per_actor >= MAX_PENDING_PER_ACTOR || total >= MAX_PENDING_TOTAL {
+            if per_session >= MAX_PENDING_PER_SESSION
+                || per_actor >= MAX_PENDING_PER_ACTOR
+                || total >= MAX_PENDING_TOTAL
+            {
                 return reject(StatusCode::TOO_MANY_REQUESTS, "CONTEXT_STAGE_QUOTA", None);
             }
         }

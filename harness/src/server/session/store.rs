@@ -198,7 +198,14 @@ impl Store {
 
     /// Compare-and-swap on the revision: sets `enabled` when the revision is still `expected`.
     /// Returns false when another writer got there first.
-    pub fn set_attention(&self, id: &str, expected: i64, enabled: bool, now: &str, by: &str) -> Result<bool, StoreError> {
+    pub fn set_attention(
+        &self,
+        id: &str,
+        expected: i64,
+        enabled: bool,
+        now: &str,
+        by: &str,
+    ) -> Result<bool, StoreError> {
         self.with(|c| {
             c.execute(
                 "UPDATE sessions SET attention_enabled = ?1, attention_revision = attention_revision + 1, attention_updated_at = ?2, attention_updated_by = ?3 WHERE id = ?4 AND attention_revision = ?5",
@@ -208,7 +215,11 @@ impl Store {
         })
     }
 
-    pub fn message_by_request(&self, session_id: &str, request_id: &str) -> Result<Option<(StoredMessage, String)>, StoreError> {
+    pub fn message_by_request(
+        &self,
+        session_id: &str,
+        request_id: &str,
+    ) -> Result<Option<(StoredMessage, String)>, StoreError> {
         let found: Option<(String, String)> = self.with(|c| {
             c.query_row(
                 "SELECT message_id, request_fingerprint FROM messages WHERE session_id = ?1 AND request_id = ?2",
@@ -304,7 +315,13 @@ impl Store {
     pub fn counts(&self) -> Result<Counts, StoreError> {
         self.with(|c| {
             let n = |t: &str| c.query_row(&format!("SELECT COUNT(*) FROM {t}"), [], |r| r.get::<_, i64>(0));
-            Ok(Counts { sessions: n("sessions")?, messages: n("messages")?, attachments: n("attachments")?, stages: n("stages")?, uploads: n("uploads")? })
+            Ok(Counts {
+                sessions: n("sessions")?,
+                messages: n("messages")?,
+                attachments: n("attachments")?,
+                stages: n("stages")?,
+                uploads: n("uploads")?,
+            })
         })
     }
 
@@ -338,21 +355,31 @@ impl Store {
         })
     }
 
-    const STAGE_COLS: &'static str = "id, session_id, actor, request_id, body, content_hash, content_bytes, expires_at_ms, state";
+    const STAGE_COLS: &'static str =
+        "id, session_id, actor, request_id, body, content_hash, content_bytes, expires_at_ms, state";
 
     pub fn stage(&self, id: &str) -> Result<Option<StoredStage>, StoreError> {
-        Ok(self.stage_rows(&format!("SELECT {} FROM stages WHERE id = ?1", Self::STAGE_COLS), params![id])?.into_iter().next())
+        Ok(self
+            .stage_rows(&format!("SELECT {} FROM stages WHERE id = ?1", Self::STAGE_COLS), params![id])?
+            .into_iter()
+            .next())
     }
 
     pub fn stage_by_request(&self, session_id: &str, request_id: &str) -> Result<Option<StoredStage>, StoreError> {
         Ok(self
-            .stage_rows(&format!("SELECT {} FROM stages WHERE session_id = ?1 AND request_id = ?2", Self::STAGE_COLS), params![session_id, request_id])?
+            .stage_rows(
+                &format!("SELECT {} FROM stages WHERE session_id = ?1 AND request_id = ?2", Self::STAGE_COLS),
+                params![session_id, request_id],
+            )?
             .into_iter()
             .next())
     }
 
     pub fn stages(&self, session_id: &str) -> Result<Vec<StoredStage>, StoreError> {
-        self.stage_rows(&format!("SELECT {} FROM stages WHERE session_id = ?1 ORDER BY rowid", Self::STAGE_COLS), params![session_id])
+        self.stage_rows(
+            &format!("SELECT {} FROM stages WHERE session_id = ?1 ORDER BY rowid", Self::STAGE_COLS),
+            params![session_id],
+        )
     }
 
     /// Pending, unexpired stages: `(this session, this actor, everyone)`.
@@ -364,7 +391,10 @@ impl Store {
     }
 
     pub fn cancel_stage(&self, id: &str) -> Result<bool, StoreError> {
-        self.with(|c| c.execute("UPDATE stages SET state = 'cancelled' WHERE id = ?1 AND state = 'pending'", params![id]).map(|n| n == 1))
+        self.with(|c| {
+            c.execute("UPDATE stages SET state = 'cancelled' WHERE id = ?1 AND state = 'pending'", params![id])
+                .map(|n| n == 1)
+        })
     }
 
     pub fn insert_upload(&self, u: &StoredUpload) -> Result<(), StoreError> {

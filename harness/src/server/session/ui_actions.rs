@@ -78,7 +78,17 @@ impl Mode {
     pub fn allows(self, status: &str) -> bool {
         match self {
             Mode::CaptureVisual => {
-                matches!(status, "prepared" | "cancelled" | "denied" | "expired" | "stale" | "disconnected" | "unavailable" | "error")
+                matches!(
+                    status,
+                    "prepared"
+                        | "cancelled"
+                        | "denied"
+                        | "expired"
+                        | "stale"
+                        | "disconnected"
+                        | "unavailable"
+                        | "error"
+                )
             }
             _ => TERMINAL_STATUSES.contains(&status) && !matches!(status, "prepared" | "denied"),
         }
@@ -87,8 +97,18 @@ impl Mode {
 
 /// relay.md "Terminal statuses" (reads add `inspected`, which no interactive mode allows).
 pub const TERMINAL_STATUSES: &[&str] = &[
-    "selected", "confirmed", "prepared", "cancelled", "denied", "rejected", "expired", "stale", "disconnected",
-    "permission-denied", "unavailable", "error",
+    "selected",
+    "confirmed",
+    "prepared",
+    "cancelled",
+    "denied",
+    "rejected",
+    "expired",
+    "stale",
+    "disconnected",
+    "permission-denied",
+    "unavailable",
+    "error",
 ];
 
 /// Reasons of the results the broker synthesises (relay.md).
@@ -163,7 +183,8 @@ pub fn validate_args(mode: Mode, args: &Value) -> Result<(), &'static str> {
             return Err("target reference is invalid");
         }
     }
-    for (key, error) in [("allow_pointer", "allow_pointer is invalid"), ("allow_keyboard", "allow_keyboard is invalid")] {
+    for (key, error) in [("allow_pointer", "allow_pointer is invalid"), ("allow_keyboard", "allow_keyboard is invalid")]
+    {
         if !matches!(a.get(key), None | Some(Value::Bool(_))) {
             return Err(error);
         }
@@ -209,8 +230,20 @@ fn is_capture(c: &Value) -> bool {
 pub fn validate_result_envelope(r: &Value) -> Result<(), &'static str> {
     let v = Some(r);
     let keys = [
-        "schema", "message_type", "result_id", "in_reply_to_action_id", "request_id", "session_id", "host_instance_id",
-        "completed_at", "status", "reason", "selected_target", "prepared_file", "inspection", "targets",
+        "schema",
+        "message_type",
+        "result_id",
+        "in_reply_to_action_id",
+        "request_id",
+        "session_id",
+        "host_instance_id",
+        "completed_at",
+        "status",
+        "reason",
+        "selected_target",
+        "prepared_file",
+        "inspection",
+        "targets",
     ];
     let status = get(v, "status").and_then(Value::as_str).unwrap_or_default();
     let ok = only_keys(v, &keys)
@@ -253,7 +286,9 @@ pub fn validate_prepared_file(s_: &super::SessionService, pf: &Value, session_id
         && is_string(get(v, "uuid"), 160, false)
         && is_string(get(v, "name"), 256, false)
         && matches!(get(v, "mime_type").and_then(Value::as_str), Some("image/png" | "image/webp"))
-        && get(v, "byte_size").and_then(Value::as_i64).is_some_and(|n| (1..=super::uploads::MAX_UPLOAD_BYTES as i64).contains(&n))
+        && get(v, "byte_size")
+            .and_then(Value::as_i64)
+            .is_some_and(|n| (1..=super::uploads::MAX_UPLOAD_BYTES as i64).contains(&n))
         && get(v, "byte_size").and_then(Value::as_f64).is_some_and(|n| n.fract() == 0.0)
         && sha.len() == 71
         && sha.starts_with("sha256:")
@@ -264,11 +299,18 @@ pub fn validate_prepared_file(s_: &super::SessionService, pf: &Value, session_id
     }
     let uuid = pf["uuid"].as_str().unwrap_or_default();
     let owner = s_.store().session(session_id).ok().flatten().map(|r| r.owner);
-    let upload = s_.store().upload(uuid).map_err(|e| format!("upload lookup failed: {e}"))?.ok_or("prepared_file names no upload")?;
+    let upload = s_
+        .store()
+        .upload(uuid)
+        .map_err(|e| format!("upload lookup failed: {e}"))?
+        .ok_or("prepared_file names no upload")?;
     if upload.session_id != session_id || owner.as_deref() != Some(upload.owner.as_str()) {
         return Err("prepared_file is not an upload of this session".into());
     }
-    if pf["mime_type"] != upload.mime.as_str() || pf["byte_size"].as_i64() != Some(upload.byte_size) || pf["sha256"] != upload.sha256.as_str() {
+    if pf["mime_type"] != upload.mime.as_str()
+        || pf["byte_size"].as_i64() != Some(upload.byte_size)
+        || pf["sha256"] != upload.sha256.as_str()
+    {
         return Err("prepared_file does not match its upload".into());
     }
     Ok(())
@@ -277,7 +319,9 @@ pub fn validate_prepared_file(s_: &super::SessionService, pf: &Value, session_id
 /// Everything of a target ref but `rect` (the Host refreshes geometry).
 fn identity(t: &Value) -> Value {
     match t {
-        Value::Object(m) => Value::Object(m.iter().filter(|(k, _)| k.as_str() != "rect").map(|(k, v)| (k.clone(), v.clone())).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().filter(|(k, _)| k.as_str() != "rect").map(|(k, v)| (k.clone(), v.clone())).collect())
+        }
         other => other.clone(),
     }
 }
@@ -389,7 +433,8 @@ impl Broker {
             let Ok(mut s) = self.state.lock() else { return };
             s.sockets.remove(socket_id);
             s.routes.retain(|_, r| r.socket_id != socket_id);
-            let sessions: Vec<String> = s.pending.iter().filter(|(_, p)| p.socket_id == socket_id).map(|(k, _)| k.clone()).collect();
+            let sessions: Vec<String> =
+                s.pending.iter().filter(|(_, p)| p.socket_id == socket_id).map(|(k, _)| k.clone()).collect();
             sessions.into_iter().filter_map(|k| s.pending.remove(&k)).collect::<Vec<_>>()
         };
         for p in ended {
@@ -402,7 +447,9 @@ impl Broker {
     /// "turn route replaced").
     pub(crate) fn bind(&self, s_: &super::SessionService, session_id: &str, socket_id: &str, runtime_context: &Value) {
         let attention = &runtime_context["attention"];
-        let Some(host) = attention["host_instance_id"].as_str().filter(|h| !h.is_empty() && h.len() <= 160) else { return };
+        let Some(host) = attention["host_instance_id"].as_str().filter(|h| !h.is_empty() && h.len() <= 160) else {
+            return;
+        };
         let authorized = attention["agent_actions_enabled"] == Value::Bool(true);
         let replaced = {
             let Ok(mut s) = self.state.lock() else { return };
@@ -415,7 +462,13 @@ impl Broker {
             };
             s.routes.insert(
                 session_id.to_string(),
-                Route { socket_id: socket_id.to_string(), host_instance_id: host.to_string(), authorized, delivery_handle: handle, tx },
+                Route {
+                    socket_id: socket_id.to_string(),
+                    host_instance_id: host.to_string(),
+                    authorized,
+                    delivery_handle: handle,
+                    tx,
+                },
             );
             if same {
                 None
@@ -460,7 +513,11 @@ impl Broker {
     }
 
     /// Starts one action. The receiver yields its one terminal result envelope.
-    pub fn request(&self, s_: &super::SessionService, call: ActionCall) -> Result<oneshot::Receiver<Value>, BrokerError> {
+    pub fn request(
+        &self,
+        s_: &super::SessionService,
+        call: ActionCall,
+    ) -> Result<oneshot::Receiver<Value>, BrokerError> {
         if !(MIN_TTL_SECS..=MAX_TTL_SECS).contains(&call.ttl_secs) {
             return Err(BrokerError::Ttl(call.ttl_secs));
         }
@@ -493,7 +550,10 @@ impl Broker {
                 return Err(BrokerError::CacheFull);
             }
             let expires_at = now + (call.ttl_secs as i64) * 1000;
-            s.cache.insert(key.clone(), CacheEntry { fingerprint: print, action_expires_ms: expires_at, done: None, waiters: Vec::new() });
+            s.cache.insert(
+                key.clone(),
+                CacheEntry { fingerprint: print, action_expires_ms: expires_at, done: None, waiters: Vec::new() },
+            );
         }
         let action_id = format!("act-{}", super::new_uuid_v4());
         let mut pending = Pending {
@@ -600,7 +660,9 @@ impl Broker {
             let key = s
                 .cache
                 .iter()
-                .filter(|(k, e)| k.0 == delivery_handle && k.2 == call_id && e.done.as_ref().is_none_or(|(_, keep)| *keep > now))
+                .filter(|(k, e)| {
+                    k.0 == delivery_handle && k.2 == call_id && e.done.as_ref().is_none_or(|(_, keep)| *keep > now)
+                })
                 .map(|(k, _)| k.clone())
                 .next()
                 .ok_or_else(|| BrokerError::UnknownCall(call_id.to_string()))?;

@@ -43,7 +43,12 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-pub async fn post_upload(State(s): State<SessionService>, Query(q): Query<UploadQuery>, headers: HeaderMap, body: Bytes) -> Response {
+pub async fn post_upload(
+    State(s): State<SessionService>,
+    Query(q): Query<UploadQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     super::blocking(move || upload_blocking(s, q, headers, body)).await
 }
 
@@ -56,13 +61,23 @@ fn upload_blocking(s: SessionService, q: UploadQuery, headers: HeaderMap, body: 
         return error_response(StatusCode::FORBIDDEN, "SESSION_FORBIDDEN", "Not allowed to upload to this session");
     }
     if s.check_storage().is_err() {
-        return error_response(StatusCode::SERVICE_UNAVAILABLE, "UPLOAD_STORAGE_UNAVAILABLE", "Upload storage is unavailable");
+        return error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "UPLOAD_STORAGE_UNAVAILABLE",
+            "Upload storage is unavailable",
+        );
     }
     let session_id = q.session_id.unwrap_or_default();
     match s.store().session(&session_id) {
         Ok(Some(row)) if row.owner == actor.name() => {}
         Ok(_) => return error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found"),
-        Err(_) => return error_response(StatusCode::SERVICE_UNAVAILABLE, "UPLOAD_STORAGE_UNAVAILABLE", "Upload storage is unavailable"),
+        Err(_) => {
+            return error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "UPLOAD_STORAGE_UNAVAILABLE",
+                "Upload storage is unavailable",
+            )
+        }
     }
     if body.is_empty() {
         return error_response(StatusCode::BAD_REQUEST, "EMPTY_UPLOAD", "The upload is empty");
@@ -71,7 +86,11 @@ fn upload_blocking(s: SessionService, q: UploadQuery, headers: HeaderMap, body: 
         return error_response(StatusCode::PAYLOAD_TOO_LARGE, "UPLOAD_TOO_LARGE", "The upload exceeds 1048576 bytes");
     }
     let Some(mime) = sniff(&body) else {
-        return error_response(StatusCode::UNSUPPORTED_MEDIA_TYPE, "UNSUPPORTED_UPLOAD_TYPE", "Only image/png and image/webp are accepted");
+        return error_response(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "UNSUPPORTED_UPLOAD_TYPE",
+            "Only image/png and image/webp are accepted",
+        );
     };
     let upload = StoredUpload {
         uuid: super::new_uuid_v4(),
@@ -89,24 +108,38 @@ fn upload_blocking(s: SessionService, q: UploadQuery, headers: HeaderMap, body: 
             json!({"success": true, "upload": {"uuid": upload.uuid, "name": upload.name, "mime": upload.mime,
                                                 "byte_size": upload.byte_size, "sha256": upload.sha256}}),
         ),
-        Err(_) => error_response(StatusCode::SERVICE_UNAVAILABLE, "UPLOAD_STORAGE_UNAVAILABLE", "Upload storage is unavailable"),
+        Err(_) => error_response(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "UPLOAD_STORAGE_UNAVAILABLE",
+            "Upload storage is unavailable",
+        ),
     }
 }
 
-pub async fn delete_upload(State(s): State<SessionService>, Path(uuid): Path<String>, Query(q): Query<UploadQuery>, headers: HeaderMap) -> Response {
+pub async fn delete_upload(
+    State(s): State<SessionService>,
+    Path(uuid): Path<String>,
+    Query(q): Query<UploadQuery>,
+    headers: HeaderMap,
+) -> Response {
     super::blocking(move || {
         let Some(actor) = s.inner.users.authenticate(&headers, None) else { return unauthenticated() };
         if !actor.can_write() {
             return error_response(StatusCode::FORBIDDEN, "SESSION_FORBIDDEN", "Not allowed to change this session");
         }
         let session_id = q.session_id.unwrap_or_default();
-        let mine = s.store().upload(&uuid).ok().flatten().filter(|u| u.session_id == session_id && u.owner == actor.name());
+        let mine =
+            s.store().upload(&uuid).ok().flatten().filter(|u| u.session_id == session_id && u.owner == actor.name());
         if mine.is_none() {
             return error_response(StatusCode::NOT_FOUND, "UPLOAD_NOT_FOUND", "Upload not found");
         }
         match s.store().delete_upload(&uuid) {
             Ok(_) => axum::response::IntoResponse::into_response(StatusCode::NO_CONTENT),
-            Err(_) => error_response(StatusCode::SERVICE_UNAVAILABLE, "UPLOAD_STORAGE_UNAVAILABLE", "Upload storage is unavailable"),
+            Err(_) => error_response(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "UPLOAD_STORAGE_UNAVAILABLE",
+                "Upload storage is unavailable",
+            ),
         }
     })
     .await

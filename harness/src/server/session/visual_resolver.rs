@@ -28,7 +28,8 @@ impl SessionService {
         let Some(message) = self.store().message(message_id)? else { return Ok(Vec::new()) };
         let mut out = Vec::new();
         for a in message.attachments.iter().filter(|a| a.kind == VISUAL_KIND && a.version == 1) {
-            let omitted = |d: &str| VisualDelivery::Omitted { attachment_id: a.attachment_id.clone(), diagnostic: d.to_string() };
+            let omitted =
+                |d: &str| VisualDelivery::Omitted { attachment_id: a.attachment_id.clone(), diagnostic: d.to_string() };
             let payload: Value = serde_json::from_str::<Value>(&a.envelope)
                 .ok()
                 .and_then(|e| e["content"].as_str().and_then(|c| serde_json::from_str(c).ok()))
@@ -38,7 +39,10 @@ impl SessionService {
                 out.push(omitted("visual-reference-invalid: no upload reference"));
                 continue;
             };
-            let expires = payload.pointer("/authorization/expires_at").and_then(Value::as_str).and_then(crate::contract::Timestamp::parse_session);
+            let expires = payload
+                .pointer("/authorization/expires_at")
+                .and_then(Value::as_str)
+                .and_then(crate::contract::Timestamp::parse_session);
             let now = self.now_timestamp();
             if expires.is_none_or(|e| (e.secs, e.nanos) <= (now.secs, now.nanos)) {
                 out.push(omitted("visual-authorization-expired"));

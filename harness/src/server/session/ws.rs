@@ -34,7 +34,12 @@ pub struct JoinQuery {
     session_id: Option<String>,
 }
 
-pub async fn join(State(s): State<SessionService>, Query(q): Query<JoinQuery>, headers: HeaderMap, upgrade: WebSocketUpgrade) -> Response {
+pub async fn join(
+    State(s): State<SessionService>,
+    Query(q): Query<JoinQuery>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     let Some(actor) = q.token.as_deref().and_then(|t| s.inner.users.authenticate(&headers, Some(t))) else {
         return unauthenticated();
     };
@@ -44,18 +49,28 @@ pub async fn join(State(s): State<SessionService>, Query(q): Query<JoinQuery>, h
             Some(id) => match s2.store().session(&id) {
                 Ok(Some(row)) if row.owner == actor.name() => Ok(id),
                 Ok(_) => Err(Box::new(error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found"))),
-                Err(_) => Err(Box::new(error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"))),
+                Err(_) => Err(Box::new(error_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "SESSION_STORAGE_UNAVAILABLE",
+                    "Session storage is unavailable",
+                ))),
             },
-            None => s2
-                .create_session_for(actor)
-                .map_err(|_| Box::new(error_response(StatusCode::SERVICE_UNAVAILABLE, "SESSION_STORAGE_UNAVAILABLE", "Session storage is unavailable"))),
+            None => s2.create_session_for(actor).map_err(|_| {
+                Box::new(error_response(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "SESSION_STORAGE_UNAVAILABLE",
+                    "Session storage is unavailable",
+                ))
+            }),
         }
     })
     .await;
     let session_id = match chosen {
         Ok(Ok(id)) => id,
         Ok(Err(refusal)) => return *refusal,
-        Err(_) => return error_response(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "The Session handler failed"),
+        Err(_) => {
+            return error_response(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL_ERROR", "The Session handler failed")
+        }
     };
     upgrade
         .max_message_size(TRANSPORT_LIMIT)
@@ -100,7 +115,9 @@ async fn serve_frames(
                 return;
             }
             Message::Binary(_) => {
-                let _ = socket.send(Message::Close(Some(CloseFrame { code: 1003, reason: "text frames only".into() }))).await;
+                let _ = socket
+                    .send(Message::Close(Some(CloseFrame { code: 1003, reason: "text frames only".into() })))
+                    .await;
                 return;
             }
             Message::Close(_) => return,
