@@ -10,12 +10,12 @@
  * already has a runtime is left alone, except that a runtime bound to the window's previous
  * document (an iframe's initial about:blank) is told to bind to the current one. Module map and design notes: ../README.md.
  */
-import { W } from './natives.js';
-import { installShadowPatch } from './shadow-roots.js';
-import { installDocumentListeners } from './realm-document.js';
-import { defineInternal, definePublicApi } from './api.js';
-import { installFocusReturn } from './focus-return.js';
-import { ROLE } from './state.js';
+import { W } from './core/natives.js';
+import { installShadowPatch } from './dom/shadow-roots.js';
+import { installDocumentListeners } from './realm/document.js';
+import { defineInternal, definePublicApi } from './host/api.js';
+import { installFocusReturn } from './realm/focus-return.js';
+import { ROLE } from './core/state.js';
 
 function install() {
   installShadowPatch();
@@ -26,7 +26,7 @@ function install() {
 }
 
 // A realm that already has a runtime is left alone, except that a runtime which reached this
-// window's previous document (the initial about:blank) binds to this one (realm-document.js).
+// window's previous document (the initial about:blank) binds to this one (realm/document.js).
 const existing = W.__wippyAttentionRuntime;
 if (!existing) install();
 else if (typeof existing.adoptDocument === 'function') { try { existing.adoptDocument(); } catch (_) { /* ignore */ } }

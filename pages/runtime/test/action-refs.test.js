@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pathDigest, semanticPath, actionRefFor, eligible } from '../src/action-refs.js';
+import { pathDigest, semanticPath, actionRefFor, eligible } from '../src/host/action-refs.js';
 
 // relay.md "path_digest computation": the verified golden example.
 test('path_digest of the relay.md golden path', () => {

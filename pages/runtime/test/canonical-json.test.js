@@ -3,7 +3,7 @@
 // written out by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson } from '../src/canonical-json.js';
+import { canonicalJson } from '../src/core/canonical-json.js';
 
 test('HTML-significant characters are escaped like Go', () => {
   assert.equal(canonicalJson('a<b>c&d'), '"a\\u003cb\\u003ec\\u0026d"');

@@ -4,7 +4,7 @@
 // Times are injected: t_abs (absolute ms) and observed_ms (wall clock ms).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { insertEvent, pruneEvents, compactKey, seqFor, recordFocusChange, enforceLimit, boundObservations, MAX_MERGED } from '../src/history.js';
+import { insertEvent, pruneEvents, compactKey, seqFor, recordFocusChange, enforceLimit, boundObservations, MAX_MERGED } from '../src/realm/history.js';
 
 const ORIGIN = 1000; // the Host realm's time origin (ms)
 const seg = (id, gen = 1) => ({ kind: 'element', mount_id: id, generation: gen });

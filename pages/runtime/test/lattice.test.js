@@ -1,7 +1,7 @@
 // The capture lattice (schemas.md §4) and snapshot() option validation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { latticePoints, captureOptions } from '../src/lattice.js';
+import { latticePoints, captureOptions } from '../src/host/lattice.js';
 
 // Independent count from the definition: integer offsets (i, j) with |i|, |j| <= floor(r / step)
 // and (i*step)^2 + (j*step)^2 <= r^2.

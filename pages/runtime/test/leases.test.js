@@ -3,8 +3,8 @@
 // disjoint leases; grants clamped to 256 points / 128 candidates / 128 KiB and 60 s).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { newLedger, admitQuery, splitLeases, leaseFor, grantLimits, grantLifetime, renewDelay, requestBudgets, requestTimeout } from '../src/leases.js';
-import { ROOT_BUDGET } from '../src/constants.js';
+import { newLedger, admitQuery, splitLeases, leaseFor, grantLimits, grantLifetime, renewDelay, requestBudgets, requestTimeout } from '../src/relay/leases.js';
+import { ROOT_BUDGET } from '../src/core/constants.js';
 
 const pts = (n, from = 0) => Array.from({ length: n }, (_, i) => ({ point_id: 'p' + (from + i), x: 0, y: 0 }));
 

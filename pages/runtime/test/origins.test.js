@@ -1,7 +1,7 @@
 // Origin rules (spec: relay — canonical bare http(s) origins only; frame_origin may be about:srcdoc).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalOrigin, validFrameOrigin } from '../src/origins.js';
+import { canonicalOrigin, validFrameOrigin } from '../src/core/origins.js';
 
 test('canonical bare http(s) origins are accepted as they are', () => {
   for (const o of ['http://127.0.0.1:8080', 'http://localhost:41234', 'https://example.com', 'https://a.b.example:8443', 'http://[::1]:3000']) {

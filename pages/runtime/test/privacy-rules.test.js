@@ -2,7 +2,7 @@
 // inputs, one-time codes, current/new passwords, cc-*, credential-like names) and its negatives.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyControl, attentionMarker } from '../src/privacy-rules.js';
+import { classifyControl, attentionMarker } from '../src/dom/privacy-rules.js';
 
 const control = (localName, attrs = {}) => Object.assign({ localName, type: null, autocomplete: null, name: null, id: null, inputmode: null, ariaLabel: null }, attrs);
 

@@ -4,9 +4,9 @@
 // tests/budgets.rs (grant_limits_pass_at_the_limit_and_cut_one_past_it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { limitCandidates, trimToBytes, firstPointOf } from '../src/reply-limits.js';
-import { capToGrant, grantLimits } from '../src/leases.js';
-import { GRANT_LIMITS } from '../src/constants.js';
+import { limitCandidates, trimToBytes, firstPointOf } from '../src/relay/reply-limits.js';
+import { capToGrant, grantLimits } from '../src/relay/leases.js';
+import { GRANT_LIMITS } from '../src/core/constants.js';
 
 const pts = (n) => Array.from({ length: n }, (_, i) => ({ point_id: 'p' + i, x: i, y: 0 }));
 const cand = (i, samples) => ({ target_id: 't' + i, sample_point_ids: samples || ['p' + i] });

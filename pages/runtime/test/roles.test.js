@@ -2,7 +2,7 @@
 // generic), interactive promotion targets and ARIA tri-states.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { roleFor, explicitRoleFor, implicitRoleFor, requiredContextAllows, stateFor, isInteractiveElement, triState, NAME_FROM_CONTENT, INTERACTIVE_ROLES, ariaValue, joinNameParts, displayIsInline } from '../src/roles.js';
+import { roleFor, explicitRoleFor, implicitRoleFor, requiredContextAllows, stateFor, isInteractiveElement, triState, NAME_FROM_CONTENT, INTERACTIVE_ROLES, ariaValue, joinNameParts, displayIsInline } from '../src/dom/roles.js';
 
 const role = (ln, attrs = {}) => roleFor(ln, (n) => (n in attrs ? attrs[n] : null), (n) => n in attrs);
 

@@ -2,7 +2,7 @@
 // bounds, origins, finite rects, summary fields, omission reasons, details from the allowlist).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sanitizeSegment, sanitizeSummary, sanitizeOmission, cleanRect, sanitizeSelection } from '../src/sanitize.js';
+import { sanitizeSegment, sanitizeSummary, sanitizeOmission, cleanRect, sanitizeSelection } from '../src/dom/sanitize.js';
 
 test('segments: unknown kinds, host segments and bad mount ids are dropped', () => {
   assert.equal(sanitizeSegment({ kind: 'host', mount_id: 'h', generation: 1 }), null);

@@ -2,7 +2,7 @@
 // iframe content-box mapping; transforms beyond translation + axis-aligned scale unsupported).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clampPath, boundaryKindOf, frameGeometry, mapRect, transformUnsupported } from '../src/segments.js';
+import { clampPath, boundaryKindOf, frameGeometry, mapRect, transformUnsupported } from '../src/dom/segments.js';
 
 const path = (n) => Array.from({ length: n }, (_, i) => ({ kind: 'element', mount_id: 'm' + i, generation: 1 }));
 

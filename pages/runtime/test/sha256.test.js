@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, webcrypto } from 'node:crypto';
-import { sha256Js, sha256Hex } from '../src/sha256.js';
+import { sha256Js, sha256Hex } from '../src/core/sha256.js';
 
 const enc = (s) => new TextEncoder().encode(s);
 

@@ -2,7 +2,7 @@
 // the runtime cannot enter (hidden-roots.js), so only those are probed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canHostShadowRoot, isCustomElementName } from '../src/shadow-hosts.js';
+import { canHostShadowRoot, isCustomElementName } from '../src/dom/shadow-hosts.js';
 
 test('valid shadow host names and custom elements can host a shadow root', () => {
   for (const ln of ['div', 'span', 'p', 'section', 'article', 'aside', 'blockquote', 'footer', 'header', 'main', 'nav', 'h1', 'h6', 'body'])

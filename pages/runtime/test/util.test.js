@@ -2,7 +2,7 @@
 // whitespace-normalized; coordinates rounded to 1/1000 px).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutBytes, cutScalars, normText, utf8Len, r3, nonneg, shortId, rectOut, intersect } from '../src/util.js';
+import { cutBytes, cutScalars, normText, utf8Len, r3, nonneg, shortId, rectOut, intersect } from '../src/core/util.js';
 
 test('cutBytes keeps at most N UTF-8 bytes and never splits a scalar', () => {
   assert.equal(cutBytes('abcdef', 4), 'abcd');
