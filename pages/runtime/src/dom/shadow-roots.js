@@ -3,13 +3,14 @@
 // so resolution can enter closed roots created after the runtime loaded, read roles and ARIA state a
 // component set on its internals, and enter a custom element's declarative closed root through
 // `internals.shadowRoot` (spec: web components with closed roots are traversed). A fragment realm
-// forwards both to the main realm, which renders them.
+// forwards both to the main realm, which renders them. A root registered here is announced on the
+// hub (`root`): the relay observes it for iframes and focus (relay/discovery.js).
 import { W, nAttachShadow, nAttachInternals, nInternalsGet, nShadowRootGet } from '../core/natives.js';
 import { ROLE, REALM, closedRoots, internalsOf } from '../core/state.js';
-import { observeRoot } from '../relay/discovery.js';
+import { emit } from '../core/hub.js';
 
 export function registerRoot(host, root) {
-  try { if (host && root) { closedRoots.set(host, root); observeRoot(root); } } catch (_) { /* ignore */ }
+  try { if (host && root) { closedRoots.set(host, root); emit('root', root); } } catch (_) { /* ignore */ }
 }
 export function registerInternals(el, internals) {
   try { if (el && internals) internalsOf.set(el, internals); } catch (_) { /* ignore */ }

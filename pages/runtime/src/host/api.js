@@ -15,7 +15,8 @@ import { safe, nodeType } from '../core/dom-reads.js';
 import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
 import { focusApi } from '../realm/focus.js';
-import { ready, readyChildren } from './readiness.js';
+import { ready } from './readiness.js';
+import { readyChildren } from '../relay/ready-children.js';
 import { currentDocument } from '../realm/document.js';
 import { markFocus, returnFocus } from '../realm/focus-return.js';
 

@@ -1,19 +1,16 @@
 // The context_attachments entry for a snapshot (spec: envelope — {attachment_id, kind
 // "wippy.attention", version 1, created_at, content_type application/json, content_bytes,
-// content_hash "sha256:<hex>", content = canonical JSON of the snapshot}) and its serialized size,
-// which the snapshot's byte budget is measured against.
+// content_hash "sha256:<hex>", content = canonical JSON of the snapshot}). Its serialized size, which
+// the snapshot's byte budget is measured against, is host/envelope-size.js (snapshot.js needs it and
+// this module needs snapshot.js).
 import { nSubtle } from '../core/natives.js';
 import { obsNow } from '../core/clock.js';
 import { iso, utf8Len } from '../core/util.js';
-import { canonicalJson, encString } from '../core/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/sha256.js';
 import { randHex } from '../core/dom-reads.js';
 import { snapshot } from './snapshot.js';
 
-const ENVELOPE_OVERHEAD = 300; // the envelope's other members (ids up to 128 bytes, hash, timestamps)
-export function envelopeSize(snap) {
-  return utf8Len(encString(canonicalJson(snap))) + ENVELOPE_OVERHEAD;
-}
 // A version 1 attachment cannot carry a selection (schemas.md §3: `selection` only in the v4
 // reconstruction), so the v1 content leaves it out and says so with `selection-unavailable`.
 export function v1Payload(snap) {

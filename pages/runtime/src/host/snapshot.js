@@ -19,7 +19,7 @@ import { resolvePoints } from '../relay/sampling.js';
 import { refreshLocal, localAlive } from '../realm/candidates.js';
 import { bindingAlive } from '../realm/store.js';
 import { currentFocusRecord } from '../realm/focus.js';
-import { envelopeSize } from './envelope.js';
+import { envelopeSize } from './envelope-size.js';
 import { selectionOut } from '../realm/selection.js';
 
 export function eventOut(rec, keep) {

@@ -7,27 +7,37 @@
 // MutationObserver and readiness on the new document, the window listeners re-added (the same
 // function objects, so a listener the browser kept is not added twice). Checked when the new
 // document's runtime copy starts (adoptDocument on the frozen internal object) and, as a fallback, on
-// every inbound message, input event and snapshot.
+// every inbound message, input event and snapshot. What the relay does with the document (observe it
+// for iframes, scan on DOM ready and load, route messages, forget the dead document's bindings) it
+// learns from the hub (core/hub.js: `root`, `scan`, `message`, `document-replaced`).
 import { W, doc, nAddEL, nDateNow } from '../core/natives.js';
 import { POINTER_TYPES } from '../core/constants.js';
 import { safe, wrap } from '../core/dom-reads.js';
-import { ROLE, REALM, UP, upBuffer, bindings, renewRealm } from '../core/state.js';
-import { scanIframes, observeRoot } from '../relay/discovery.js';
+import { ROLE, REALM, renewRealm } from '../core/state.js';
+import { emit } from '../core/hub.js';
 import { onPointerEvent } from './observation.js';
 import { focusInListener, focusOutListener, onWindowBlur } from './focus.js';
-import { onMessage } from '../relay/router.js';
 import { onSelectionInput, onSelectionChange, SELECTION_INPUT_TYPES } from './selection.js';
-import { whenDomReady } from '../host/readiness.js';
-import { detach } from '../relay/parent.js';
 
 const onPointer = wrap((ev) => { currentDocument(); onPointerEvent(ev); });
 // A pointer event the selection also watches gets one listener call (observation, then selection
 // input, each with its own error guard) instead of two: the browser's cost of a call is per move.
 const onPointerAndSelection = function (ev) { onPointer(ev); onSelectionInput(ev); };
 const onBlur = wrap(onWindowBlur);
-const onMsg = wrap((ev) => { currentDocument(); onMessage(ev); });
-const onLoad = wrap(() => scanIframes());
+const onMsg = wrap((ev) => { currentDocument(); emit('message', ev); });
+const onLoad = wrap(() => emit('scan'));
 const capt = { capture: true, passive: true };
+
+// DOMContentLoaded of the realm's current document (once per document: currentDocument resets it).
+export function whenDomReady() {
+  if (!REALM.domReady) {
+    REALM.domReady = new Promise((resolve) => {
+      if (doc().readyState !== 'loading') resolve();
+      else nAddEL.call(doc(), 'DOMContentLoaded', () => resolve(), { once: true });
+    });
+  }
+  return REALM.domReady;
+}
 
 function bindDocument() {
   REALM.boundDocument = doc();
@@ -38,8 +48,8 @@ function bindDocument() {
   SELECTION_INPUT_TYPES.forEach((t) => { if (POINTER_TYPES.indexOf(t) < 0) nAddEL.call(W, t, onSelectionInput, capt); });
   nAddEL.call(REALM.boundDocument, 'selectionchange', onSelectionChange, capt);
   nAddEL.call(W, 'message', onMsg, true);
-  observeRoot(REALM.boundDocument);
-  whenDomReady().then(() => safe(scanIframes));
+  emit('root', REALM.boundDocument);
+  whenDomReady().then(() => safe(() => emit('scan')));
   nAddEL.call(W, 'load', onLoad, { once: true });
 }
 export function installDocumentListeners() {
@@ -51,13 +61,9 @@ export function currentDocument() {
   const d = doc();
   if (ROLE === 'fragment-realm' || !REALM.boundDocument || REALM.boundDocument === d) return d;
   renewRealm();
-  // This realm as child: the old grant belonged to the dead document; the parent renegotiates on the
-  // iframe's load event and gets a grant naming the new realm id.
-  UP.granted = false; UP.hostInstanceId = null; UP.parentOrigin = null; UP.parentMountId = null; UP.parentGeneration = null;
-  UP.childMountId = null; UP.childGeneration = null; UP.tokens.clear(); UP.currentToken = null;
-  upBuffer.length = 0;
-  // This realm as parent: the dead document's iframes are gone.
-  Array.from(bindings.values()).forEach((b) => safe(() => detach(b)));
+  // The relay forgets the old grant as child (relay/child.js) and, as parent, the dead document's
+  // iframes (relay/parent.js).
+  emit('document-replaced');
   REALM.localFocus = null; REALM.localSelection = null; REALM.domReady = null; REALM.loaded = null; REALM.lastMutationAt = nDateNow();
   bindDocument();
   return d;

@@ -11,7 +11,7 @@
 import { W, nAddEL, nWeakRef } from '../core/natives.js';
 import { safe, wrap } from '../core/dom-reads.js';
 import { ROLE, UP, REALM, bindings } from '../core/state.js';
-import { deepActive } from './focus.js';
+import { deepActive } from '../dom/active-element.js';
 
 export const FOCUS_SCHEMA = 'wippy.attention.focus.v1';
 

@@ -4,12 +4,12 @@
 // with the occurrence time, so a focus kept from any other realm is cleared too); a focusout that does not land
 // elsewhere, or the window losing focus, clears it; the top re-validates Host-realm focus at read
 // time). The focus record itself lives in core/state.js (REALM.localFocus, TOP.focus).
-import { W, doc, nDocActive, nRootActive, nSetTimeout, nTimeOrigin, eventTime, nJSONStringify } from '../core/natives.js';
+import { W, doc, nSetTimeout, nTimeOrigin, eventTime, nJSONStringify } from '../core/natives.js';
 import { iso, nonneg } from '../core/util.js';
 import { obsNow } from '../core/clock.js';
 import { safe, wrap, nodeType, isConnected } from '../core/dom-reads.js';
 import { ROLE, REALM, TOP, seenFocusEvents } from '../core/state.js';
-import { shadowOf } from '../dom/shadow-roots.js';
+import { deepActive } from '../dom/active-element.js';
 import { privacyOf, isTransferTarget } from '../dom/privacy.js';
 import { isIframe } from './hit-test.js';
 import { describe } from './candidates.js';
@@ -17,18 +17,6 @@ import { clampPath } from '../dom/segments.js';
 import { newEventId, recordLocal } from './observation.js';
 import { bindingAlive } from './store.js';
 
-// Deep active element of this realm: document -> open/closed shadow roots -> fragments.
-export function deepActive() {
-  let el = null; try { el = nDocActive.call(doc()); } catch (_) { el = null; }
-  for (let g = 0; el && g < 64; g++) {
-    const r = shadowOf(el);
-    if (!r) break;
-    let inner = null; try { inner = nRootActive.call(r); } catch (_) { inner = null; }
-    if (!inner || inner === el) break;
-    el = inner;
-  }
-  return el;
-}
 function firstSight(ev) { if (seenFocusEvents.has(ev)) return false; seenFocusEvents.add(ev); return true; }
 export function onFocusIn(ev) {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || !firstSight(ev)) return;

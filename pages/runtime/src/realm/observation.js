@@ -1,25 +1,25 @@
 // Observation (spec: recent events — trusted pointermove / pointerdown / pointerup / click /
 // touchstart / touchend only; each realm resolves its own events synchronously at event time with
 // the sampling hit test; keyboard clicks are recorded at the activated element's centre; a child
-// buffers at most 32 observations (60 s) before its grant and forwards them up; the parent maps
-// a child's observation into its own space and records it (top) or forwards it (intermediate)).
-import { nDateNow, nTimeOrigin, eventTime, nowAbs } from '../core/natives.js';
+// forwards its observations up (the hub's `observation-up`: relay/child.js sends them, or buffers at
+// most 32 (60 s) before its grant); the parent maps a child's observation into its own space and
+// records it (top) or forwards it (intermediate)).
+import { nTimeOrigin, eventTime, nowAbs } from '../core/natives.js';
 import { obsNow, fromPeerClock } from '../core/clock.js';
-import { RELAY_SCHEMA, POINTER_TYPES, EVENT_WINDOW_MS } from '../core/constants.js';
-import { boundObservations } from './history.js';
+import { POINTER_TYPES } from '../core/constants.js';
 import { r3, nonneg, isInt, cutBytes, normText, rectOut } from '../core/util.js';
 import { sanitizeSelection, SELECTION_TEXT_BYTES } from '../dom/sanitize.js';
 import { mapRect } from '../dom/segments.js';
 import { safe, nodeType, rectOf } from '../core/dom-reads.js';
-import { ROLE, REALM_ID, REALM, UP, DBG, upBuffer } from '../core/state.js';
+import { ROLE, REALM_ID, REALM } from '../core/state.js';
 import { shadowOf } from '../dom/shadow-roots.js';
 import { privacyOf } from '../dom/privacy.js';
 import { hitTest, isIframe, promote } from './hit-test.js';
 import { describe } from './candidates.js';
 import { clampPath } from '../dom/segments.js';
 import { chainFor, projectDescriptor } from './project.js';
-import { replyUp } from '../relay/child.js';
-import { deepActive } from './focus.js';
+import { emit } from '../core/hub.js';
+import { deepActive } from '../dom/active-element.js';
 import { topRecord } from './store.js';
 
 export function newEventId() { REALM.localSeq++; return { event_id: 'ev-' + REALM_ID + '-' + REALM.localSeq, localSeq: REALM.localSeq }; }
@@ -86,24 +86,10 @@ export function onPointerEvent(ev) {
   rec.excluded = h.kind === 'excluded';
   recordLocal({ kind: 'event', event: rec, candidates: cands });
 }
-// Route an observation made in this realm: the top records it, a child forwards it up.
+// Route an observation made in this realm: the top records it, a child forwards it up (the hub).
 export function recordLocal(obs) {
   if (ROLE === 'top') topRecord(obs, null);
-  else if (ROLE === 'child') sendUp(obs);
-}
-export function sendUp(obs) {
-  if (!UP.granted || !UP.currentToken || (UP.tokens.get(UP.currentToken) || 0) <= nDateNow()) {
-    upBuffer.push({ at: obsNow(), obs: obs });
-    boundObservations(upBuffer, obsNow());
-    return;
-  }
-  DBG.sent++;
-  replyUp({ schema: RELAY_SCHEMA, type: 'observation', token: UP.currentToken, realm_id: REALM_ID, observation: obs });
-}
-export function flushUpBuffer() {
-  const cutoff = obsNow() - EVENT_WINDOW_MS;
-  const items = upBuffer.splice(0, upBuffer.length);
-  items.forEach((it) => { if (it.at >= cutoff) sendUp(it.obs); });
+  else if (ROLE === 'child') emit('observation-up', obs);
 }
 // An observation arriving from a child binding: project into this realm, then record or forward.
 export function onChildObservation(b, msg) {
@@ -127,21 +113,21 @@ export function onChildObservation(b, msg) {
     if (isInt(e.buttons) && e.buttons >= 0) rec.buttons = e.buttons;
     if (typeof e.pointer_capture === 'boolean') rec.pointer_capture = e.pointer_capture;
     const fwd = { kind: 'event', event: rec, candidates: projectList(o.candidates) };
-    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+    if (ROLE === 'top') topRecord(fwd, b); else emit('observation-up', fwd);
   } else if (o.kind === 'focus' && o.focus && typeof o.focus.event_id === 'string') {
     if (chain.excluded) return;
     const list = projectList([o.candidate]);
     if (!list.length) return;
     const fwd = { kind: 'focus', focus: { event_id: cutBytes(o.focus.event_id, 128), focused_ms: isFinite(o.focus.focused_ms) ? Math.min(fromPeerClock(Number(o.focus.focused_ms)), obsNow()) : obsNow(),
       t_abs: (typeof o.focus.t_abs === 'number' && isFinite(o.focus.t_abs)) ? Math.min(o.focus.t_abs, nowAbs()) : nowAbs(), realm_time_ms: nonneg(o.focus.realm_time_ms) }, candidate: list[0] };
-    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+    if (ROLE === 'top') topRecord(fwd, b); else emit('observation-up', fwd);
   } else if (o.kind === 'focus-clear' && typeof o.event_id === 'string') {
     const fwd = { kind: 'focus-clear', event_id: o.event_id };
     if (typeof o.t_abs === 'number' && isFinite(o.t_abs)) fwd.t_abs = Math.min(o.t_abs, nowAbs());
-    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+    if (ROLE === 'top') topRecord(fwd, b); else emit('observation-up', fwd);
   } else if (o.kind === 'focus-change' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
     const fwd = { kind: 'focus-change', t_abs: Math.min(o.t_abs, nowAbs()) };
-    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+    if (ROLE === 'top') topRecord(fwd, b); else emit('observation-up', fwd);
   } else if (o.kind === 'selection') {
     const s = sanitizeSelection(o.selection);
     if (!s) return;
@@ -157,13 +143,13 @@ export function onChildObservation(b, msg) {
       s.ranges = s.ranges.map((r) => rectOut(mapRect(r, chain.geom)));
     }
     const fwd = { kind: 'selection', selection: s };
-    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+    if (ROLE === 'top') topRecord(fwd, b); else emit('observation-up', fwd);
   } else if (o.kind === 'selection-clear' && typeof o.selection_id === 'string') {
     const fwd = { kind: 'selection-clear', selection_id: o.selection_id };
-    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+    if (ROLE === 'top') topRecord(fwd, b); else emit('observation-up', fwd);
   } else if (o.kind === 'focus-invalidate' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
     const fwd = { kind: 'focus-invalidate', t_abs: Math.min(o.t_abs, nowAbs()) };
-    if (ROLE === 'top') topRecord(fwd, b); else sendUp(fwd);
+    if (ROLE === 'top') topRecord(fwd, b); else emit('observation-up', fwd);
   }
 }
 

@@ -18,7 +18,7 @@ import { localPath } from './paths.js';
 import { clampPath } from '../dom/segments.js';
 import { SELECTION_TEXT_BYTES } from '../dom/sanitize.js';
 import { recordLocal } from './observation.js';
-import { deepActive } from './focus.js';
+import { deepActive } from '../dom/active-element.js';
 import { bindingAlive } from './store.js';
 
 const nGetSelection = W.getSelection;

@@ -12,7 +12,7 @@ import { nodeType, isConnected } from '../core/dom-reads.js';
 import { REALM_ID, REALM, TOP, bindings } from '../core/state.js';
 import { privacyOf, isTransferTarget } from '../dom/privacy.js';
 import { isIframe } from './hit-test.js';
-import { deepActive } from './focus.js';
+import { deepActive } from '../dom/active-element.js';
 import { insertEvent, recordFocusChange, seqFor } from './history.js';
 
 const timeOf = (t) => ((typeof t === 'number' && isFinite(t)) ? t : nowAbs());

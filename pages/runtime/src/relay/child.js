@@ -1,24 +1,49 @@
 // This realm as a child (spec: capability.v1 and relay.v2, child side — accept a capability request
 // only from window.parent with matching parent_origin / target_origin / ancestorOrigins, answer
 // every request with a fresh 48-hex token and keep the newest two; answer `points` and `ready`
-// queries within the request's budgets, trimming to its byte budget; errors as relay codes).
+// queries within the request's budgets, trimming to its byte budget; errors as relay codes; this
+// realm's observations sent up with the current token, or kept before the grant (at most 32, 60 s)
+// and flushed when granted; the parent binding forgotten when the realm's document was replaced).
 import { W, nPostMessage, nDateNow, nJSONStringify } from '../core/natives.js';
-import { CAP_SCHEMA, RELAY_SCHEMA, RELAY_V1, GRANT_LIFETIME_MS, GRANT_LIMITS } from '../core/constants.js';
+import { CAP_SCHEMA, RELAY_SCHEMA, RELAY_V1, GRANT_LIFETIME_MS, GRANT_LIMITS, EVENT_WINDOW_MS } from '../core/constants.js';
+import { obsNow } from '../core/clock.js';
 import { isInt, utf8Len } from '../core/util.js';
 import { canonicalOrigin } from '../core/origins.js';
 import { safe, randHex } from '../core/dom-reads.js';
-import { REALM_ID, IS_SRCDOC, OWN_ORIGIN, UP, ACCT, bindings } from '../core/state.js';
+import { REALM_ID, IS_SRCDOC, OWN_ORIGIN, UP, ACCT, DBG, bindings, upBuffer } from '../core/state.js';
+import { boundObservations } from '../realm/history.js';
 import { requestBudgets, requestTimeout } from './leases.js';
 import { limitCandidates, trimToBytes } from './reply-limits.js';
 import { startDiscovery, failPending } from './parent.js';
 import { scanIframes } from './discovery.js';
 import { resolvePoints } from './sampling.js';
-import { flushUpBuffer } from '../realm/observation.js';
-import { readyChildren } from '../host/readiness.js';
+import { readyChildren } from './ready-children.js';
 
 export function replyUp(msg) {
   if (!UP.parentOrigin) return;
   try { nPostMessage.call(W.parent, msg, UP.parentOrigin); } catch (_) { /* ignore */ }
+}
+// An observation of this realm (or projected from a child of it) for the parent (hub `observation-up`).
+export function sendUp(obs) {
+  if (!UP.granted || !UP.currentToken || (UP.tokens.get(UP.currentToken) || 0) <= nDateNow()) {
+    upBuffer.push({ at: obsNow(), obs: obs });
+    boundObservations(upBuffer, obsNow());
+    return;
+  }
+  DBG.sent++;
+  replyUp({ schema: RELAY_SCHEMA, type: 'observation', token: UP.currentToken, realm_id: REALM_ID, observation: obs });
+}
+function flushUpBuffer() {
+  const cutoff = obsNow() - EVENT_WINDOW_MS;
+  const items = upBuffer.splice(0, upBuffer.length);
+  items.forEach((it) => { if (it.at >= cutoff) sendUp(it.obs); });
+}
+// The realm's document was replaced (hub `document-replaced`): the old grant belonged to the dead
+// document; the parent renegotiates on the iframe's load event and gets a grant naming the new realm id.
+export function forgetParent() {
+  UP.granted = false; UP.hostInstanceId = null; UP.parentOrigin = null; UP.parentMountId = null; UP.parentGeneration = null;
+  UP.childMountId = null; UP.childGeneration = null; UP.tokens.clear(); UP.currentToken = null;
+  upBuffer.length = 0;
 }
 export function onCapabilityRequest(msg, ev) {
   const po = canonicalOrigin(msg.parent_origin), to = canonicalOrigin(msg.target_origin);

@@ -116,6 +116,10 @@ export function detach(b) {
   settle(b);
   bindings.delete(b.iframe);
 }
+// The realm's document was replaced (hub `document-replaced`): the dead document's iframes are gone.
+export function detachAll() {
+  Array.from(bindings.values()).forEach((b) => safe(() => detach(b)));
+}
 export function failPending(b, code) {
   const p = b.pending; b.pending = new Map();
   p.forEach((entry) => safe(() => entry.resolve({ error: code })));
