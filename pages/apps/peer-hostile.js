@@ -69,6 +69,7 @@
   // A window of our own that the Host never bound: messages from it must match no binding.
   var sub = document.createElement('iframe');
   sub.srcdoc = '<script>addEventListener("message",function(e){if(e.source===parent&&e.data&&e.data.relay){' +
+    // eslint-disable-next-line no-useless-escape -- `<\/script>` kept as written: this markup is script text
     'try{top.postMessage(e.data.payload,"*");parent.postMessage({relayed:true,ok:true},"*")}catch(x){parent.postMessage({relayed:true,ok:false},"*")}}})<\/script>';
   sub.style.cssText = 'position:absolute;left:0;top:0;width:1px;height:1px;border:0;opacity:0';
   var subRelayed = 0, subFailed = 0;

@@ -44,7 +44,7 @@ let receiptTimeoutMs = Number(params.get('receipt_timeout_ms')) || 10000;
  * Wires the composer (form, textarea, toggle button, conversation list) to the Session.
  * Returns the test surface.
  */
-export function attachSession({ form, input, toggle, log, uploads, onActionRequest, onActionCancel, onSocketClosed }) {
+export function attachSession({ input, toggle, log, uploads, onActionRequest, onActionCancel, onSocketClosed }) {
   const meta = document.querySelector('meta[name="wippy-session-token"]');
   const token = meta && /^[0-9a-f]{16,}$/.test(meta.content) ? meta.content : null;
   const state = {

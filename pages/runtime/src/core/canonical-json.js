@@ -11,6 +11,7 @@ function cmpCodePoints(a, b) {
   }
   return (a.length - i) - (b.length - j) > 0 ? 1 : ((a.length - i) === (b.length - j) ? 0 : -1);
 }
+// eslint-disable-next-line no-control-regex -- the control characters are what needs escaping
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
 const HAS_SURROGATE = /[\ud800-\udfff]/;
 export function encString(s) {

@@ -113,7 +113,6 @@ export async function snapshot(options) {
     return o;
   };
   const build = (ids, events, extraOmissions) => {
-    const keep = new Set(ids);
     const presentEvents = new Set(events.map((e) => e.event_id));
     if (ptr) presentEvents.add(ptr.event_id);
     if (fr) presentEvents.add(fr.f.event_id);

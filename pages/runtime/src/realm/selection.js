@@ -50,7 +50,7 @@ function cmp(a, b) {
   for (let i = 0; i < a.length && i < b.length; i++) if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
   return a.length - b.length;
 }
-function elementOf(node, offset) {
+function elementOf(node) {
   if (nodeType(node) === 1) return node;
   const p = composedParent(node);
   if (p && nodeType(p) === 11) return hostOf(p);

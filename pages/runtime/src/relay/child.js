@@ -112,7 +112,7 @@ export async function onQueryRequest(msg) {
   const budgets = requestBudgets(msg.budgets);
   const opts = { privacy_text: (msg.options && msg.options.privacy_text === 'none') ? 'none' : 'safe' };
   let res;
-  try { res = await resolvePoints(points, budgets, deadlineAt - 50, opts); } catch (e) { queryError(id, 'internal-error'); return; }
+  try { res = await resolvePoints(points, budgets, deadlineAt - 50, opts); } catch (_) { queryError(id, 'internal-error'); return; }
   let cands = Array.from(res.candidates.values());
   const acct = Object.assign({ point_ids: points.map((p) => p.point_id), queries_used: res.queriesUsed, points_used: res.pointsUsed,
     candidates_found: cands.length, reply_bytes_untrimmed: 0, reply_bytes: 0, outcome: 'result' }, res.accounting);
