@@ -45,4 +45,10 @@ function install() {
 // window's previous document (the initial about:blank) binds to this one (realm/document.js).
 const existing = W.__wippyAttentionRuntime;
 if (!existing) install();
-else if (typeof existing.adoptDocument === 'function') { try { existing.adoptDocument(); } catch (_) { /* ignore */ } }
+else if (typeof existing.adoptDocument === 'function') {
+  try {
+    existing.adoptDocument();
+  } catch (_) {
+    /* ignore */
+  }
+}

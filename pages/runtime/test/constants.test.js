@@ -6,7 +6,8 @@ import { lookupTable, CODE_TO_REASON, DISCRETE } from '../src/core/constants.js'
 
 test('lookup tables: no inherited members, frozen, listed members kept', () => {
   for (const t of [CODE_TO_REASON, DISCRETE, lookupTable({ a: 1 })]) {
-    for (const k of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) assert.equal(t[k], undefined, k);
+    for (const k of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'])
+      assert.equal(t[k], undefined, k);
     assert.ok(Object.isFrozen(t));
   }
   assert.equal(CODE_TO_REASON['deadline-exceeded'], 'child-timeout');

@@ -87,7 +87,7 @@ test('the import parser finds single-line, multi-line, bare and re-export import
     '  b,',
     '  c as d,',
     "} from '../core/b.js';",
-    "import * as e from './e.js'; import f, { g } from \"./f.js\";",
+    'import * as e from \'./e.js\'; import f, { g } from "./f.js";',
     "import './side-effect.js';",
     "export { h } from './h.js';",
     "export * from './all.js';",
@@ -108,7 +108,9 @@ test('the import parser finds single-line, multi-line, bare and re-export import
 });
 
 test('every module lives in a layer folder, except the entry src/main.js', () => {
-  const misplaced = [...graph().keys()].filter((m) => m !== ENTRY && (!LAYERS.includes(layerOf(m)) || m.split('/').length !== 2));
+  const misplaced = [...graph().keys()].filter(
+    (m) => m !== ENTRY && (!LAYERS.includes(layerOf(m)) || m.split('/').length !== 2),
+  );
   assert.deepEqual(misplaced, [], `modules outside the layer folders ${LAYERS.join(', ')}: ${misplaced.join(', ')}`);
 });
 
@@ -116,7 +118,8 @@ test('every import is a relative path to a module of src/ (the runtime loads not
   const bad = [];
   for (const [m, edges] of graph())
     for (const e of edges)
-      if (!e.to || !existsSync(join(SRC, e.to)) || e.to.startsWith('..')) bad.push(`${m}:${e.line} imports '${e.specifier}'`);
+      if (!e.to || !existsSync(join(SRC, e.to)) || e.to.startsWith('..'))
+        bad.push(`${m}:${e.line} imports '${e.specifier}'`);
   assert.deepEqual(bad, [], bad.join('\n'));
 });
 

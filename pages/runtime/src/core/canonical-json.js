@@ -3,13 +3,16 @@
 // surrogates -> U+FFFD, null/undefined members dropped, {} and [] both "[]", -0 -> 0, numbers via
 // String(n) (Go's float formatting), depth > 32 or a cycle throws. DOM-free.
 function cmpCodePoints(a, b) {
-  let i = 0, j = 0;
+  let i = 0,
+    j = 0;
   while (i < a.length && j < b.length) {
-    const ca = a.codePointAt(i), cb = b.codePointAt(j);
+    const ca = a.codePointAt(i),
+      cb = b.codePointAt(j);
     if (ca !== cb) return ca < cb ? -1 : 1;
-    i += ca > 0xffff ? 2 : 1; j += cb > 0xffff ? 2 : 1;
+    i += ca > 0xffff ? 2 : 1;
+    j += cb > 0xffff ? 2 : 1;
   }
-  return (a.length - i) - (b.length - j) > 0 ? 1 : ((a.length - i) === (b.length - j) ? 0 : -1);
+  return a.length - i - (b.length - j) > 0 ? 1 : a.length - i === b.length - j ? 0 : -1;
 }
 // eslint-disable-next-line no-control-regex -- the control characters are what needs escaping
 const NEEDS_ESCAPE = /[\u0000-\u001f"\\<>&\u2028\u2029\ud800-\udfff]/;
@@ -22,19 +25,30 @@ export function encString(s) {
     if (c === 0x22) out += '\\"';
     else if (c === 0x5c) out += '\\\\';
     else if (c < 0x20) {
-      out += c === 0x0a ? '\\n' : c === 0x0d ? '\\r' : c === 0x09 ? '\\t' : c === 0x08 ? '\\b' : c === 0x0c ? '\\f'
-        : '\\u00' + (c < 16 ? '0' : '') + c.toString(16);
-    }
-    else if (c === 0x3c) out += '\\u003c';
+      out +=
+        c === 0x0a
+          ? '\\n'
+          : c === 0x0d
+            ? '\\r'
+            : c === 0x09
+              ? '\\t'
+              : c === 0x08
+                ? '\\b'
+                : c === 0x0c
+                  ? '\\f'
+                  : '\\u00' + (c < 16 ? '0' : '') + c.toString(16);
+    } else if (c === 0x3c) out += '\\u003c';
     else if (c === 0x3e) out += '\\u003e';
     else if (c === 0x26) out += '\\u0026';
     else if (c === 0x2028) out += '\\u2028';
     else if (c === 0x2029) out += '\\u2029';
     else if (c >= 0xd800 && c <= 0xdbff) {
       const n = s.charCodeAt(i + 1);
-      if (n >= 0xdc00 && n <= 0xdfff) { out += s[i] + s[i + 1]; i++; } else out += '\ufffd';
-    }
-    else if (c >= 0xdc00 && c <= 0xdfff) out += '\ufffd';
+      if (n >= 0xdc00 && n <= 0xdfff) {
+        out += s[i] + s[i + 1];
+        i++;
+      } else out += '\ufffd';
+    } else if (c >= 0xdc00 && c <= 0xdfff) out += '\ufffd';
     else out += s[i];
   }
   return out + '"';
@@ -60,7 +74,8 @@ function encValue(v, depth, seen) {
       if (keys.length === 0) out = '[]';
       else {
         // UTF-16 order equals code point (= UTF-8 byte) order unless a key has surrogates.
-        if (keys.some((k) => HAS_SURROGATE.test(k))) keys.sort(cmpCodePoints); else keys.sort();
+        if (keys.some((k) => HAS_SURROGATE.test(k))) keys.sort(cmpCodePoints);
+        else keys.sort();
         out = '{' + keys.map((k) => encString(k) + ':' + encValue(v[k], depth + 1, seen)).join(',') + '}';
       }
     }
@@ -69,4 +84,6 @@ function encValue(v, depth, seen) {
   }
   throw new Error('canonical JSON: unsupported value');
 }
-export function canonicalJson(value) { return encValue(value, 0, []); }
+export function canonicalJson(value) {
+  return encValue(value, 0, []);
+}

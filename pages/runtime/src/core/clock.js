@@ -5,9 +5,13 @@
 import { nDateNow } from './natives.js';
 import { CLOCK } from './state.js';
 
-export function obsNow() { return nDateNow() + CLOCK.offsetMs; }
+export function obsNow() {
+  return nDateNow() + CLOCK.offsetMs;
+}
 // A time another realm stamped on its own observation clock, in this realm's clock.
-export function fromPeerClock(ms) { return ms + CLOCK.offsetMs; }
+export function fromPeerClock(ms) {
+  return ms + CLOCK.offsetMs;
+}
 // Moves the clock forward by ms (finite, 0..86,400,000); returns the total offset, or null when refused.
 export function advanceClock(ms) {
   if (typeof ms !== 'number' || !isFinite(ms) || ms < 0 || ms > 86400000) return null;

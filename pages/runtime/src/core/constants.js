@@ -2,7 +2,9 @@
 // capability.v1 / relay.v2 handshake, budgets, event window; schemas.md §3-§5, relay.md).
 // A lookup table without a prototype: `toString`, `constructor`, `__proto__` ... are not members
 // unless listed (a hostile child or page can name any of them). Every name -> value table uses it.
-export function lookupTable(entries) { return Object.freeze(Object.assign(Object.create(null), entries)); }
+export function lookupTable(entries) {
+  return Object.freeze(Object.assign(Object.create(null), entries));
+}
 export const SCHEMA = 'wippy.attention.v1';
 export const CAP_SCHEMA = 'wippy.attention.capability.v1';
 export const RELAY_SCHEMA = 'wippy.attention.relay.v2';
@@ -23,14 +25,51 @@ export const ROOT_BUDGET = { depth: 8, queries: 128, points: 4096, candidates: 1
 export const ENVELOPE_TARGET_BYTES = 30720; // serialized envelope headroom under 32 KiB
 export const POINTER_TYPES = ['pointermove', 'pointerdown', 'pointerup', 'click', 'touchstart', 'touchend'];
 export const DISCRETE = lookupTable({ pointerdown: 1, pointerup: 1, click: 1, touchstart: 1, touchend: 1 });
-export const RELAY_CODES = ['invalid-request', 'unsupported-version', 'unauthorized', 'host-instance-mismatch',
-  'capability-expired', 'capability-revoked', 'generation-mismatch', 'deadline-exceeded', 'detached',
-  'navigation', 'disconnected', 'response-too-large', 'internal-error', 'unavailable'];
+export const RELAY_CODES = [
+  'invalid-request',
+  'unsupported-version',
+  'unauthorized',
+  'host-instance-mismatch',
+  'capability-expired',
+  'capability-revoked',
+  'generation-mismatch',
+  'deadline-exceeded',
+  'detached',
+  'navigation',
+  'disconnected',
+  'response-too-large',
+  'internal-error',
+  'unavailable',
+];
 export const CODE_TO_REASON = lookupTable({
-  'deadline-exceeded': 'child-timeout', 'detached': 'stale-mount', 'generation-mismatch': 'stale-mount',
-  'navigation': 'navigation', 'disconnected': 'child-disconnected', 'response-too-large': 'response-budget',
+  'deadline-exceeded': 'child-timeout',
+  'detached': 'stale-mount',
+  'generation-mismatch': 'stale-mount',
+  'navigation': 'navigation',
+  'disconnected': 'child-disconnected',
+  'response-too-large': 'response-budget',
 });
-export const OMISSION_REASONS = ['candidate-budget', 'capability-unavailable', 'child-disconnected', 'child-timeout', 'clipped',
-  'depth-limit', 'excluded', 'navigation', 'non-invertible-transform', 'occluded', 'point-budget', 'query-budget', 'redacted',
-  'response-budget', 'runtime-metadata-unavailable', 'selection-detached', 'selection-excluded', 'selection-redacted',
-  'selection-unavailable', 'stale-mount', 'unsupported-transform', 'unsupported-boundary'];
+export const OMISSION_REASONS = [
+  'candidate-budget',
+  'capability-unavailable',
+  'child-disconnected',
+  'child-timeout',
+  'clipped',
+  'depth-limit',
+  'excluded',
+  'navigation',
+  'non-invertible-transform',
+  'occluded',
+  'point-budget',
+  'query-budget',
+  'redacted',
+  'response-budget',
+  'runtime-metadata-unavailable',
+  'selection-detached',
+  'selection-excluded',
+  'selection-redacted',
+  'selection-unavailable',
+  'stale-mount',
+  'unsupported-transform',
+  'unsupported-boundary',
+];

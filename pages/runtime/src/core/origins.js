@@ -11,10 +11,17 @@ export function canonicalOrigin(s) {
   if (known.has(s)) return known.get(s);
   let out = null;
   if (/^https?:\/\/[^/?#@\s]+$/.test(s)) {
-    try { const u = new nURL(s); out = (u.origin === s) ? s : null; } catch (_) { out = null; }
+    try {
+      const u = new nURL(s);
+      out = u.origin === s ? s : null;
+    } catch (_) {
+      out = null;
+    }
   }
   if (known.size >= 64) known.delete(known.keys().next().value);
   known.set(s, out);
   return out;
 }
-export function validFrameOrigin(s) { return s === 'about:srcdoc' || canonicalOrigin(s) !== null; }
+export function validFrameOrigin(s) {
+  return s === 'about:srcdoc' || canonicalOrigin(s) !== null;
+}

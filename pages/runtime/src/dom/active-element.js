@@ -7,11 +7,21 @@ import { shadowOf } from './shadow-roots.js';
 
 // Deep active element of this realm: document -> open/closed shadow roots -> fragments.
 export function deepActive() {
-  let el = null; try { el = nDocActive.call(doc()); } catch (_) { el = null; }
+  let el = null;
+  try {
+    el = nDocActive.call(doc());
+  } catch (_) {
+    el = null;
+  }
   for (let g = 0; el && g < 64; g++) {
     const r = shadowOf(el);
     if (!r) break;
-    let inner = null; try { inner = nRootActive.call(r); } catch (_) { inner = null; }
+    let inner = null;
+    try {
+      inner = nRootActive.call(r);
+    } catch (_) {
+      inner = null;
+    }
     if (!inner || inner === el) break;
     el = inner;
   }

@@ -4,30 +4,62 @@
 // nodes or, when nothing is assigned, its fallback content), and which slotted text of a shadow
 // host lies under a point (elementFromPoint stops at the host for a host's own slotted text).
 import {
-  nFirstChild, nNextSibling, nElAssignedSlot, nTextAssignedSlot, nAssignedNodes, nFragQSA, nGetClientRects,
-  nCreateRange, nRangeSelectNodeContents, nRangeGetClientRects, doc,
+  nFirstChild,
+  nNextSibling,
+  nElAssignedSlot,
+  nTextAssignedSlot,
+  nAssignedNodes,
+  nFragQSA,
+  nGetClientRects,
+  nCreateRange,
+  nRangeSelectNodeContents,
+  nRangeGetClientRects,
+  doc,
 } from '../core/natives.js';
 import { localName, nodeType, parentOf, hostOf } from '../core/dom-reads.js';
 import { shadowOf } from './shadow-roots.js';
 
 export function childNodes(n) {
   const out = [];
-  try { for (let c = nFirstChild.call(n); c && out.length < 4096; c = nNextSibling.call(c)) out.push(c); } catch (_) { /* ignore */ }
+  try {
+    for (let c = nFirstChild.call(n); c && out.length < 4096; c = nNextSibling.call(c)) out.push(c);
+  } catch (_) {
+    /* ignore */
+  }
   return out;
 }
 export function assignedNodes(slot) {
   if (!nAssignedNodes) return [];
-  try { return Array.prototype.slice.call(nAssignedNodes.call(slot)); } catch (_) { return []; }
+  try {
+    return Array.prototype.slice.call(nAssignedNodes.call(slot));
+  } catch (_) {
+    return [];
+  }
 }
 // The slot a node is assigned to, also in closed roots the runtime knows (assignedSlot hides those).
 export function slotOf(n, parent) {
   let s = null;
-  try { s = nodeType(n) === 3 ? (nTextAssignedSlot ? nTextAssignedSlot.call(n) : null) : (nElAssignedSlot ? nElAssignedSlot.call(n) : null); } catch (_) { s = null; }
+  try {
+    s =
+      nodeType(n) === 3
+        ? nTextAssignedSlot
+          ? nTextAssignedSlot.call(n)
+          : null
+        : nElAssignedSlot
+          ? nElAssignedSlot.call(n)
+          : null;
+  } catch (_) {
+    s = null;
+  }
   if (s) return s;
   const root = parent && nodeType(parent) === 1 ? shadowOf(parent) : null;
   if (!root) return null;
   let slots = [];
-  try { slots = nFragQSA.call(root, 'slot'); } catch (_) { slots = []; }
+  try {
+    slots = nFragQSA.call(root, 'slot');
+  } catch (_) {
+    slots = [];
+  }
   for (let i = 0; i < slots.length; i++) if (assignedNodes(slots[i]).indexOf(n) >= 0) return slots[i];
   return null;
 }
@@ -47,13 +79,23 @@ export function flatChildren(el) {
   return childNodes(root || el);
 }
 export function hasBox(el) {
-  try { return nGetClientRects.call(el).length > 0; } catch (_) { return false; }
+  try {
+    return nGetClientRects.call(el).length > 0;
+  } catch (_) {
+    return false;
+  }
 }
-function within(r, x, y) { return x >= r.left && x < r.right && y >= r.top && y < r.bottom; }
+function within(r, x, y) {
+  return x >= r.left && x < r.right && y >= r.top && y < r.bottom;
+}
 // The text node among a shadow host's own (slotted) children whose line boxes contain (x, y).
 export function slottedTextAt(host, x, y) {
   let range = null;
-  try { range = nCreateRange.call(doc()); } catch (_) { return null; }
+  try {
+    range = nCreateRange.call(doc());
+  } catch (_) {
+    return null;
+  }
   const kids = childNodes(host);
   for (let i = 0; i < kids.length; i++) {
     const t = kids[i];
@@ -62,7 +104,9 @@ export function slottedTextAt(host, x, y) {
       nRangeSelectNodeContents.call(range, t);
       const rects = nRangeGetClientRects.call(range);
       for (let j = 0; j < rects.length; j++) if (within(rects[j], x, y)) return t;
-    } catch (_) { /* ignore */ }
+    } catch (_) {
+      /* ignore */
+    }
   }
   return null;
 }

@@ -33,7 +33,11 @@ const PROBE_TTL_MS = 250;
 export function canHostShadow(el) {
   if (nodeType(el) !== 1) return false;
   let ns = null;
-  try { ns = nNamespaceURI.call(el); } catch (_) { ns = null; }
+  try {
+    ns = nNamespaceURI.call(el);
+  } catch (_) {
+    ns = null;
+  }
   return canHostShadowRoot(localName(el), ns === XHTML);
 }
 // The shadow roots the runtime knows on el's composed ancestor chain (so the caret is not
@@ -41,7 +45,11 @@ export function canHostShadow(el) {
 function knownRootsAbove(el) {
   const roots = [];
   for (let n = parentOf(el), guard = 0; n && guard < 4096; guard++) {
-    if (nodeType(n) === 11) { roots.push(n); n = hostOf(n); continue; }
+    if (nodeType(n) === 11) {
+      roots.push(n);
+      n = hostOf(n);
+      continue;
+    }
     n = parentOf(n);
   }
   return roots;
@@ -52,10 +60,20 @@ export function caretRetargetedTo(el, x, y, roots) {
   const parent = parentOf(el);
   if (!parent) return false;
   let cp = null;
-  try { cp = nCaretPositionFromPoint.call(doc(), x, y, { shadowRoots: roots || knownRootsAbove(el) }); } catch (_) { cp = null; }
+  try {
+    cp = nCaretPositionFromPoint.call(doc(), x, y, { shadowRoots: roots || knownRootsAbove(el) });
+  } catch (_) {
+    cp = null;
+  }
   if (!cp) return false;
-  let node = null, offset = -1;
-  try { node = cp.offsetNode; offset = cp.offset; } catch (_) { return false; }
+  let node = null,
+    offset = -1;
+  try {
+    node = cp.offsetNode;
+    offset = cp.offset;
+  } catch (_) {
+    return false;
+  }
   return node === parent && offset === childNodes(parent).indexOf(el);
 }
 // Whether el has a shadow root the runtime cannot enter. `at` ({x, y}, optional): a point over el
@@ -66,22 +84,38 @@ export function hasHiddenRoot(el, at, probe) {
   if (hidden.has(el)) return true;
   if (!canHostShadow(el) || localName(el) === 'body' || shadowOf(el)) return false;
   if (!at && !probe) return false;
-  const probeDue = () => { const last = probed.get(el); return last === undefined || nPerfNow() - last >= PROBE_TTL_MS; };
+  const probeDue = () => {
+    const last = probed.get(el);
+    return last === undefined || nPerfNow() - last >= PROBE_TTL_MS;
+  };
   if (!at && !probeDue()) return false;
   if (emptyInline(el)) return false;
   let roots = null;
   const rootsAbove = () => roots || (roots = knownRootsAbove(el));
-  if (at && caretRetargetedTo(el, at.x, at.y, rootsAbove())) { hidden.add(el); return true; }
+  if (at && caretRetargetedTo(el, at.x, at.y, rootsAbove())) {
+    hidden.add(el);
+    return true;
+  }
   if (!probe || (at && !probeDue())) return false;
   probed.set(el, nPerfNow());
   const r = rectOf(el);
   const v = viewportRect();
   if (!(r.width > 0 && r.height > 0)) return false;
-  for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]]) {
-    const x = r.x + r.width * fx, y = r.y + r.height * fy;
+  for (const [fx, fy] of [
+    [0.5, 0.5],
+    [0.25, 0.25],
+    [0.75, 0.25],
+    [0.25, 0.75],
+    [0.75, 0.75],
+  ]) {
+    const x = r.x + r.width * fx,
+      y = r.y + r.height * fy;
     if (x < 0 || y < 0 || x >= v.width || y >= v.height) continue;
     if (hitInScope(el, x, y) !== el) continue;
-    if (caretRetargetedTo(el, x, y, rootsAbove())) { hidden.add(el); return true; }
+    if (caretRetargetedTo(el, x, y, rootsAbove())) {
+      hidden.add(el);
+      return true;
+    }
   }
   return false;
 }
@@ -91,16 +125,25 @@ function hitInScope(el, x, y) {
   try {
     if (nodeType(root) === 9) return nDocEFP.call(root, x, y);
     if (nodeType(root) === 11 && nRootEFP) return nRootEFP.call(root, x, y);
-  } catch (_) { /* ignore */ }
+  } catch (_) {
+    /* ignore */
+  }
   return null;
 }
 // An inline element whose content box has no width (padding and border only).
 function emptyInline(el) {
   let cs = null;
-  try { cs = nGetCS(el); } catch (_) { return false; }
+  try {
+    cs = nGetCS(el);
+  } catch (_) {
+    return false;
+  }
   if (!cs || cs.display !== 'inline') return false;
   const r = rectOf(el);
-  const px = (v) => { const n = parseFloat(v); return isFinite(n) ? n : 0; };
+  const px = (v) => {
+    const n = parseFloat(v);
+    return isFinite(n) ? n : 0;
+  };
   const content = r.width - px(cs.paddingLeft) - px(cs.paddingRight) - px(cs.borderLeftWidth) - px(cs.borderRightWidth);
   return content <= 0.5;
 }

@@ -2,7 +2,8 @@
 // file inputs, one-time codes, cc-* autocomplete, credential-like names are excluded; `exclude` and
 // `redact` markers). DOM-free: privacy.js reads the attributes and asks these rules.
 // Separators between words may be '-', '_', a space or nothing ("security code", "api key").
-const SENSITIVE_NAME = /(pass(word|wd|code|phrase)?|pwd|one[-_ ]?time|otp|totp|mfa|2fa|card[-_ ]?(number|num|no)|cc[-_ ]?(num|number|csc|cvc|cvv|exp)|cvv|cvc|csc|security[-_ ]?code|secret|api[-_ ]?key|token|credential|ssn|(^|[^a-z])pin([^a-z]|$))/i;
+const SENSITIVE_NAME =
+  /(pass(word|wd|code|phrase)?|pwd|one[-_ ]?time|otp|totp|mfa|2fa|card[-_ ]?(number|num|no)|cc[-_ ]?(num|number|csc|cvc|cvv|exp)|cvv|cvc|csc|security[-_ ]?code|secret|api[-_ ]?key|token|credential|ssn|(^|[^a-z])pin([^a-z]|$))/i;
 const SENSITIVE_AUTOCOMPLETE = /(one-time-code|current-password|new-password|cc-[a-z-]+|webauthn)/;
 
 export const CONTROL_NAMES = { input: 1, textarea: 1, select: 1 };

@@ -11,18 +11,29 @@ export function isSensitiveControl(el) {
   const ln = localName(el);
   const ce = CONTROL_NAMES[ln] ? null : attr(el, 'contenteditable');
   if (!CONTROL_NAMES[ln] && !isEditingHost(ce)) return false;
-  return classifyControl({ localName: ln, type: attr(el, 'type'), autocomplete: attr(el, 'autocomplete'), name: attr(el, 'name'),
-    id: attr(el, 'id'), inputmode: attr(el, 'inputmode'), ariaLabel: attr(el, 'aria-label'), contenteditable: ce });
+  return classifyControl({
+    localName: ln,
+    type: attr(el, 'type'),
+    autocomplete: attr(el, 'autocomplete'),
+    name: attr(el, 'name'),
+    id: attr(el, 'id'),
+    inputmode: attr(el, 'inputmode'),
+    ariaLabel: attr(el, 'aria-label'),
+    contenteditable: ce,
+  });
 }
 export function selfExcluded(el) {
   if (attentionMarker(attr(el, 'data-wippy-attention')) === 'exclude') return true;
   if (hasAttr(el, 'data-wippy-composer')) return true;
   return isSensitiveControl(el);
 }
-export function selfRedacted(el) { return attentionMarker(attr(el, 'data-wippy-attention')) === 'redact'; }
+export function selfRedacted(el) {
+  return attentionMarker(attr(el, 'data-wippy-attention')) === 'redact';
+}
 // Walk the physical composed ancestry (never ownerDocument/getRootNode, which Web Fragments patch).
 export function privacyOf(el) {
-  let excluded = null, redacted = null;
+  let excluded = null,
+    redacted = null;
   // Both answers are the innermost marked element: once both are found, nothing above changes them.
   for (let n = el; n && !(excluded && redacted); n = composedParent(n)) {
     if (nodeType(n) !== 1) continue;
@@ -35,8 +46,16 @@ export function privacyOf(el) {
 export function labelsSensitive(n) {
   if (localName(n) !== 'label') return false;
   const f = attr(n, 'for');
-  if (f) { const t = byIdInRoot(n, f); if (t && isSensitiveControl(t)) return true; }
-  try { const inner = nQSA.call(n, 'input,textarea,select'); for (let i = 0; i < inner.length; i++) if (isSensitiveControl(inner[i])) return true; } catch (_) { /* ignore */ }
+  if (f) {
+    const t = byIdInRoot(n, f);
+    if (t && isSensitiveControl(t)) return true;
+  }
+  try {
+    const inner = nQSA.call(n, 'input,textarea,select');
+    for (let i = 0; i < inner.length; i++) if (isSensitiveControl(inner[i])) return true;
+  } catch (_) {
+    /* ignore */
+  }
   return false;
 }
 // Inside the excluded conversation controls: the chat composer, its upload list and previews

@@ -5,32 +5,84 @@
 import { cutBytes } from '../core/util.js';
 
 const IMPLICIT_ROLE = {
-  button: 'button', nav: 'navigation', main: 'main', header: 'banner', footer: 'contentinfo', aside: 'complementary',
-  form: 'form', table: 'table', tr: 'row', td: 'cell', th: 'columnheader', ul: 'list', ol: 'list', li: 'listitem',
-  dialog: 'dialog', details: 'group', summary: 'button', option: 'option', progress: 'progressbar', meter: 'meter',
-  textarea: 'textbox', article: 'article', p: 'paragraph', h1: 'heading', h2: 'heading', h3: 'heading', h4: 'heading',
-  h5: 'heading', h6: 'heading', hr: 'separator', fieldset: 'group', figure: 'figure', output: 'status', menu: 'list',
-  html: 'document', body: 'generic', 'wf-html': 'document', 'wf-body': 'generic', label: 'generic', img: 'img',
-  iframe: 'document', search: 'search', blockquote: 'blockquote', code: 'code', strong: 'strong', em: 'emphasis',
+  button: 'button',
+  nav: 'navigation',
+  main: 'main',
+  header: 'banner',
+  footer: 'contentinfo',
+  aside: 'complementary',
+  form: 'form',
+  table: 'table',
+  tr: 'row',
+  td: 'cell',
+  th: 'columnheader',
+  ul: 'list',
+  ol: 'list',
+  li: 'listitem',
+  dialog: 'dialog',
+  details: 'group',
+  summary: 'button',
+  option: 'option',
+  progress: 'progressbar',
+  meter: 'meter',
+  textarea: 'textbox',
+  article: 'article',
+  p: 'paragraph',
+  h1: 'heading',
+  h2: 'heading',
+  h3: 'heading',
+  h4: 'heading',
+  h5: 'heading',
+  h6: 'heading',
+  hr: 'separator',
+  fieldset: 'group',
+  figure: 'figure',
+  output: 'status',
+  menu: 'list',
+  html: 'document',
+  body: 'generic',
+  'wf-html': 'document',
+  'wf-body': 'generic',
+  label: 'generic',
+  img: 'img',
+  iframe: 'document',
+  search: 'search',
+  blockquote: 'blockquote',
+  code: 'code',
+  strong: 'strong',
+  em: 'emphasis',
 };
-const INPUT_ROLE = { checkbox: 'checkbox', radio: 'radio', range: 'slider', number: 'spinbutton', search: 'searchbox',
-  submit: 'button', reset: 'button', button: 'button', image: 'button', email: 'textbox', tel: 'textbox',
-  url: 'textbox', text: 'textbox' };
+const INPUT_ROLE = {
+  checkbox: 'checkbox',
+  radio: 'radio',
+  range: 'slider',
+  number: 'spinbutton',
+  search: 'searchbox',
+  submit: 'button',
+  reset: 'button',
+  button: 'button',
+  image: 'button',
+  email: 'textbox',
+  tel: 'textbox',
+  url: 'textbox',
+  text: 'textbox',
+};
 
 // The role a page declared: the role attribute's first token, else the role a custom element set on
 // its ElementInternals (`internals.role`), lower-cased, at most 256 bytes; null when none.
 export function explicitRoleFor(get, internalRole) {
   const explicit = get('role');
   if (explicit && explicit.trim()) return cutBytes(explicit.trim().split(/\s+/)[0].toLowerCase(), 256);
-  if (typeof internalRole === 'string' && internalRole.trim()) return cutBytes(internalRole.trim().split(/\s+/)[0].toLowerCase(), 256);
+  if (typeof internalRole === 'string' && internalRole.trim())
+    return cutBytes(internalRole.trim().split(/\s+/)[0].toLowerCase(), 256);
   return null;
 }
 // The element's implicit (native) role.
 export function implicitRoleFor(ln, get, has) {
   if (ln === 'a' || ln === 'area') return has('href') ? 'link' : 'generic';
   if (ln === 'img') return get('alt') === '' ? 'presentation' : 'img';
-  if (ln === 'section') return (has('aria-label') || has('aria-labelledby')) ? 'region' : 'generic';
-  if (ln === 'select') return (has('multiple') || (parseInt(get('size') || '1', 10) > 1)) ? 'listbox' : 'combobox';
+  if (ln === 'section') return has('aria-label') || has('aria-labelledby') ? 'region' : 'generic';
+  if (ln === 'select') return has('multiple') || parseInt(get('size') || '1', 10) > 1 ? 'listbox' : 'combobox';
   if (ln === 'input') {
     const t = (get('type') || 'text').toLowerCase();
     return INPUT_ROLE[t] || 'textbox';
@@ -69,15 +121,52 @@ export function requiredContextAllows(role, ancestorRoles) {
   return false;
 }
 
-export const NAME_FROM_CONTENT = { button: 1, link: 1, heading: 1, tab: 1, menuitem: 1, menuitemcheckbox: 1, menuitemradio: 1,
-  option: 1, cell: 1, columnheader: 1, rowheader: 1, treeitem: 1, switch: 1, checkbox: 1, radio: 1, tooltip: 1, row: 1 };
+export const NAME_FROM_CONTENT = {
+  button: 1,
+  link: 1,
+  heading: 1,
+  tab: 1,
+  menuitem: 1,
+  menuitemcheckbox: 1,
+  menuitemradio: 1,
+  option: 1,
+  cell: 1,
+  columnheader: 1,
+  rowheader: 1,
+  treeitem: 1,
+  switch: 1,
+  checkbox: 1,
+  radio: 1,
+  tooltip: 1,
+  row: 1,
+};
 
 // Widget roles a user acts on: a hit is promoted to the nearest flat-tree ancestor with one of these
 // computed roles (README "Candidate promotion"; the same list as the fidelity oracle's
 // harness/src/checks/fidelity.rs INTERACTIVE_ROLES).
-export const INTERACTIVE_ROLES = ['button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
-  'option', 'switch', 'slider', 'textbox', 'searchbox', 'spinbutton', 'combobox', 'treeitem', 'gridcell'];
-const INTERACTIVE_ROLE_SET = {}; INTERACTIVE_ROLES.forEach((r) => { INTERACTIVE_ROLE_SET[r] = 1; });
+export const INTERACTIVE_ROLES = [
+  'button',
+  'link',
+  'checkbox',
+  'radio',
+  'tab',
+  'menuitem',
+  'menuitemcheckbox',
+  'menuitemradio',
+  'option',
+  'switch',
+  'slider',
+  'textbox',
+  'searchbox',
+  'spinbutton',
+  'combobox',
+  'treeitem',
+  'gridcell',
+];
+const INTERACTIVE_ROLE_SET = {};
+INTERACTIVE_ROLES.forEach((r) => {
+  INTERACTIVE_ROLE_SET[r] = 1;
+});
 // An element the user acts on (a hit on its decoration is promoted to it): its computed role (roleFor:
 // attribute, ElementInternals, implicit; a `summary` is a `button` here, Chromium's
 // `DisclosureTriangle`). ln is kept for callers' clarity.
@@ -88,10 +177,21 @@ export function isInteractiveElement(ln, role) {
 // ARIA attributes and the ElementInternals properties that carry the same state as a default (an
 // attribute on the host wins; ARIA reflection names are irregular, hence a table).
 export const ARIA_INTERNALS_PROP = {
-  'aria-label': 'ariaLabel', 'aria-checked': 'ariaChecked', 'aria-selected': 'ariaSelected', 'aria-expanded': 'ariaExpanded',
-  'aria-pressed': 'ariaPressed', 'aria-disabled': 'ariaDisabled', 'aria-required': 'ariaRequired', 'aria-current': 'ariaCurrent',
-  'aria-invalid': 'ariaInvalid', 'aria-hidden': 'ariaHidden', 'aria-valuenow': 'ariaValueNow', 'aria-valuetext': 'ariaValueText',
-  'aria-haspopup': 'ariaHasPopup', 'aria-level': 'ariaLevel', 'aria-readonly': 'ariaReadOnly',
+  'aria-label': 'ariaLabel',
+  'aria-checked': 'ariaChecked',
+  'aria-selected': 'ariaSelected',
+  'aria-expanded': 'ariaExpanded',
+  'aria-pressed': 'ariaPressed',
+  'aria-disabled': 'ariaDisabled',
+  'aria-required': 'ariaRequired',
+  'aria-current': 'ariaCurrent',
+  'aria-invalid': 'ariaInvalid',
+  'aria-hidden': 'ariaHidden',
+  'aria-valuenow': 'ariaValueNow',
+  'aria-valuetext': 'ariaValueText',
+  'aria-haspopup': 'ariaHasPopup',
+  'aria-level': 'ariaLevel',
+  'aria-readonly': 'ariaReadOnly',
 };
 // get(name): the attribute or null; fromInternals(prop): the internals' string property or null.
 export function ariaValue(name, get, fromInternals) {
@@ -122,8 +222,16 @@ export function displayIsInline(display) {
 }
 
 // ARIA tokens are read trimmed and ASCII case-insensitively (Chromium: aria-selected="TRUE" is true).
-export function ariaToken(v) { return typeof v === 'string' ? v.trim().toLowerCase() : null; }
-export function triState(v) { const t = ariaToken(v); if (t === 'true') return true; if (t === 'false') return false; if (t === 'mixed') return 'mixed'; return undefined; }
+export function ariaToken(v) {
+  return typeof v === 'string' ? v.trim().toLowerCase() : null;
+}
+export function triState(v) {
+  const t = ariaToken(v);
+  if (t === 'true') return true;
+  if (t === 'false') return false;
+  if (t === 'mixed') return 'mixed';
+  return undefined;
+}
 
 // Which ARIA states Chromium exposes for which roles (measured on Chromium 156 against
 // Accessibility.getPartialAXTree; ARIA 1.2 "supported states" where it agrees):
@@ -141,11 +249,38 @@ export function triState(v) { const t = ariaToken(v); if (t === 'true') return t
 const CHECKED_ALWAYS = { checkbox: 1, switch: 1, radio: 1, menuitemcheckbox: 1, menuitemradio: 1 };
 const CHECKED_WHEN_SET = { option: 1, treeitem: 1 };
 const CHECKED_MIXED = { checkbox: 1, menuitemcheckbox: 1 };
-const EXPANDED_ROLES = { application: 1, button: 1, checkbox: 1, combobox: 1, gridcell: 1, link: 1, listbox: 1, menuitem: 1,
-  menuitemcheckbox: 1, menuitemradio: 1, row: 1, rowheader: 1, columnheader: 1, tab: 1, treeitem: 1, switch: 1 };
+const EXPANDED_ROLES = {
+  application: 1,
+  button: 1,
+  checkbox: 1,
+  combobox: 1,
+  gridcell: 1,
+  link: 1,
+  listbox: 1,
+  menuitem: 1,
+  menuitemcheckbox: 1,
+  menuitemradio: 1,
+  row: 1,
+  rowheader: 1,
+  columnheader: 1,
+  tab: 1,
+  treeitem: 1,
+  switch: 1,
+};
 const SELECTED_ROLES = { option: 1, tab: 1, treeitem: 1, gridcell: 1, row: 1, columnheader: 1, rowheader: 1 };
-const REQUIRED_ROLES = { combobox: 1, gridcell: 1, listbox: 1, radiogroup: 1, spinbutton: 1, textbox: 1, searchbox: 1, tree: 1,
-  treegrid: 1, columnheader: 1, rowheader: 1 };
+const REQUIRED_ROLES = {
+  combobox: 1,
+  gridcell: 1,
+  listbox: 1,
+  radiogroup: 1,
+  spinbutton: 1,
+  textbox: 1,
+  searchbox: 1,
+  tree: 1,
+  treegrid: 1,
+  columnheader: 1,
+  rowheader: 1,
+};
 // role: the computed role; aria(name): the ARIA attribute or ElementInternals value (string) or null;
 // native: {disabled, checked (true/false/'mixed' for a native checkbox/radio), selected (native
 // option), expanded (summary of a details), required, invalid} — undefined where not native.
@@ -160,7 +295,10 @@ export function stateFor(role, aria, native) {
     if (c === 'mixed' && !CHECKED_MIXED[role]) c = false;
     if (c !== undefined) st.checked = c;
   }
-  if (role === 'button') { const p = triState(aria('aria-pressed')); if (p !== undefined) st.pressed = p; }
+  if (role === 'button') {
+    const p = triState(aria('aria-pressed'));
+    if (p !== undefined) st.pressed = p;
+  }
   if (EXPANDED_ROLES[role]) {
     let e = triState(aria('aria-expanded'));
     if (e === 'mixed') e = undefined;
@@ -176,7 +314,8 @@ export function stateFor(role, aria, native) {
   const curT = ariaToken(cur);
   if (curT && curT !== 'false') st.current = curT === 'true' ? true : cutBytes(cur.trim(), 64);
   const inv = ariaToken(aria('aria-invalid'));
-  if (inv !== null && inv !== '') { if (inv !== 'false' && inv !== 'grammar' && inv !== 'spelling') st.invalid = true; }
-  else if (n.invalid === true) st.invalid = true;
+  if (inv !== null && inv !== '') {
+    if (inv !== 'false' && inv !== 'grammar' && inv !== 'spelling') st.invalid = true;
+  } else if (n.invalid === true) st.invalid = true;
   return Object.keys(st).length ? st : null;
 }

@@ -5,8 +5,27 @@ import { TEXT_MAX, RELAY_CODES, OMISSION_REASONS, lookupTable } from '../core/co
 import { r3, nonneg, isInt, utf8Len, cutBytes, cutScalars } from '../core/util.js';
 import { validFrameOrigin } from '../core/origins.js';
 
-const SEG_KINDS = lookupTable({ host: 1, panel: 1, artifact: 1, page: 1, iframe: 1, 'web-fragment': 1, 'web-component': 1, 'shadow-root': 1, element: 1 });
-const SEG_STR = lookupTable({ label: 256, panel_id: 128, surface_id: 128, artifact_id: 128, page_id: 128, package_id: 256, tag_name: 128, selector_hint: 512 });
+const SEG_KINDS = lookupTable({
+  host: 1,
+  panel: 1,
+  artifact: 1,
+  page: 1,
+  iframe: 1,
+  'web-fragment': 1,
+  'web-component': 1,
+  'shadow-root': 1,
+  element: 1,
+});
+const SEG_STR = lookupTable({
+  label: 256,
+  panel_id: 128,
+  surface_id: 128,
+  artifact_id: 128,
+  page_id: 128,
+  package_id: 256,
+  tag_name: 128,
+  selector_hint: 512,
+});
 export function cleanRect(r) {
   if (!r || typeof r !== 'object') return null;
   const v = [r.x, r.y, r.width, r.height].map(Number);
@@ -17,19 +36,35 @@ export function cleanRect(r) {
 export function sanitizeSegment(s) {
   if (!s || typeof s !== 'object' || typeof s.kind !== 'string' || !SEG_KINDS[s.kind] || s.kind === 'host') return null;
   if (typeof s.mount_id !== 'string' || !s.mount_id || utf8Len(s.mount_id) > 160) return null;
-  const out = { kind: s.kind, mount_id: s.mount_id, generation: (isInt(s.generation) && s.generation >= 0) ? s.generation : 0 };
-  for (const k of Object.keys(SEG_STR)) if (Object.prototype.hasOwnProperty.call(s, k) && typeof s[k] === 'string') out[k] = cutBytes(s[k], SEG_STR[k]);
+  const out = {
+    kind: s.kind,
+    mount_id: s.mount_id,
+    generation: isInt(s.generation) && s.generation >= 0 ? s.generation : 0,
+  };
+  for (const k of Object.keys(SEG_STR))
+    if (Object.prototype.hasOwnProperty.call(s, k) && typeof s[k] === 'string') out[k] = cutBytes(s[k], SEG_STR[k]);
   if (typeof s.frame_origin === 'string' && validFrameOrigin(s.frame_origin)) out.frame_origin = s.frame_origin;
-  const r = cleanRect(s.rect); if (r) out.rect = r;
-  const c = cleanRect(s.clip_rect); if (c) out.clip_rect = c;
+  const r = cleanRect(s.rect);
+  if (r) out.rect = r;
+  const c = cleanRect(s.clip_rect);
+  if (c) out.clip_rect = c;
   const l = s.local_to_parent;
-  if (l && Array.isArray(l.matrix) && l.matrix.length === 16 && l.matrix.every((x) => typeof x === 'number' && isFinite(x))) {
-    out.local_to_parent = { matrix: l.matrix.map(r3), convention: 'dommatrix-column-major', direction: 'local-to-parent' };
+  if (
+    l &&
+    Array.isArray(l.matrix) &&
+    l.matrix.length === 16 &&
+    l.matrix.every((x) => typeof x === 'number' && isFinite(x))
+  ) {
+    out.local_to_parent = {
+      matrix: l.matrix.map(r3),
+      convention: 'dommatrix-column-major',
+      direction: 'local-to-parent',
+    };
   }
   return out;
 }
 export function sanitizeSummary(s, redact) {
-  const out = { role: (s && typeof s.role === 'string') ? cutBytes(s.role, 256) : 'generic' };
+  const out = { role: s && typeof s.role === 'string' ? cutBytes(s.role, 256) : 'generic' };
   if (s && !redact) {
     if (typeof s.name === 'string' && s.name) out.name = cutBytes(cutScalars(s.name, TEXT_MAX), 256);
     if (typeof s.text === 'string' && s.text) out.text = cutBytes(cutScalars(s.text, TEXT_MAX), 1024);
@@ -60,7 +95,6 @@ export function sanitizeOmission(o, pointIds) {
   return out;
 }
 
-
 // A child's selection report (relay observation `selection`): bounded id, direction from the set,
 // privacy flag from the set, text cut to 1,024 bytes (none at all when excluded or redacted), at
 // most 64 segments per endpoint path re-validated like candidate paths, at most 4 finite rects.
@@ -69,12 +103,19 @@ const SEL_DIRECTIONS = lookupTable({ none: 1, forward: 1, backward: 1 });
 const SEL_PRIVACY = lookupTable({ excluded: 1, redacted: 1, unavailable: 1 });
 export const SELECTION_TEXT_BYTES = 1024;
 export function sanitizeSelection(s) {
-  if (!s || typeof s !== 'object' || typeof s.selection_id !== 'string' || !s.selection_id || utf8Len(s.selection_id) > 128) return null;
-  const privacy = (typeof s.privacy === 'string' && SEL_PRIVACY[s.privacy]) ? s.privacy : null;
+  if (
+    !s ||
+    typeof s !== 'object' ||
+    typeof s.selection_id !== 'string' ||
+    !s.selection_id ||
+    utf8Len(s.selection_id) > 128
+  )
+    return null;
+  const privacy = typeof s.privacy === 'string' && SEL_PRIVACY[s.privacy] ? s.privacy : null;
   const out = { selection_id: s.selection_id, privacy: privacy };
   if (privacy === 'excluded' || privacy === 'unavailable') return out;
   const path = (p) => (Array.isArray(p) ? p.slice(0, 64).map(sanitizeSegment).filter(Boolean) : []);
-  out.direction = (typeof s.direction === 'string' && SEL_DIRECTIONS[s.direction]) ? s.direction : 'none';
+  out.direction = typeof s.direction === 'string' && SEL_DIRECTIONS[s.direction] ? s.direction : 'none';
   out.text = privacy === 'redacted' ? '' : cutBytes(typeof s.text === 'string' ? s.text : '', SELECTION_TEXT_BYTES);
   out.anchor_path = path(s.anchor_path);
   out.focus_path = path(s.focus_path);

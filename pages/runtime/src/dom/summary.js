@@ -7,7 +7,16 @@ import { TEXT_MAX } from '../core/constants.js';
 import { cutBytes, cutScalars, normText } from '../core/util.js';
 import { attr, hasAttr, localName, nodeType, parentOf, treeRoot, byIdInRoot } from '../core/dom-reads.js';
 import { privacyOf, selfExcluded, selfRedacted, labelsSensitive } from './privacy.js';
-import { explicitRoleFor, implicitRoleFor, requiredContextAllows, NAME_FROM_CONTENT, stateFor, ariaValue, joinNameParts, displayIsInline } from './roles.js';
+import {
+  explicitRoleFor,
+  implicitRoleFor,
+  requiredContextAllows,
+  NAME_FROM_CONTENT,
+  stateFor,
+  ariaValue,
+  joinNameParts,
+  displayIsInline,
+} from './roles.js';
 import { internalsProp } from './shadow-roots.js';
 import { flatChildren, flatParent } from './flat-tree.js';
 
@@ -15,7 +24,9 @@ import { flatChildren, flatParent } from './flat-tree.js';
 // declared role with an ARIA required context (option, treeitem, listitem) that its flat-tree
 // ancestors do not provide is dropped for the implicit role, as Chromium does (roles.js
 // REQUIRED_CONTEXT).
-export function roleOf(el) { return roleAt(el, 0); }
+export function roleOf(el) {
+  return roleAt(el, 0);
+}
 function roleAt(el, depth) {
   const get = (n) => attr(el, n);
   const has = (n) => hasAttr(el, n);
@@ -34,8 +45,26 @@ function* ancestorRoles(el, depth) {
   }
 }
 // An ARIA attribute, else the same state set on the element's ElementInternals.
-export function aria(el, name) { return ariaValue(name, (n) => attr(el, n), (p) => internalsProp(el, p)); }
-const SKIP_TEXT = { script: 1, style: 1, template: 1, noscript: 1, 'wf-head': 1, head: 1, title: 1, textarea: 1, input: 1, select: 1, iframe: 1 };
+export function aria(el, name) {
+  return ariaValue(
+    name,
+    (n) => attr(el, n),
+    (p) => internalsProp(el, p),
+  );
+}
+const SKIP_TEXT = {
+  script: 1,
+  style: 1,
+  template: 1,
+  noscript: 1,
+  'wf-head': 1,
+  head: 1,
+  title: 1,
+  textarea: 1,
+  input: 1,
+  select: 1,
+  iframe: 1,
+};
 export function isEditable(el) {
   const ce = attr(el, 'contenteditable');
   return ce !== null && ce.toLowerCase() !== 'false';
@@ -43,7 +72,11 @@ export function isEditable(el) {
 // Inside editable content (an editing host or an element in one): editable values are unavailable.
 function inEditable(el) {
   if (isEditable(el)) return true;
-  try { return el.isContentEditable === true; } catch (_) { return false; }
+  try {
+    return el.isContentEditable === true;
+  } catch (_) {
+    return false;
+  }
 }
 // The safe text of a subtree as rendered: the text of its flat-tree descendants (a shadow host's
 // shadow tree, a slot's assigned nodes or its fallback content), in order, skipping hidden (aria-hidden,
@@ -68,8 +101,17 @@ function hiddenFromNames(el) {
 function displayOf(el) {
   try {
     const cs = nGetCS(el);
-    return { display: cs.display, hidden: cs.display === 'none' || cs.visibility === 'hidden' || cs.visibility === 'collapse' || cs.contentVisibility === 'hidden' };
-  } catch (_) { return { display: 'inline', hidden: false }; }
+    return {
+      display: cs.display,
+      hidden:
+        cs.display === 'none' ||
+        cs.visibility === 'hidden' ||
+        cs.visibility === 'collapse' ||
+        cs.contentVisibility === 'hidden',
+    };
+  } catch (_) {
+    return { display: 'inline', hidden: false };
+  }
 }
 // Name from content (accessible name computation, step 2F, as Chromium computes it): the text
 // alternatives of the element's flat-tree children (a shadow host's shadow tree, a slot's assigned
@@ -94,18 +136,39 @@ function contentParts(n, budget, depth, names) {
   for (let i = 0; i < kids.length && budget.nodes-- > 0; i++) {
     const c = kids[i];
     const t = nodeType(c);
-    if (t === 3) { parts.push({ text: nNodeValue.call(c) || '', inline: true }); continue; }
+    if (t === 3) {
+      parts.push({ text: nNodeValue.call(c) || '', inline: true });
+      continue;
+    }
     if (t !== 1) continue;
     const ln = localName(c);
-    if (SKIP_TEXT[ln] || selfExcluded(c) || selfRedacted(c) || isEditable(c) || labelsSensitive(c) || hiddenFromNames(c)) continue;
+    if (
+      SKIP_TEXT[ln] ||
+      selfExcluded(c) ||
+      selfRedacted(c) ||
+      isEditable(c) ||
+      labelsSensitive(c) ||
+      hiddenFromNames(c)
+    )
+      continue;
     const d = displayOf(c);
     if (d.hidden) continue;
     const inline = displayIsInline(d.display);
-    if (ln === 'br') { parts.push({ text: ' ', inline: true }); continue; }
+    if (ln === 'br') {
+      parts.push({ text: ' ', inline: true });
+      continue;
+    }
     if (names) {
       const al = normText(aria(c, 'aria-label'));
-      if (al) { parts.push({ text: al, inline }); continue; }
-      if (ln === 'img' || ln === 'area') { const a = normText(attr(c, 'alt')); if (a) parts.push({ text: a, inline }); continue; }
+      if (al) {
+        parts.push({ text: al, inline });
+        continue;
+      }
+      if (ln === 'img' || ln === 'area') {
+        const a = normText(attr(c, 'alt'));
+        if (a) parts.push({ text: a, inline });
+        continue;
+      }
     }
     let text = joinNameParts(contentParts(c, budget, depth + 1, names));
     if (!text && names) text = normText(attr(c, 'title'));
@@ -117,31 +180,79 @@ export function nameOf(el, role) {
   const lb = attr(el, 'aria-labelledby');
   if (lb) {
     const parts = [];
-    lb.split(/\s+/).forEach((id) => { if (!id) return; const ref = byIdInRoot(el, id); if (ref) { const t = textOfSafe(ref); if (t) parts.push(t); } });
-    const s = normText(parts.join(' ')); if (s) return s;
+    lb.split(/\s+/).forEach((id) => {
+      if (!id) return;
+      const ref = byIdInRoot(el, id);
+      if (ref) {
+        const t = textOfSafe(ref);
+        if (t) parts.push(t);
+      }
+    });
+    const s = normText(parts.join(' '));
+    if (s) return s;
   }
-  const al = normText(aria(el, 'aria-label')); if (al) return al;
+  const al = normText(aria(el, 'aria-label'));
+  if (al) return al;
   const ln = localName(el);
-  if (ln === 'input' || ln === 'select' || ln === 'textarea' || ln === 'meter' || ln === 'progress' || ln === 'output') {
+  if (
+    ln === 'input' ||
+    ln === 'select' ||
+    ln === 'textarea' ||
+    ln === 'meter' ||
+    ln === 'progress' ||
+    ln === 'output'
+  ) {
     const t = (attr(el, 'type') || '').toLowerCase();
     if (ln === 'input' && (t === 'submit' || t === 'reset' || t === 'button')) {
-      const v = normText(attr(el, 'value')); if (v) return v; return t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '';
+      const v = normText(attr(el, 'value'));
+      if (v) return v;
+      return t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '';
     }
-    if (ln === 'input' && t === 'image') { const a = normText(attr(el, 'alt')); if (a) return a; }
+    if (ln === 'input' && t === 'image') {
+      const a = normText(attr(el, 'alt'));
+      if (a) return a;
+    }
     const id = attr(el, 'id');
     if (id) {
-      const root = treeRoot(el); let labels = [];
-      try { labels = nodeType(root) === 9 ? nDocQSA.call(root, 'label[for]') : nodeType(root) === 11 ? nFragQSA.call(root, 'label[for]') : []; } catch (_) { labels = []; }
-      for (let i = 0; i < labels.length; i++) if (attr(labels[i], 'for') === id) { const t = textOfSafe(labels[i]); if (t) return t; }
+      const root = treeRoot(el);
+      let labels = [];
+      try {
+        labels =
+          nodeType(root) === 9
+            ? nDocQSA.call(root, 'label[for]')
+            : nodeType(root) === 11
+              ? nFragQSA.call(root, 'label[for]')
+              : [];
+      } catch (_) {
+        labels = [];
+      }
+      for (let i = 0; i < labels.length; i++)
+        if (attr(labels[i], 'for') === id) {
+          const t = textOfSafe(labels[i]);
+          if (t) return t;
+        }
     }
-    for (let n = parentOf(el); n && nodeType(n) === 1; n = parentOf(n)) if (localName(n) === 'label') { const t = textOfSafe(n); if (t) return t; break; }
+    for (let n = parentOf(el); n && nodeType(n) === 1; n = parentOf(n))
+      if (localName(n) === 'label') {
+        const t = textOfSafe(n);
+        if (t) return t;
+        break;
+      }
   }
-  if (ln === 'img' || ln === 'area') { const a = normText(attr(el, 'alt')); if (a) return a; }
+  if (ln === 'img' || ln === 'area') {
+    const a = normText(attr(el, 'alt'));
+    if (a) return a;
+  }
   if (NAME_FROM_CONTENT[role] || ln === 'summary' || ln === 'legend' || ln === 'caption' || ln === 'figcaption') {
-    const t = cutScalars(nameFromContent(el), TEXT_MAX); if (t) return t;
+    const t = cutScalars(nameFromContent(el), TEXT_MAX);
+    if (t) return t;
   }
-  if (ln === 'fieldset') { for (let c = nFirstChild.call(el); c; c = nNextSibling.call(c)) if (localName(c) === 'legend') return cutScalars(nameFromContent(c), TEXT_MAX); }
-  const title = normText(attr(el, 'title')); if (title) return title;
+  if (ln === 'fieldset') {
+    for (let c = nFirstChild.call(el); c; c = nNextSibling.call(c))
+      if (localName(c) === 'legend') return cutScalars(nameFromContent(c), TEXT_MAX);
+  }
+  const title = normText(attr(el, 'title'));
+  if (title) return title;
   return '';
 }
 // State as Chromium's accessibility tree exposes it for the element's computed role (roles.js
@@ -156,20 +267,37 @@ export function stateOf(el, role) {
     native.disabled = matchesDisabled(el);
     if (ln === 'input') {
       const t = (attr(el, 'type') || '').toLowerCase();
-      if (t === 'checkbox' || t === 'radio') native.checked = (t === 'checkbox' && el.indeterminate) ? 'mixed' : !!el.checked;
+      if (t === 'checkbox' || t === 'radio')
+        native.checked = t === 'checkbox' && el.indeterminate ? 'mixed' : !!el.checked;
     }
     if (ln === 'option') native.selected = !!el.selected;
-    if (ln === 'summary') { const p = parentOf(el); if (p && localName(p) === 'details') native.expanded = hasAttr(p, 'open'); }
+    if (ln === 'summary') {
+      const p = parentOf(el);
+      if (p && localName(p) === 'details') native.expanded = hasAttr(p, 'open');
+    }
     if ((ln === 'input' || ln === 'select' || ln === 'textarea') && el.required === true) native.required = true;
-    if ((ln === 'input' || ln === 'select' || ln === 'textarea') && el.willValidate === true && el.validity && el.validity.valid === false) {
+    if (
+      (ln === 'input' || ln === 'select' || ln === 'textarea') &&
+      el.willValidate === true &&
+      el.validity &&
+      el.validity.valid === false
+    ) {
       const textField = ln === 'textarea' || (ln === 'input' && TEXT_INPUT[(attr(el, 'type') || 'text').toLowerCase()]);
       if (!(textField && el.value === '')) native.invalid = true;
     }
-  } catch (_) { /* ignore */ }
+  } catch (_) {
+    /* ignore */
+  }
   return stateFor(role || roleOf(el), (n) => aria(el, n), native);
 }
 const TEXT_INPUT = { text: 1, email: 1, url: 1, tel: 1, search: 1, password: 1, number: 1 };
-function matchesDisabled(el) { try { return nMatches.call(el, ':disabled'); } catch (_) { return false; } }
+function matchesDisabled(el) {
+  try {
+    return nMatches.call(el, ':disabled');
+  } catch (_) {
+    return false;
+  }
+}
 export function valueOf(el) {
   const ln = localName(el);
   try {
@@ -183,7 +311,9 @@ export function valueOf(el) {
       return o ? collectText(o, TEXT_MAX) : null;
     }
     if (ln === 'progress' || ln === 'meter') return hasAttr(el, 'value') ? String(el.value) : null;
-  } catch (_) { /* ignore */ }
+  } catch (_) {
+    /* ignore */
+  }
   return null;
 }
 // privacy: {redacted, textNone, role?}: role when the caller read it for el in this same task.
@@ -207,4 +337,3 @@ export function summarize(el, privacy) {
   if (st) s.state = st;
   return s;
 }
-

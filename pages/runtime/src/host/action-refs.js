@@ -41,10 +41,19 @@ export function actionRefFor(candidate, snapshotId, hostInstanceId, textNone) {
   if (!eligible(candidate)) return null;
   const leaf = candidate.path[candidate.path.length - 1];
   const r = candidate.rect;
-  const ref = { snapshot_id: snapshotId, target_id: candidate.target_id, host_instance_id: hostInstanceId,
-    mount_id: leaf.mount_id, generation: leaf.generation, path_digest: pathDigest(candidate.path),
-    rect: { x: r.x, y: r.y, width: r.width, height: r.height } };
-  const name = !textNone && candidate.summary && typeof candidate.summary.name === 'string' ? cutBytes(candidate.summary.name, 256) : '';
+  const ref = {
+    snapshot_id: snapshotId,
+    target_id: candidate.target_id,
+    host_instance_id: hostInstanceId,
+    mount_id: leaf.mount_id,
+    generation: leaf.generation,
+    path_digest: pathDigest(candidate.path),
+    rect: { x: r.x, y: r.y, width: r.width, height: r.height },
+  };
+  const name =
+    !textNone && candidate.summary && typeof candidate.summary.name === 'string'
+      ? cutBytes(candidate.summary.name, 256)
+      : '';
   if (name) ref.label = name;
   return ref;
 }

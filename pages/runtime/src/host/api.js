@@ -21,29 +21,76 @@ import { currentDocument } from '../realm/document.js';
 import { markFocus, returnFocus } from '../realm/focus-return.js';
 
 export function defineInternal() {
-  const internal = { registerRoot: registerRoot, registerInternals: registerInternals, role: ROLE, get realmId() { return REALM_ID; },
-    adoptDocument: () => { safe(currentDocument); },
+  const internal = {
+    registerRoot: registerRoot,
+    registerInternals: registerInternals,
+    role: ROLE,
+    get realmId() {
+      return REALM_ID;
+    },
+    adoptDocument: () => {
+      safe(currentDocument);
+    },
     // Test hook: moves this realm's observation clock forward (the 60 s window) without a wait.
     advanceClock: (ms) => advanceClock(ms),
     // Test hook: the mount id this realm gives an element (what an omission's mount_id names), so
     // a test can tell which element an omission is about.
     mountIdOf: (el) => safe(() => (nodeType(el) === 1 ? mountOf(el).mount_id : null), null),
     // Diagnostics for harness debugging: binding states only, never tokens.
-    debug: () => ({ accounting: nJSONParse(nJSONStringify(ACCT)), role: ROLE, realm_id: REALM_ID, granted: UP.granted, seq: REALM.localSeq, sent: DBG.sent, dropped: DBG.dropped, unmatched: DBG.unmatched, inbound: DBG.inbound, events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
-      children: Array.from(bindings.values()).map((b) => ({ mount_id: b.mountId, generation: b.generation, state: b.state, attempts: b.attempts,
-        expected_origin: b.expectedOrigin, child_origin: b.childOrigin, realm_id: b.realmId, pending: b.pending.size,
-        inbound: b.inbound, accepted: b.accepted, rejected: b.rejected, grants: b.grants, renewals: b.renewals,
-        granted_at: b.grantedAt, renew_started_at: b.renewStartedAt, lifetime_ms: b.lifetime || 0 })) }) };
-  try { Object.defineProperty(W, '__wippyAttentionRuntime', { value: Object.freeze(internal), configurable: false, enumerable: false, writable: false }); } catch (_) { /* ignore */ }
+    debug: () => ({
+      accounting: nJSONParse(nJSONStringify(ACCT)),
+      role: ROLE,
+      realm_id: REALM_ID,
+      granted: UP.granted,
+      seq: REALM.localSeq,
+      sent: DBG.sent,
+      dropped: DBG.dropped,
+      unmatched: DBG.unmatched,
+      inbound: DBG.inbound,
+      events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
+      children: Array.from(bindings.values()).map((b) => ({
+        mount_id: b.mountId,
+        generation: b.generation,
+        state: b.state,
+        attempts: b.attempts,
+        expected_origin: b.expectedOrigin,
+        child_origin: b.childOrigin,
+        realm_id: b.realmId,
+        pending: b.pending.size,
+        inbound: b.inbound,
+        accepted: b.accepted,
+        rejected: b.rejected,
+        grants: b.grants,
+        renewals: b.renewals,
+        granted_at: b.grantedAt,
+        renew_started_at: b.renewStartedAt,
+        lifetime_ms: b.lifetime || 0,
+      })),
+    }),
+  };
+  try {
+    Object.defineProperty(W, '__wippyAttentionRuntime', {
+      value: Object.freeze(internal),
+      configurable: false,
+      enumerable: false,
+      writable: false,
+    });
+  } catch (_) {
+    /* ignore */
+  }
 }
 
 export function definePublicApi() {
   let api;
   if (ROLE === 'top') {
     api = {
-      role: 'top', host_instance_id: HOST.hostInstanceId,
+      role: 'top',
+      host_instance_id: HOST.hostInstanceId,
       ready: (o) => ready(o),
-      snapshot: (o) => { safe(currentDocument); return snapshot(o); },
+      snapshot: (o) => {
+        safe(currentDocument);
+        return snapshot(o);
+      },
       envelope: (s, o) => envelope(s, o),
       canonicalJson: (v) => canonicalJson(v),
       focus: () => safe(focusApi, null),
@@ -57,8 +104,29 @@ export function definePublicApi() {
       },
     };
   } else {
-    api = { role: ROLE, get realm_id() { return REALM_ID; }, canonicalJson: (v) => canonicalJson(v),
-      ready: () => { safe(currentDocument); return readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS).then((children) => ({ granted: UP.granted, children: children })); } };
+    api = {
+      role: ROLE,
+      get realm_id() {
+        return REALM_ID;
+      },
+      canonicalJson: (v) => canonicalJson(v),
+      ready: () => {
+        safe(currentDocument);
+        return readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS).then((children) => ({
+          granted: UP.granted,
+          children: children,
+        }));
+      },
+    };
   }
-  try { Object.defineProperty(W, 'wippyAttention', { value: Object.freeze(api), configurable: false, enumerable: false, writable: false }); } catch (_) { /* ignore */ }
+  try {
+    Object.defineProperty(W, 'wippyAttention', {
+      value: Object.freeze(api),
+      configurable: false,
+      enumerable: false,
+      writable: false,
+    });
+  } catch (_) {
+    /* ignore */
+  }
 }

@@ -26,7 +26,18 @@ export async function envelope(snap, opts) {
   if (!snap || typeof snap !== 'object') snap = await snapshot();
   const content = canonicalJson(v1Payload(snap));
   const hash = await sha256Hex(content, nSubtle);
-  const id = (typeof opts.attachment_id === 'string' && opts.attachment_id && utf8Len(opts.attachment_id) <= 128) ? opts.attachment_id : 'attachment-' + randHex(8);
-  return { attachment_id: id, kind: 'wippy.attention', version: 1, created_at: iso(obsNow()), content_type: 'application/json',
-    content_bytes: utf8Len(content), content_hash: 'sha256:' + hash, content: content };
+  const id =
+    typeof opts.attachment_id === 'string' && opts.attachment_id && utf8Len(opts.attachment_id) <= 128
+      ? opts.attachment_id
+      : 'attachment-' + randHex(8);
+  return {
+    attachment_id: id,
+    kind: 'wippy.attention',
+    version: 1,
+    created_at: iso(obsNow()),
+    content_type: 'application/json',
+    content_bytes: utf8Len(content),
+    content_hash: 'sha256:' + hash,
+    content: content,
+  };
 }

@@ -10,8 +10,10 @@ export function latticePoints(cx, cy, radius, step) {
   const extent = Math.floor(radius / step);
   for (let j = -extent; j <= extent; j++) {
     for (let i = -extent; i <= extent; i++) {
-      const dx = i * step, dy = j * step;
-      if (dx * dx + dy * dy <= radius * radius) pts.push({ point_id: 'p' + pts.length, x: r3(cx + dx), y: r3(cy + dy) });
+      const dx = i * step,
+        dy = j * step;
+      if (dx * dx + dy * dy <= radius * radius)
+        pts.push({ point_id: 'p' + pts.length, x: r3(cx + dx), y: r3(cy + dy) });
     }
   }
   return pts;
@@ -19,9 +21,18 @@ export function latticePoints(cx, cy, radius, step) {
 // The snapshot() options, validated: out-of-range values fall back to the defaults.
 export function captureOptions(options) {
   options = options || {};
-  const radius = (typeof options.radius_css_px === 'number' && options.radius_css_px >= 0 && options.radius_css_px <= 100) ? options.radius_css_px : 20;
-  const step = (typeof options.step_css_px === 'number' && options.step_css_px >= 1 && options.step_css_px <= 100) ? options.step_css_px : 5;
+  const radius =
+    typeof options.radius_css_px === 'number' && options.radius_css_px >= 0 && options.radius_css_px <= 100
+      ? options.radius_css_px
+      : 20;
+  const step =
+    typeof options.step_css_px === 'number' && options.step_css_px >= 1 && options.step_css_px <= 100
+      ? options.step_css_px
+      : 5;
   const textNone = !!(options.privacy && options.privacy.text === 'none') || options.privacy_text === 'none';
-  const timeout = (typeof options.timeout_ms === 'number' && options.timeout_ms > 0) ? Math.min(options.timeout_ms, 10000) : QUERY_TIMEOUT_MS;
+  const timeout =
+    typeof options.timeout_ms === 'number' && options.timeout_ms > 0
+      ? Math.min(options.timeout_ms, 10000)
+      : QUERY_TIMEOUT_MS;
   return { radius: radius, step: step, textNone: textNone, timeout: timeout };
 }

@@ -16,7 +16,10 @@ function whenLoaded() {
   if (!REALM.loaded) {
     REALM.loaded = new Promise((resolve) => {
       if (doc().readyState === 'complete') resolve();
-      else { nAddEL.call(W, 'load', () => resolve(), { once: true }); nSetTimeout(resolve, 10000); }
+      else {
+        nAddEL.call(W, 'load', () => resolve(), { once: true });
+        nSetTimeout(resolve, 10000);
+      }
     });
   }
   return REALM.loaded;
@@ -34,4 +37,3 @@ export async function ready(options) {
   const children = await readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS + 1500);
   return { host_instance_id: HOST.hostInstanceId, children: children };
 }
-

@@ -23,7 +23,7 @@ export function describe(el, opts) {
     occluded: false,
     summary: summarize(el, { redacted: !!opts.redacted, textNone: !!opts.textNone, role: opts.role }),
     geometry_source: lp.fragment ? 'physical-host' : 'document',
-    runtime_source: lp.fragment ? 'fragment-realm' : (ROLE === 'top' ? 'document' : 'iframe-realm'),
+    runtime_source: lp.fragment ? 'fragment-realm' : ROLE === 'top' ? 'document' : 'iframe-realm',
   };
   const clip = intersect(rect, viewportRect());
   if (!sameRect(clip, rect)) d.clip_rect = rectOut(clip);
@@ -35,7 +35,8 @@ export function describe(el, opts) {
   return d;
 }
 export function occludedNow(el, d) {
-  const cx = d.rect.x + d.rect.width / 2, cy = d.rect.y + d.rect.height / 2;
+  const cx = d.rect.x + d.rect.width / 2,
+    cy = d.rect.y + d.rect.height / 2;
   const h = deepHit(cx, cy);
   if (!h) return true;
   for (let n = h; n; n = composedParent(n)) if (n === el) return false;

@@ -19,12 +19,21 @@ import { onPointerEvent } from './observation.js';
 import { focusInListener, focusOutListener, onWindowBlur } from './focus.js';
 import { onSelectionInput, onSelectionChange, SELECTION_INPUT_TYPES } from './selection.js';
 
-const onPointer = wrap((ev) => { currentDocument(); onPointerEvent(ev); });
+const onPointer = wrap((ev) => {
+  currentDocument();
+  onPointerEvent(ev);
+});
 // A pointer event the selection also watches gets one listener call (observation, then selection
 // input, each with its own error guard) instead of two: the browser's cost of a call is per move.
-const onPointerAndSelection = function (ev) { onPointer(ev); onSelectionInput(ev); };
+const onPointerAndSelection = function (ev) {
+  onPointer(ev);
+  onSelectionInput(ev);
+};
 const onBlur = wrap(onWindowBlur);
-const onMsg = wrap((ev) => { currentDocument(); emit('message', ev); });
+const onMsg = wrap((ev) => {
+  currentDocument();
+  emit('message', ev);
+});
 const onLoad = wrap(() => emit('scan'));
 const capt = { capture: true, passive: true };
 
@@ -41,11 +50,15 @@ export function whenDomReady() {
 
 function bindDocument() {
   REALM.boundDocument = doc();
-  POINTER_TYPES.forEach((t) => nAddEL.call(W, t, SELECTION_INPUT_TYPES.indexOf(t) >= 0 ? onPointerAndSelection : onPointer, capt));
+  POINTER_TYPES.forEach((t) =>
+    nAddEL.call(W, t, SELECTION_INPUT_TYPES.indexOf(t) >= 0 ? onPointerAndSelection : onPointer, capt),
+  );
   nAddEL.call(W, 'focusin', focusInListener, capt);
   nAddEL.call(W, 'focusout', focusOutListener, capt);
   nAddEL.call(W, 'blur', onBlur, capt);
-  SELECTION_INPUT_TYPES.forEach((t) => { if (POINTER_TYPES.indexOf(t) < 0) nAddEL.call(W, t, onSelectionInput, capt); });
+  SELECTION_INPUT_TYPES.forEach((t) => {
+    if (POINTER_TYPES.indexOf(t) < 0) nAddEL.call(W, t, onSelectionInput, capt);
+  });
   nAddEL.call(REALM.boundDocument, 'selectionchange', onSelectionChange, capt);
   nAddEL.call(W, 'message', onMsg, true);
   emit('root', REALM.boundDocument);
@@ -64,7 +77,11 @@ export function currentDocument() {
   // The relay forgets the old grant as child (relay/child.js) and, as parent, the dead document's
   // iframes (relay/parent.js).
   emit('document-replaced');
-  REALM.localFocus = null; REALM.localSelection = null; REALM.domReady = null; REALM.loaded = null; REALM.lastMutationAt = nDateNow();
+  REALM.localFocus = null;
+  REALM.localSelection = null;
+  REALM.domReady = null;
+  REALM.loaded = null;
+  REALM.lastMutationAt = nDateNow();
   bindDocument();
   return d;
 }

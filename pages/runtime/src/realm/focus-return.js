@@ -15,8 +15,13 @@ import { deepActive } from '../dom/active-element.js';
 
 export const FOCUS_SCHEMA = 'wippy.attention.focus.v1';
 
-function ref(el) { return el && nWeakRef ? new nWeakRef(el) : null; }
-function live(r) { const el = r && r.deref ? r.deref() : null; return el && el.isConnected ? el : null; }
+function ref(el) {
+  return el && nWeakRef ? new nWeakRef(el) : null;
+}
+function live(r) {
+  const el = r && r.deref ? r.deref() : null;
+  return el && el.isConnected ? el : null;
+}
 
 function focusAndDescend(el) {
   if (!el) return false;
@@ -48,7 +53,14 @@ export function installFocusReturn() {
 }
 
 /** Top realm: remember the control focused now (before an overlay takes focus). */
-export function markFocus() { REALM.focusMark = ref(deepActive()); return !!REALM.focusMark; }
+export function markFocus() {
+  REALM.focusMark = ref(deepActive());
+  return !!REALM.focusMark;
+}
 
 /** Top realm: focus the marked control again, descending into child realms; false when it is gone. */
-export function returnFocus() { const el = live(REALM.focusMark); REALM.focusMark = null; return focusAndDescend(el); }
+export function returnFocus() {
+  const el = live(REALM.focusMark);
+  REALM.focusMark = null;
+  return focusAndDescend(el);
+}

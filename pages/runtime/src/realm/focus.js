@@ -17,7 +17,11 @@ import { clampPath } from '../dom/segments.js';
 import { newEventId, recordLocal } from './observation.js';
 import { bindingAlive } from './store.js';
 
-function firstSight(ev) { if (seenFocusEvents.has(ev)) return false; seenFocusEvents.add(ev); return true; }
+function firstSight(ev) {
+  if (seenFocusEvents.has(ev)) return false;
+  seenFocusEvents.add(ev);
+  return true;
+}
 export function onFocusIn(ev) {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || !firstSight(ev)) return;
   const el = deepActive();
@@ -40,11 +44,20 @@ export function onFocusIn(ev) {
   if (!d) return;
   REALM.localFocus = { event_id: ids.event_id, el: el };
   const tAbs = eventTime(ev);
-  recordLocal({ kind: 'focus', focus: { event_id: ids.event_id, focused_ms: obsNow(), t_abs: tAbs, realm_time_ms: nonneg(tAbs - nTimeOrigin) }, candidate: d });
+  recordLocal({
+    kind: 'focus',
+    focus: { event_id: ids.event_id, focused_ms: obsNow(), t_abs: tAbs, realm_time_ms: nonneg(tAbs - nTimeOrigin) },
+    candidate: d,
+  });
 }
 export function onFocusOut(ev) {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || !firstSight(ev) || !REALM.localFocus) return;
-  let src = null; try { src = (ev.composedPath && ev.composedPath()[0]) || ev.target; } catch (_) { src = ev.target; }
+  let src = null;
+  try {
+    src = (ev.composedPath && ev.composedPath()[0]) || ev.target;
+  } catch (_) {
+    src = ev.target;
+  }
   if (src && nodeType(src) === 1 && src !== REALM.localFocus.el && privacyOf(src).excluded) return; // leaving the composer never clears
   const rt = ev.relatedTarget;
   if (rt && nodeType(rt) === 1) {
@@ -54,21 +67,26 @@ export function onFocusOut(ev) {
   // Defer: a focusin may follow immediately (moving within this realm) and replaces the record.
   const cleared = REALM.localFocus.event_id;
   const tOut = eventTime(ev);
-  nSetTimeout(() => safe(() => {
-    if (!REALM.localFocus || REALM.localFocus.event_id !== cleared) return;
-    const a = deepActive();
-    if (a && a === REALM.localFocus.el) return;
-    if (a && nodeType(a) === 1 && !isIframe(a)) {
-      const p = privacyOf(a);
-      if (isTransferTarget(a, p)) return;
-    }
-    clearLocalFocus(tOut);
-  }), 0);
+  nSetTimeout(
+    () =>
+      safe(() => {
+        if (!REALM.localFocus || REALM.localFocus.event_id !== cleared) return;
+        const a = deepActive();
+        if (a && a === REALM.localFocus.el) return;
+        if (a && nodeType(a) === 1 && !isIframe(a)) {
+          const p = privacyOf(a);
+          if (isTransferTarget(a, p)) return;
+        }
+        clearLocalFocus(tOut);
+      }),
+    0,
+  );
 }
 // Clears this realm's focus record; t_abs is when the focus change occurred (the focusout / blur).
 export function clearLocalFocus(tAbs) {
   if (!REALM.localFocus) return;
-  const id = REALM.localFocus.event_id; REALM.localFocus = null;
+  const id = REALM.localFocus.event_id;
+  REALM.localFocus = null;
   recordLocal({ kind: 'focus-clear', event_id: id, t_abs: tAbs });
 }
 // The realm's window lost focus (another frame, another window): its element keeps being the
@@ -78,13 +96,18 @@ export function clearLocalFocus(tAbs) {
 export function onWindowBlur(ev) {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm' || ev.target !== W) return;
   const tBlur = eventTime(ev);
-  nSetTimeout(() => safe(() => {
-    if (doc().hasFocus()) return;
-    if (ROLE === 'top') { clearLocalFocus(tBlur); TOP.focus = null; }
-    else clearLocalFocus(tBlur);
-  }), 0);
+  nSetTimeout(
+    () =>
+      safe(() => {
+        if (doc().hasFocus()) return;
+        if (ROLE === 'top') {
+          clearLocalFocus(tBlur);
+          TOP.focus = null;
+        } else clearLocalFocus(tBlur);
+      }),
+    0,
+  );
 }
-
 
 export const focusInListener = wrap((ev) => onFocusIn(ev));
 export const focusOutListener = wrap((ev) => onFocusOut(ev));
@@ -92,20 +115,36 @@ export function currentFocusRecord() {
   const f = TOP.focus;
   if (!f) return null;
   if (f.binding) {
-    if (!bindingAlive(f.binding, f.realmId)) { TOP.focus = null; return null; }
+    if (!bindingAlive(f.binding, f.realmId)) {
+      TOP.focus = null;
+      return null;
+    }
     return { f: f, candidate: f.candidate };
   }
   const el = f.el;
-  if (!el || !isConnected(el)) { TOP.focus = null; return null; }
+  if (!el || !isConnected(el)) {
+    TOP.focus = null;
+    return null;
+  }
   const p = privacyOf(el);
-  if (p.excluded) { TOP.focus = null; return null; }
+  if (p.excluded) {
+    TOP.focus = null;
+    return null;
+  }
   const d = safe(() => describe(el, { redacted: !!p.redacted, textNone: false }), f.candidate);
   return { f: f, candidate: d };
 }
 export function focusApi() {
   const fr = currentFocusRecord();
   if (!fr || !fr.candidate) return null;
-  const fo = { event_id: fr.f.event_id, sequence: fr.f.sequence, focused_at: iso(fr.f.focused_ms), realm_time_ms: nonneg(fr.f.realm_time_ms),
-    candidate_id: fr.candidate.target_id, path: clampPath(fr.candidate.path), summary: fr.candidate.summary };
+  const fo = {
+    event_id: fr.f.event_id,
+    sequence: fr.f.sequence,
+    focused_at: iso(fr.f.focused_ms),
+    realm_time_ms: nonneg(fr.f.realm_time_ms),
+    candidate_id: fr.candidate.target_id,
+    path: clampPath(fr.candidate.path),
+    summary: fr.candidate.summary,
+  };
   return JSON.parse(nJSONStringify(fo));
 }

@@ -18,11 +18,24 @@ export const MAX_MERGED = 32;
 // The compaction identity of a move, or null when it has no target.
 export function compactKey(rec) {
   if (!rec.candidates.length) return null;
-  return rec.candidates.map((c) => c.target_id + '@' + c.path.map((s) => s.mount_id + '#' + s.generation).join('/')).join('|') +
-    '|' + rec.pointer_id + '|' + rec.pointer_type + '|' + rec.buttons + '|' + rec.pointer_capture;
+  return (
+    rec.candidates
+      .map((c) => c.target_id + '@' + c.path.map((s) => s.mount_id + '#' + s.generation).join('/'))
+      .join('|') +
+    '|' +
+    rec.pointer_id +
+    '|' +
+    rec.pointer_type +
+    '|' +
+    rec.buttons +
+    '|' +
+    rec.pointer_capture
+  );
 }
 // `sequence` of an event at absolute time t (ms): microseconds since the time origin.
-export function seqFor(t, timeOrigin) { return Math.max(0, Math.round((t - timeOrigin) * 1000)); }
+export function seqFor(t, timeOrigin) {
+  return Math.max(0, Math.round((t - timeOrigin) * 1000));
+}
 
 // Drops events observed before now - 60 s.
 export function pruneEvents(events, now) {
@@ -38,13 +51,24 @@ function pruneFocusChanges(store) {
 // Whether a focus change occurred in (t1, t2].
 function focusChangedBetween(store, t1, t2) {
   const fc = store.focusChanges || [];
-  for (let i = fc.length - 1; i >= 0; i--) { if (fc[i] <= t1) return false; if (fc[i] <= t2) return true; }
+  for (let i = fc.length - 1; i >= 0; i--) {
+    if (fc[i] <= t1) return false;
+    if (fc[i] <= t2) return true;
+  }
   return false;
 }
 // Whether `newer` may absorb `older` (both in the store, older first in occurrence order).
 function compactable(store, older, newer) {
-  return !!(older && newer && older.type === 'pointermove' && newer.type === 'pointermove' && older.key && older.key === newer.key &&
-    older.t_abs <= newer.t_abs && !focusChangedBetween(store, older.t_abs, newer.t_abs));
+  return !!(
+    older &&
+    newer &&
+    older.type === 'pointermove' &&
+    newer.type === 'pointermove' &&
+    older.key &&
+    older.key === newer.key &&
+    older.t_abs <= newer.t_abs &&
+    !focusChangedBetween(store, older.t_abs, newer.t_abs)
+  );
 }
 // `newer` absorbs `older`: the newest complete move is kept, the older ones are remembered.
 function absorb(newer, older) {
@@ -83,7 +107,10 @@ export function enforceLimit(evs, limit = MAX_EVENTS, isDiscrete = (x) => !!DISC
   let over = evs.length - limit;
   if (over <= 0) return;
   for (let i = 0; i < evs.length && over > 0;) {
-    if (!isDiscrete(evs[i])) { evs.splice(i, 1); over--; } else i++;
+    if (!isDiscrete(evs[i])) {
+      evs.splice(i, 1);
+      over--;
+    } else i++;
   }
   if (over > 0) evs.splice(0, over);
 }
@@ -104,7 +131,7 @@ export function recordFocusChange(store, t) {
 // Sets rec.key and rec.sequence; updates store.pointer when rec is the latest occurrence.
 export function insertEvent(store, rec, timeOrigin) {
   const t = rec.t_abs;
-  rec.key = (rec.type === 'pointermove' && !rec.excluded) ? compactKey(rec) : null;
+  rec.key = rec.type === 'pointermove' && !rec.excluded ? compactKey(rec) : null;
   rec.merged = null;
   pruneEvents(store.events, rec.observed_ms);
   splitAt(store, t); // anything that occurred inside a compacted span separates it (re-joined below when compactable)
@@ -114,16 +141,27 @@ export function insertEvent(store, rec, timeOrigin) {
   const evs = store.events;
   let pos = evs.length;
   while (pos > 0 && evs[pos - 1].t_abs > t) pos--;
-  const prev = evs[pos - 1], next = evs[pos];
+  const prev = evs[pos - 1],
+    next = evs[pos];
   let seq = seqFor(t, timeOrigin);
   if (prev && seq <= prev.sequence) seq = prev.sequence + 1;
-  if (next && seq >= next.sequence) { pos = evs.length; seq = Math.max(seqFor(t, timeOrigin), evs[evs.length - 1].sequence + 1); }
+  if (next && seq >= next.sequence) {
+    pos = evs.length;
+    seq = Math.max(seqFor(t, timeOrigin), evs[evs.length - 1].sequence + 1);
+  }
   rec.sequence = seq;
   evs.splice(pos, 0, rec);
   // Compaction by occurrence: with the move before it, then the move after it absorbs it.
   let at = pos;
-  if (compactable(store, evs[at - 1], rec)) { absorb(rec, evs[at - 1]); evs.splice(at - 1, 1); at--; }
-  if (compactable(store, rec, evs[at + 1])) { absorb(evs[at + 1], rec); evs.splice(at, 1); }
+  if (compactable(store, evs[at - 1], rec)) {
+    absorb(rec, evs[at - 1]);
+    evs.splice(at - 1, 1);
+    at--;
+  }
+  if (compactable(store, rec, evs[at + 1])) {
+    absorb(evs[at + 1], rec);
+    evs.splice(at, 1);
+  }
   enforceLimit(evs);
   pruneFocusChanges(store);
   if (!store.pointer || store.pointer.t_abs <= t) store.pointer = rec;

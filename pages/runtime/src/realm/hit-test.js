@@ -20,12 +20,20 @@ export function isIframe(el) {
 }
 export function deepHit(x, y) {
   let el = null;
-  try { el = nDocEFP.call(doc(), x, y); } catch (_) { el = null; }
+  try {
+    el = nDocEFP.call(doc(), x, y);
+  } catch (_) {
+    el = null;
+  }
   for (let guard = 0; el && guard < 64; guard++) {
     const root = shadowOf(el);
     if (!root || !nRootEFP) break;
     let inner = null;
-    try { inner = nRootEFP.call(root, x, y); } catch (_) { inner = null; }
+    try {
+      inner = nRootEFP.call(root, x, y);
+    } catch (_) {
+      inner = null;
+    }
     if (!inner || inner === el || treeRoot(inner) !== root) break;
     el = inner;
   }
@@ -43,7 +51,11 @@ export function isInteractive(n) {
 }
 function ariaHidden(n) {
   if (hasAttr(n, 'inert')) return true;
-  const v = ariaValue('aria-hidden', (name) => attr(n, name), (prop) => internalsProp(n, prop));
+  const v = ariaValue(
+    'aria-hidden',
+    (name) => attr(n, name),
+    (prop) => internalsProp(n, prop),
+  );
   return v !== null && v.trim().toLowerCase() === 'true';
 }
 // Candidate promotion (README "Candidate promotion"): walk the flat tree outward from the hit (a
@@ -72,10 +84,14 @@ export function promoteAt(start, at) {
   let unread = chain.length; // chain[unread..] was read: not hidden unless hiddenUpTo >= unread
   let hiddenUpTo = -1;
   const shown = (i) => {
-    while (hiddenUpTo < 0 && unread > i) { unread--; if (ariaHidden(chain[unread])) hiddenUpTo = unread; }
+    while (hiddenUpTo < 0 && unread > i) {
+      unread--;
+      if (ariaHidden(chain[unread])) hiddenUpTo = unread;
+    }
     return i > hiddenUpTo;
   };
-  let raw = null, rawRole;
+  let raw = null,
+    rawRole;
   for (let i = 0; i < chain.length; i++) {
     const n = chain[i];
     if (at && !DOCUMENT_ROOTS[localName(n)]) {
@@ -125,5 +141,9 @@ export function hitTest(x, y) {
   return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted, role: pr.role };
 }
 export function containsRedacted(el) {
-  try { return nQSA.call(el, '[data-wippy-attention="redact"]').length > 0; } catch (_) { return false; }
+  try {
+    return nQSA.call(el, '[data-wippy-attention="redact"]').length > 0;
+  } catch (_) {
+    return false;
+  }
 }

@@ -7,16 +7,25 @@ import { REALM_ID, REALM, nodeIds, explicitGen, explicitMax } from '../core/stat
 
 export function nodeKey(el) {
   let k = nodeIds.get(el);
-  if (!k) { k = REALM_ID + '-n' + (++REALM.nodeCounter); nodeIds.set(el, k); }
+  if (!k) {
+    k = REALM_ID + '-n' + ++REALM.nodeCounter;
+    nodeIds.set(el, k);
+  }
   return k;
 }
 export function mountOf(el) {
   const m = attr(el, 'data-wippy-mount-id');
   if (m && m.length > 0 && utf8Len(m) <= 160) {
     let g = explicitGen.get(el);
-    if (!g) { g = (explicitMax.get(m) || 0) + 1; explicitMax.set(m, g); explicitGen.set(el, g); }
+    if (!g) {
+      g = (explicitMax.get(m) || 0) + 1;
+      explicitMax.set(m, g);
+      explicitGen.set(el, g);
+    }
     return { mount_id: m, generation: g };
   }
   return { mount_id: nodeKey(el), generation: 1 };
 }
-export function targetIdOf(el) { return 't-' + nodeKey(el); }
+export function targetIdOf(el) {
+  return 't-' + nodeKey(el);
+}

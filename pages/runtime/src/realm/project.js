@@ -10,7 +10,11 @@ import { localPath, iframeGeometry } from './paths.js';
 import { privacyOf } from '../dom/privacy.js';
 import { sanitizeSegment, sanitizeSummary } from '../dom/sanitize.js';
 
-const RUNTIME_SOURCES = lookupTable({ document: 'iframe-realm', 'iframe-realm': 'iframe-realm', 'fragment-realm': 'fragment-realm' });
+const RUNTIME_SOURCES = lookupTable({
+  document: 'iframe-realm',
+  'iframe-realm': 'iframe-realm',
+  'fragment-realm': 'fragment-realm',
+});
 
 export function chainFor(binding) {
   // The iframe's geometry is read once: the path's iframe segment and the mapping use the same.
@@ -37,7 +41,9 @@ export function projectDescriptor(d, chain) {
     runtime_source: (typeof d.runtime_source === 'string' && RUNTIME_SOURCES[d.runtime_source]) || 'iframe-realm',
   };
   if (!sameRect(clip, rect)) out.clip_rect = rectOut(clip);
-  if (chain.redacted) { out.redacted = true; for (const s of out.path.slice(chain.path.length)) delete s.label; }
-  else if (d.redacted) out.redacted = true;
+  if (chain.redacted) {
+    out.redacted = true;
+    for (const s of out.path.slice(chain.path.length)) delete s.label;
+  } else if (d.redacted) out.redacted = true;
   return out;
 }

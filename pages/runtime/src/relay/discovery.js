@@ -19,31 +19,63 @@ export function scanIframes() {
   for (let i = 0; i < roots.length && budget > 0; i++) {
     const root = roots[i];
     let all = [];
-    try { all = nodeType(root) === 9 ? nDocQSA.call(root, '*') : nFragQSA.call(root, '*'); } catch (_) { all = []; }
+    try {
+      all = nodeType(root) === 9 ? nDocQSA.call(root, '*') : nFragQSA.call(root, '*');
+    } catch (_) {
+      all = [];
+    }
     for (let j = 0; j < all.length && budget-- > 0; j++) {
       const el = all[j];
       if (isIframe(el)) found.add(el);
       const sr = shadowOf(el);
-      if (sr) { roots.push(sr); observeRoot(sr); }
+      if (sr) {
+        roots.push(sr);
+        observeRoot(sr);
+      }
     }
   }
-  found.forEach((ifr) => { if (!bindings.has(ifr)) getBinding(ifr); });
-  bindings.forEach((b, ifr) => { if (!isConnected(ifr)) detach(b); });
+  found.forEach((ifr) => {
+    if (!bindings.has(ifr)) getBinding(ifr);
+  });
+  bindings.forEach((b, ifr) => {
+    if (!isConnected(ifr)) detach(b);
+  });
 }
 function scheduleScan() {
   if (REALM.scanTimer) return;
-  REALM.scanTimer = nSetTimeout(() => { REALM.scanTimer = null; safe(scanIframes); }, 100);
+  REALM.scanTimer = nSetTimeout(() => {
+    REALM.scanTimer = null;
+    safe(scanIframes);
+  }, 100);
 }
-const mutationObserver = nMutationObserver ? new nMutationObserver(() => { REALM.lastMutationAt = nDateNow(); scheduleScan(); }) : null;
+const mutationObserver = nMutationObserver
+  ? new nMutationObserver(() => {
+      REALM.lastMutationAt = nDateNow();
+      scheduleScan();
+    })
+  : null;
 export function observeRoot(root) {
   if (observedRoots.has(root)) return;
   observedRoots.add(root);
   // Focus moving between two elements of one shadow tree is not dispatched beyond its shadow root
   // (target and relatedTarget retarget to the same host), so listen on every known root as well.
   if (nodeType(root) === 11 && ROLE !== 'fragment-realm') {
-    try { nAddEL.call(root, 'focusin', focusInListener, true); nAddEL.call(root, 'focusout', focusOutListener, true); } catch (_) { /* ignore */ }
+    try {
+      nAddEL.call(root, 'focusin', focusInListener, true);
+      nAddEL.call(root, 'focusout', focusOutListener, true);
+    } catch (_) {
+      /* ignore */
+    }
   }
   if (!mutationObserver) return;
-  try { mutationObserver.observe(root, { childList: true, subtree: true, attributes: true, attributeFilter: ['src', 'srcdoc', 'name'] }); } catch (_) { /* ignore */ }
+  try {
+    mutationObserver.observe(root, {
+      childList: true,
+      subtree: true,
+      attributes: true,
+      attributeFilter: ['src', 'srcdoc', 'name'],
+    });
+  } catch (_) {
+    /* ignore */
+  }
 }
-

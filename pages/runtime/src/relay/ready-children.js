@@ -15,20 +15,31 @@ export async function readyChildren(deadlineAt) {
   const list = Array.from(bindings.values());
   await Promise.all(list.map((b) => waitSettled(b, deadlineAt)));
   const out = [];
-  await Promise.all(list.map(async (b) => {
-    out.push({ mount_id: b.mountId, state: usable(b) ? 'granted' : (b.state === 'detached' || b.state === 'unsupported' ? b.state : 'unavailable') });
-    if (usable(b)) {
-      const r = await sendSimple(b, 'ready', deadlineAt);
-      if (r.result && Array.isArray(r.result.children)) {
-        for (const c of r.result.children.slice(0, 64)) {
-          if (c && typeof c.mount_id === 'string' && ['granted', 'unavailable', 'unsupported', 'detached'].indexOf(c.state) >= 0) out.push({ mount_id: cutBytes(c.mount_id, 160), state: c.state });
+  await Promise.all(
+    list.map(async (b) => {
+      out.push({
+        mount_id: b.mountId,
+        state: usable(b) ? 'granted' : b.state === 'detached' || b.state === 'unsupported' ? b.state : 'unavailable',
+      });
+      if (usable(b)) {
+        const r = await sendSimple(b, 'ready', deadlineAt);
+        if (r.result && Array.isArray(r.result.children)) {
+          for (const c of r.result.children.slice(0, 64)) {
+            if (
+              c &&
+              typeof c.mount_id === 'string' &&
+              ['granted', 'unavailable', 'unsupported', 'detached'].indexOf(c.state) >= 0
+            )
+              out.push({ mount_id: cutBytes(c.mount_id, 160), state: c.state });
+          }
         }
       }
-    }
-  }));
+    }),
+  );
   return out;
 }
 function waitSettled(b, deadlineAt) {
-  if (usable(b) || b.state === 'unavailable' || b.state === 'unsupported' || b.state === 'detached') return Promise.resolve();
+  if (usable(b) || b.state === 'unavailable' || b.state === 'unsupported' || b.state === 'detached')
+    return Promise.resolve();
   return waitUsable(b, deadlineAt);
 }

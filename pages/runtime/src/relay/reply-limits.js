@@ -20,8 +20,10 @@ export function firstPointOf(dropped, points) {
 export function limitCandidates(cands, limit, points, mountId) {
   if (cands.length <= limit) return { candidates: cands, omission: null };
   const sorted = cands.slice().sort((a, b) => b.sample_point_ids.length - a.sample_point_ids.length);
-  return { candidates: sorted.slice(0, limit),
-    omission: { reason: 'candidate-budget', mount_id: mountId, point_id: firstPointOf(sorted.slice(limit), points) } };
+  return {
+    candidates: sorted.slice(0, limit),
+    omission: { reason: 'candidate-budget', mount_id: mountId, point_id: firstPointOf(sorted.slice(limit), points) },
+  };
 }
 
 // Halves `reply.candidates` (and drops their hits) until `sizeOf(reply) <= limit` or none is left,
@@ -35,8 +37,12 @@ export function trimToBytes(reply, limit, sizeOf, points, mountId) {
     const dropped = reply.candidates.slice(half);
     reply.candidates = reply.candidates.slice(0, half);
     const keep = new Set(reply.candidates.map((c) => c.target_id));
-    Object.keys(reply.hits).forEach((pid) => { reply.hits[pid] = reply.hits[pid].filter((x) => keep.has(x)); if (!reply.hits[pid].length) delete reply.hits[pid]; });
-    if (!reply.omissions.some((o) => o.reason === 'response-budget')) reply.omissions.push({ reason: 'response-budget', mount_id: mountId, point_id: firstPointOf(dropped, points) });
+    Object.keys(reply.hits).forEach((pid) => {
+      reply.hits[pid] = reply.hits[pid].filter((x) => keep.has(x));
+      if (!reply.hits[pid].length) delete reply.hits[pid];
+    });
+    if (!reply.omissions.some((o) => o.reason === 'response-budget'))
+      reply.omissions.push({ reason: 'response-budget', mount_id: mountId, point_id: firstPointOf(dropped, points) });
     size = sizeOf(reply);
   }
   return { untrimmed: untrimmed, size: size };

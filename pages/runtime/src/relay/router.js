@@ -13,10 +13,19 @@ import { onGrant, onRelayFromChild, usable, settle } from './parent.js';
 
 function bindingOf(source) {
   let b = null;
-  bindings.forEach((x) => { if (!b) { const cw = safe(() => x.iframe.contentWindow, null); if (cw && cw === source) b = x; } });
+  bindings.forEach((x) => {
+    if (!b) {
+      const cw = safe(() => x.iframe.contentWindow, null);
+      if (cw && cw === source) b = x;
+    }
+  });
   return b;
 }
-function ours(msg) { return !!msg && typeof msg === 'object' && typeof msg.schema === 'string' && msg.schema.indexOf('wippy.attention.') === 0; }
+function ours(msg) {
+  return (
+    !!msg && typeof msg === 'object' && typeof msg.schema === 'string' && msg.schema.indexOf('wippy.attention.') === 0
+  );
+}
 
 export function onMessage(ev) {
   if (ROLE === 'fragment-realm') return;
@@ -25,22 +34,31 @@ export function onMessage(ev) {
   if (ROLE === 'child' && ev.source && ev.source === W.parent) {
     if (!ours(msg)) return;
     countKind(msg);
-    if (msg.schema === CAP_SCHEMA && msg.type === 'capability-request') { onCapabilityRequest(msg, ev); return; }
+    if (msg.schema === CAP_SCHEMA && msg.type === 'capability-request') {
+      onCapabilityRequest(msg, ev);
+      return;
+    }
     if ((msg.schema === RELAY_SCHEMA || msg.schema === RELAY_V1) && msg.type === 'query-request') {
       if (!UP.granted || ev.origin !== UP.parentOrigin) return;
-      onQueryRequest(msg).catch(() => { /* ignore */ });
+      onQueryRequest(msg).catch(() => {
+        /* ignore */
+      });
     }
     return;
   }
   // From one of our children? Match the live source window, then the recorded origin.
   const b = ev.source ? bindingOf(ev.source) : null;
-  if (!b) { DBG.unmatched++; return; }
+  if (!b) {
+    DBG.unmatched++;
+    return;
+  }
   b.inbound++;
   const accepted = ours(msg) && (countKind(msg), fromChild(b, msg, ev));
-  if (accepted) b.accepted++; else b.rejected++;
+  if (accepted) b.accepted++;
+  else b.rejected++;
 }
 function countKind(msg) {
-  const kind = (typeof msg.type === 'string' && /^[a-z-]{1,32}$/.test(msg.type)) ? msg.type : 'other';
+  const kind = typeof msg.type === 'string' && /^[a-z-]{1,32}$/.test(msg.type) ? msg.type : 'other';
   DBG.inbound[kind] = (DBG.inbound[kind] || 0) + 1;
 }
 // -> whether the message was accepted (changed the binding or answered a pending query).
@@ -51,10 +69,21 @@ function fromChild(b, msg, ev) {
   }
   if (msg.schema === CAP_SCHEMA && msg.type === 'capability-deny') {
     // The child speaks no relay version we offer: stop discovering, it is unavailable.
-    if (ev.origin !== b.expectedOrigin || typeof msg.request_id !== 'string' || !b.requestIds.has(msg.request_id) ||
-      msg.code !== 'unsupported-version' || usable(b)) return false;
-    if (b.timer) { nClearTimeout(b.timer); b.timer = null; }
-    b.state = 'unavailable'; b.lastCode = 'unsupported-version'; settle(b);
+    if (
+      ev.origin !== b.expectedOrigin ||
+      typeof msg.request_id !== 'string' ||
+      !b.requestIds.has(msg.request_id) ||
+      msg.code !== 'unsupported-version' ||
+      usable(b)
+    )
+      return false;
+    if (b.timer) {
+      nClearTimeout(b.timer);
+      b.timer = null;
+    }
+    b.state = 'unavailable';
+    b.lastCode = 'unsupported-version';
+    settle(b);
     return true;
   }
   if (msg.schema === RELAY_SCHEMA || msg.schema === RELAY_V1) {
