@@ -10,7 +10,9 @@ export async function mountCorpus(markup, prefix) {
   const tpl = document.createElement('template');
   tpl.innerHTML = markup;
   root.appendChild(document.importNode(tpl.content, true));
-  const tags = [...new Set([...root.querySelectorAll('*')].map((e) => e.localName).filter((n) => n.startsWith(prefix)))];
+  const tags = [
+    ...new Set([...root.querySelectorAll('*')].map((e) => e.localName).filter((n) => n.startsWith(prefix))),
+  ];
   await Promise.all(tags.map((t) => customElements.whenDefined(t)));
   return root;
 }

@@ -9,8 +9,19 @@
   'use strict';
   window.__runtimeBeforePageScripts = !!window.__wippyAttentionRuntime;
 
-  var TYPES = ['pointermove', 'pointerdown', 'pointerup', 'click', 'touchstart', 'touchend',
-    'keydown', 'keyup', 'focusin', 'focusout', 'input'];
+  var TYPES = [
+    'pointermove',
+    'pointerdown',
+    'pointerup',
+    'click',
+    'touchstart',
+    'touchend',
+    'keydown',
+    'keyup',
+    'focusin',
+    'focusout',
+    'input',
+  ];
 
   function name(el) {
     if (!el || el.nodeType !== 1) return el && el.nodeName ? String(el.nodeName).toLowerCase() : null;
@@ -31,9 +42,15 @@
     function record(e) {
       var entry = { type: e.type, isTrusted: e.isTrusted, target: name(e.target), x: null, y: null, t: e.timeStamp };
       var p = e.changedTouches && e.changedTouches.length ? e.changedTouches[0] : e;
-      if (typeof p.clientX === 'number') { entry.x = p.clientX; entry.y = p.clientY; }
+      if (typeof p.clientX === 'number') {
+        entry.x = p.clientX;
+        entry.y = p.clientY;
+      }
       if (e.pointerType !== undefined) entry.pointerType = e.pointerType;
-      if (e.key !== undefined) { entry.key = e.key; entry.code = e.code; }
+      if (e.key !== undefined) {
+        entry.key = e.key;
+        entry.code = e.code;
+      }
       log.push(entry);
       var button = leaf();
       if (!button || e.target !== button) return;
@@ -45,7 +62,10 @@
         button.setAttribute('data-last-pointer-type', e.pointerType || '');
       }
       if (e.type === 'focusin') button.setAttribute('data-focus-trusted', String(e.isTrusted));
-      if (e.type === 'keydown') { button.setAttribute('data-key-trusted', String(e.isTrusted)); button.setAttribute('data-last-key', e.code); }
+      if (e.type === 'keydown') {
+        button.setAttribute('data-key-trusted', String(e.isTrusted));
+        button.setAttribute('data-last-key', e.code);
+      }
     }
     for (var i = 0; i < TYPES.length; i++) root.addEventListener(TYPES[i], record, { capture: true, passive: true });
   };

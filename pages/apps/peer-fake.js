@@ -22,9 +22,18 @@
   function hex(n) {
     var a = new Uint8Array(n);
     crypto.getRandomValues(a);
-    return Array.prototype.map.call(a, function (b) { return (b < 16 ? '0' : '') + b.toString(16); }).join('');
+    return Array.prototype.map
+      .call(a, function (b) {
+        return (b < 16 ? '0' : '') + b.toString(16);
+      })
+      .join('');
   }
-  var realmId = 'r' + Math.random().toString(36).slice(2, 8).replace(/[^a-z0-9]/g, '0');
+  var realmId =
+    'r' +
+    Math.random()
+      .toString(36)
+      .slice(2, 8)
+      .replace(/[^a-z0-9]/g, '0');
   var parentOrigin = null;
   var acted = false;
   var life = Math.max(100, Math.min(60000, parseInt(params.get('life') || '60000', 10) || 60000));
@@ -36,30 +45,50 @@
       if (ev.origin !== m.parent_origin || m.target_origin !== location.origin) return;
       parentOrigin = ev.origin;
       window.__fakePeer.grants++;
-      if (mode === 'renew') window.__fakePeer.log.push({ t: performance.now(), type: 'request', request_id: m.request_id });
-      window.parent.postMessage({
-        schema: CAP, type: 'capability-grant', request_id: m.request_id, host_instance_id: m.host_instance_id,
-        parent_mount_id: m.parent_mount_id, parent_generation: m.parent_generation, child_mount_id: m.child_mount_id,
-        child_generation: m.child_generation, parent_origin: m.parent_origin, target_origin: m.target_origin,
-        relay_version: RELAY, token: hex(24), expires_in_ms: mode === 'renew' ? life : 60000, limits: { points: 256, candidates: 128, bytes: 131072 },
-        realm_id: realmId, frame_kind: 'document',
-      }, ev.origin);
-      if (mode === 'renew') window.__fakePeer.log.push({ t: performance.now(), type: 'grant', request_id: m.request_id });
+      if (mode === 'renew')
+        window.__fakePeer.log.push({ t: performance.now(), type: 'request', request_id: m.request_id });
+      window.parent.postMessage(
+        {
+          schema: CAP,
+          type: 'capability-grant',
+          request_id: m.request_id,
+          host_instance_id: m.host_instance_id,
+          parent_mount_id: m.parent_mount_id,
+          parent_generation: m.parent_generation,
+          child_mount_id: m.child_mount_id,
+          child_generation: m.child_generation,
+          parent_origin: m.parent_origin,
+          target_origin: m.target_origin,
+          relay_version: RELAY,
+          token: hex(24),
+          expires_in_ms: mode === 'renew' ? life : 60000,
+          limits: { points: 256, candidates: 128, bytes: 131072 },
+          realm_id: realmId,
+          frame_kind: 'document',
+        },
+        ev.origin,
+      );
+      if (mode === 'renew')
+        window.__fakePeer.log.push({ t: performance.now(), type: 'grant', request_id: m.request_id });
       return;
     }
-    if ((m.schema === RELAY) && m.type === 'query-request' && ev.origin === parentOrigin) {
+    if (m.schema === RELAY && m.type === 'query-request' && ev.origin === parentOrigin) {
       window.__fakePeer.queries++;
       // The Host's ready() asks granted children for their own children: answered correctly (none), so
       // the misbehaviour is reserved for the first `points` query of a snapshot.
       if (m.operation === 'ready') {
-        window.parent.postMessage({ schema: RELAY, type: 'query-result', request_id: m.request_id, operation: 'ready', children: [] }, parentOrigin);
+        window.parent.postMessage(
+          { schema: RELAY, type: 'query-result', request_id: m.request_id, operation: 'ready', children: [] },
+          parentOrigin,
+        );
         return;
       }
       if (acted) return;
       acted = true;
       if (mode === 'vanish') window.parent.postMessage({ wippy_test: 'remove' }, parentOrigin);
       else if (mode === 'remount') window.parent.postMessage({ wippy_test: 'remount' }, parentOrigin);
-      else if (mode === 'navigate') location.replace('/apps/peer.html?name=' + (params.get('name') || 'peer') + '-after');
+      else if (mode === 'navigate')
+        location.replace('/apps/peer.html?name=' + (params.get('name') || 'peer') + '-after');
       // hang: nothing, ever.
     }
   });

@@ -31,7 +31,8 @@ const utf8Length = (s) => new TextEncoder().encode(s).length;
 function randomId() {
   if (crypto.randomUUID) return crypto.randomUUID();
   const b = crypto.getRandomValues(new Uint8Array(16));
-  b[6] = (b[6] & 0x0f) | 0x40; b[8] = (b[8] & 0x3f) | 0x80;
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
   const h = [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
@@ -44,7 +45,7 @@ let receiptTimeoutMs = Number(params.get('receipt_timeout_ms')) || 10000;
  * Wires the composer (form, textarea, toggle button, conversation list) to the Session.
  * Returns the test surface.
  */
-export function attachSession({ form, input, toggle, log, uploads, onActionRequest, onActionCancel, onSocketClosed }) {
+export function attachSession({ input, toggle, log, uploads, onActionRequest, onActionCancel, onSocketClosed }) {
   const meta = document.querySelector('meta[name="wippy-session-token"]');
   const token = meta && /^[0-9a-f]{16,}$/.test(meta.content) ? meta.content : null;
   const state = {
@@ -65,7 +66,9 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
   let socket = null;
   const pending = new Map();
   let resolveReady;
-  const ready = new Promise((r) => { resolveReady = r; });
+  const ready = new Promise((r) => {
+    resolveReady = r;
+  });
 
   const auth = { Authorization: `Bearer ${token}` };
 
@@ -87,11 +90,21 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     toggle.setAttribute('aria-pressed', String(on));
     toggle.disabled = !state.support.supported || !state.sessionId;
     toggle.textContent = on ? 'Context: on' : 'Context: off';
-    toggle.setAttribute('aria-label', on ? 'Automatically attach pointing context (pointing context selected)' : 'Automatically attach pointing context');
+    toggle.setAttribute(
+      'aria-label',
+      on
+        ? 'Automatically attach pointing context (pointing context selected)'
+        : 'Automatically attach pointing context',
+    );
   }
 
   async function connect() {
-    if (!token) { state.status = 'no-token'; state.error = 'meta wippy-session-token missing'; resolveReady(snapshotState()); return; }
+    if (!token) {
+      state.status = 'no-token';
+      state.error = 'meta wippy-session-token missing';
+      resolveReady(snapshotState());
+      return;
+    }
     try {
       const r = await fetch('/api/v1/sessions/capabilities', { headers: auth, cache: 'no-store' });
       state.capabilitiesStatus = r.status;
@@ -117,12 +130,19 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
       state.closeCode = ev.code;
       showToggle();
     });
-    mine.addEventListener('error', () => { state.error = 'socket error'; resolveReady(snapshotState()); });
+    mine.addEventListener('error', () => {
+      state.error = 'socket error';
+      resolveReady(snapshotState());
+    });
   }
 
   function onFrame(text) {
     let frame;
-    try { frame = JSON.parse(text); } catch { return; }
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return;
+    }
     if (frame.type === 'session_ui_action_request') {
       if (onActionRequest && frame.session_id === state.sessionId) onActionRequest(frame.data);
       return;
@@ -160,7 +180,9 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     const body = { enabled };
     if (state.attention) body.expected_revision = state.attention.revision;
     const r = await fetch(`/api/v1/sessions/${encodeURIComponent(state.sessionId)}/attention-context`, {
-      method: 'PATCH', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+      method: 'PATCH',
+      headers: { ...auth, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
     });
     const answer = await r.json();
     if (answer.attention_context) state.attention = answer.attention_context;
@@ -176,7 +198,13 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
 
   function setRow(row, delivery) {
     row.delivery = delivery;
-    const labels = { sending: 'Sending', sent: 'Sent', received: 'Received', undelivered: 'Undelivered', unconfirmed: 'Delivery not confirmed' };
+    const labels = {
+      sending: 'Sending',
+      sent: 'Sent',
+      received: 'Received',
+      undelivered: 'Undelivered',
+      unconfirmed: 'Delivery not confirmed',
+    };
     row.li.dataset.delivery = delivery;
     row.status.textContent = labels[delivery];
   }
@@ -185,7 +213,10 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     setRow(row, 'undelivered');
     // Files of a rejected send go back to the composer (nothing is lost, nothing resent by itself).
     for (const f of row.files || []) {
-      if (!state.files.includes(f)) { state.files.push(f); if (uploads) uploads.prepend(f.li); }
+      if (!state.files.includes(f)) {
+        state.files.push(f);
+        if (uploads) uploads.prepend(f.li);
+      }
     }
     row.files = [];
     // Keep the draft: back into the composer only when the user has not started another one.
@@ -207,17 +238,35 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
     const name = `${meta.capture_id}.${cap.extension}`;
     const q = `session_id=${encodeURIComponent(state.sessionId)}&name=${encodeURIComponent(name)}`;
-    const r = await fetch(`/api/v1/uploads?${q}`, { method: 'POST', headers: { ...auth, 'Content-Type': cap.mime_type }, body: bytes });
+    const r = await fetch(`/api/v1/uploads?${q}`, {
+      method: 'POST',
+      headers: { ...auth, 'Content-Type': cap.mime_type },
+      body: bytes,
+    });
     const answer = await r.json().catch(() => ({}));
-    if (r.status !== 201 || !answer.upload) return { ok: false, reason: `upload refused: ${r.status} ${(answer.error && answer.error.code) || ''}`.trim() };
+    if (r.status !== 201 || !answer.upload)
+      return { ok: false, reason: `upload refused: ${r.status} ${(answer.error && answer.error.code) || ''}`.trim() };
     const u = answer.upload;
     if (u.mime !== cap.mime_type || u.sha256 !== cap.sha256 || u.byte_size !== cap.byte_size) {
       await deleteUpload(u.uuid);
       return { ok: false, reason: 'the stored upload does not match the capture' };
     }
-    const file = { uuid: u.uuid, name: u.name, mime_type: u.mime, byte_size: u.byte_size, sha256: u.sha256, scope: meta.scope,
-      region: meta.region, capture_id: meta.capture_id, host_instance_id: meta.host_instance_id, snapshot_id: cap.snapshot_id,
-      candidate_ids: cap.candidate_ids, pixel_width: cap.pixel_width, pixel_height: cap.pixel_height, redactions_applied: cap.redactions_applied };
+    const file = {
+      uuid: u.uuid,
+      name: u.name,
+      mime_type: u.mime,
+      byte_size: u.byte_size,
+      sha256: u.sha256,
+      scope: meta.scope,
+      region: meta.region,
+      capture_id: meta.capture_id,
+      host_instance_id: meta.host_instance_id,
+      snapshot_id: cap.snapshot_id,
+      candidate_ids: cap.candidate_ids,
+      pixel_width: cap.pixel_width,
+      pixel_height: cap.pixel_height,
+      redactions_applied: cap.redactions_applied,
+    };
     const li = document.createElement('li');
     li.setAttribute('data-upload-uuid', file.uuid);
     const remove = document.createElement('button');
@@ -235,8 +284,12 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
   }
 
   function deleteUpload(uuid) {
-    return fetch(`/api/v1/uploads/${encodeURIComponent(uuid)}?session_id=${encodeURIComponent(state.sessionId)}`, { method: 'DELETE', headers: auth })
-      .then((r) => r.status).catch(() => 0);
+    return fetch(`/api/v1/uploads/${encodeURIComponent(uuid)}?session_id=${encodeURIComponent(state.sessionId)}`, {
+      method: 'DELETE',
+      headers: auth,
+    })
+      .then((r) => r.status)
+      .catch(() => 0);
   }
 
   /** Removes a composer file and deletes its upload (cleanup); resolves with the DELETE status. */
@@ -254,16 +307,38 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     const created = new Date(now).toISOString();
     const expires = new Date(now + 3600 * 1000).toISOString();
     const payload = {
-      schema: 'wippy.attention.visual.v1', capture_id: f.capture_id, snapshot_id: f.snapshot_id, host_instance_id: f.host_instance_id,
-      created_at: created, expires_at: expires, candidate_ids: f.candidate_ids, region: f.region, redactions_applied: f.redactions_applied,
-      media: { content_type: f.mime_type, content_bytes: f.byte_size, content_hash: f.sha256, pixel_width: f.pixel_width, pixel_height: f.pixel_height },
+      schema: 'wippy.attention.visual.v1',
+      capture_id: f.capture_id,
+      snapshot_id: f.snapshot_id,
+      host_instance_id: f.host_instance_id,
+      created_at: created,
+      expires_at: expires,
+      candidate_ids: f.candidate_ids,
+      region: f.region,
+      redactions_applied: f.redactions_applied,
+      media: {
+        content_type: f.mime_type,
+        content_bytes: f.byte_size,
+        content_hash: f.sha256,
+        pixel_width: f.pixel_width,
+        pixel_height: f.pixel_height,
+      },
       reference: { kind: 'upload', opaque_id: f.uuid },
       authorization: { scope: 'session', session_id: state.sessionId, audience: 'agent-context', expires_at: expires },
     };
     const content = window.wippyAttention.canonicalJson(payload);
     const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(content));
-    return { attachment_id: `visual-${f.capture_id}`.slice(0, 128), kind: 'wippy.attention.visual', version: 1, created_at: created,
-      expires_at: expires, content_type: 'application/json', content_bytes: utf8Length(content), content_hash: `sha256:${hex(digest)}`, content };
+    return {
+      attachment_id: `visual-${f.capture_id}`.slice(0, 128),
+      kind: 'wippy.attention.visual',
+      version: 1,
+      created_at: created,
+      expires_at: expires,
+      content_type: 'application/json',
+      content_bytes: utf8Length(content),
+      content_hash: `sha256:${hex(digest)}`,
+      content,
+    };
   }
 
   /** The inline command exactly as it is sent. */
@@ -273,7 +348,16 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     if (attachments) data.context_attachments = attachments;
     if (ref) data.context_attachments_ref = ref;
     if (state.support.supported) {
-      data.runtime_context = { attention: { agent_actions_enabled: !!(window.wippyAttention && window.wippyAttention.configure && window.wippyAttention.configure({}).agent_actions_enabled), host_instance_id: window.wippyAttention && window.wippyAttention.host_instance_id } };
+      data.runtime_context = {
+        attention: {
+          agent_actions_enabled: !!(
+            window.wippyAttention &&
+            window.wippyAttention.configure &&
+            window.wippyAttention.configure({}).agent_actions_enabled
+          ),
+          host_instance_id: window.wippyAttention && window.wippyAttention.host_instance_id,
+        },
+      };
     }
     return { type: 'session_message', request_id: requestId, data };
   }
@@ -293,12 +377,28 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     li.dataset.requestId = requestId;
     li.append(document.createTextNode(`You: ${text.length > 200 ? `${text.slice(0, 200)}…` : text} `), status);
     log.append(li);
-    const row = { request_id: requestId, text, li, status, delivery: null, transport: null, inline_bytes: null, command_bytes: null, attachments: null, ref: null, message_id: null, code: null, detail_code: null, timer: null };
+    const row = {
+      request_id: requestId,
+      text,
+      li,
+      status,
+      delivery: null,
+      transport: null,
+      inline_bytes: null,
+      command_bytes: null,
+      attachments: null,
+      ref: null,
+      message_id: null,
+      code: null,
+      detail_code: null,
+      timer: null,
+    };
     state.rows.push(row);
     setRow(row, 'sending');
     try {
       await ready;
-      if (!socket || socket.readyState !== WebSocket.OPEN) throw Object.assign(new Error('not connected'), { code: 'not_connected' });
+      if (!socket || socket.readyState !== WebSocket.OPEN)
+        throw Object.assign(new Error('not connected'), { code: 'not_connected' });
       // Composer files go with this send (file_uuids), each with its one visual attachment, also
       // when automatic pointing context is off.
       const files = state.files.slice();
@@ -315,21 +415,35 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
       if (row.transport === 'staged') {
         const body = window.wippyAttention.canonicalJson(attachments);
         const q = `session_id=${encodeURIComponent(state.sessionId)}&request_id=${encodeURIComponent(requestId)}`;
-        const r = await fetch(`/api/v1/sessions/context?${q}`, { method: 'POST', headers: { ...auth, 'Content-Type': 'application/json' }, body });
+        const r = await fetch(`/api/v1/sessions/context?${q}`, {
+          method: 'POST',
+          headers: { ...auth, 'Content-Type': 'application/json' },
+          body,
+        });
         const answer = await r.json();
-        if (r.status !== 201) throw Object.assign(new Error('staging rejected'), { code: answer.error && answer.error.code, detail: answer.error && answer.error.validation_code });
+        if (r.status !== 201)
+          throw Object.assign(new Error('staging rejected'), {
+            code: answer.error && answer.error.code,
+            detail: answer.error && answer.error.validation_code,
+          });
         row.ref = answer.context_attachments_ref;
         frame = JSON.stringify(buildCommand(requestId, text, null, row.ref, fileUuids));
       }
       row.command_bytes = utf8Length(frame);
       pending.set(requestId, row);
       // The files now belong to this message: they leave the composer (their uploads stay).
-      for (const f of files) { f.li.remove(); state.files = state.files.filter((x) => x !== f); }
+      for (const f of files) {
+        f.li.remove();
+        state.files = state.files.filter((x) => x !== f);
+      }
       socket.send(frame);
       setRow(row, 'sent');
       // No receipt in time: acceptance is unknown. Never resend.
       row.timer = setTimeout(() => {
-        if (pending.get(requestId) === row) { pending.delete(requestId); setRow(row, 'unconfirmed'); }
+        if (pending.get(requestId) === row) {
+          pending.delete(requestId);
+          setRow(row, 'unconfirmed');
+        }
       }, receiptTimeoutMs);
     } catch (e) {
       row.code = e.code || 'send_failed';
@@ -339,7 +453,16 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
   }
 
   function snapshotState() {
-    return { status: state.status, session_id: state.sessionId, socket_id: state.socketId, capabilities_status: state.capabilitiesStatus, support: state.support, attention: state.attention, automatic: state.automatic, error: state.error };
+    return {
+      status: state.status,
+      session_id: state.sessionId,
+      socket_id: state.socketId,
+      capabilities_status: state.capabilitiesStatus,
+      support: state.support,
+      attention: state.attention,
+      automatic: state.automatic,
+      error: state.error,
+    };
   }
 
   showToggle();
@@ -347,13 +470,19 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
 
   return {
     ready,
-    get state() { return snapshotState(); },
+    get state() {
+      return snapshotState();
+    },
     /** Submitted rows, oldest first, without DOM nodes. */
-    get rows() { return state.rows.map(({ li, status, timer, files, ...r }) => r); },
+    get rows() {
+      return state.rows.map(({ li, status, timer, files, ...r }) => r);
+    },
     send,
     setAutomatic,
     /** Tests: use this context array for the next sends instead of a fresh snapshot (null: fresh again). */
-    pinContext(attachments) { state.pinned = attachments; },
+    pinContext(attachments) {
+      state.pinned = attachments;
+    },
     /** Byte length of the inline command a send of `text` builds now (the request id has a fixed length). */
     async inlineCommandBytes(text) {
       return utf8Length(JSON.stringify(buildCommand(`req-${randomId()}`, text, await contextFor(), null)));
@@ -361,9 +490,14 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
     chooseDelivery,
     /** Tests: the receipt timeout of the next sends, in ms (a short one proves `unconfirmed`, then a
      *  later send that must be `received` gets a long one, so a slow machine cannot fail it). */
-    setReceiptTimeout(ms) { if (Number.isFinite(ms) && ms > 0) receiptTimeoutMs = ms; return receiptTimeoutMs; },
+    setReceiptTimeout(ms) {
+      if (Number.isFinite(ms) && ms > 0) receiptTimeoutMs = ms;
+      return receiptTimeoutMs;
+    },
     /** Tests: close the socket (the next sends are Undelivered, never retried). */
-    disconnect() { if (socket) socket.close(); },
+    disconnect() {
+      if (socket) socket.close();
+    },
     /** Rejoin the same session on a new socket; resolves with the new socket id. */
     reconnect() {
       if (!token || !state.sessionId) return Promise.resolve(null);
@@ -371,17 +505,21 @@ export function attachSession({ form, input, toggle, log, uploads, onActionReque
       const before = state.socketId;
       open(url);
       return new Promise((resolve) => {
-        const poll = () => (state.socketId !== before && state.status === 'open' ? resolve(state.socketId) : setTimeout(poll, 20));
+        const poll = () =>
+          state.socketId !== before && state.status === 'open' ? resolve(state.socketId) : setTimeout(poll, 20);
         poll();
       });
     },
     prepareCapture,
     removeFile,
     /** The composer's files (prepared captures), without DOM nodes. */
-    get files() { return state.files.map(({ li, ...f }) => f); },
+    get files() {
+      return state.files.map(({ li, ...f }) => f);
+    },
     /** Sends one UI action result envelope on the Session socket (overlay.js). */
     sendActionResult(result) {
-      if (socket && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ type: 'session_ui_action_result', session_id: state.sessionId, data: result }));
+      if (socket && socket.readyState === WebSocket.OPEN)
+        socket.send(JSON.stringify({ type: 'session_ui_action_result', session_id: state.sessionId, data: result }));
     },
   };
 }

@@ -35,12 +35,18 @@ const state = {
 };
 
 let resolveReady;
-const ready = new Promise((resolve) => { resolveReady = resolve; });
+const ready = new Promise((resolve) => {
+  resolveReady = resolve;
+});
 
 window.__hostErrors = state.errors;
 window.__host = {
-  get layout() { return state.layout; },
-  get engine() { return state.engine; },
+  get layout() {
+    return state.layout;
+  },
+  get engine() {
+    return state.engine;
+  },
   errors: state.errors,
   /** Resolves once every mounted realm reported loaded: `{layout, engine, ok, errors, mounts}`. */
   ready,
@@ -98,7 +104,11 @@ function childOrigin() {
   const meta = document.querySelector('meta[name="wippy-child-origin"]');
   const value = meta && meta.content;
   if (value && /^https?:\/\/[^/]+$/.test(value)) return value;
-  reportError({ kind: 'config', message: 'meta wippy-child-origin is missing or was not replaced by the server; cross-origin apps fall back to the Host origin' });
+  reportError({
+    kind: 'config',
+    message:
+      'meta wippy-child-origin is missing or was not replaced by the server; cross-origin apps fall back to the Host origin',
+  });
   return location.origin;
 }
 
@@ -111,16 +121,42 @@ function childOrigin() {
  */
 const ARTIFACTS = {
   'leaf-left': { app: 'leaf', query: 'side=left', width: 240, height: 120, label: 'Left leaf', landmark: 'boundary' },
-  'leaf-right': { app: 'leaf', query: 'side=right', width: 240, height: 120, label: 'Right leaf', landmark: 'right-leaf-artifact' },
+  'leaf-right': {
+    app: 'leaf',
+    query: 'side=right',
+    width: 240,
+    height: 120,
+    label: 'Right leaf',
+    landmark: 'right-leaf-artifact',
+  },
   'bridge': { app: 'bridge', width: 480, height: 150, label: 'Bridge', landmark: 'bridge-artifact' },
   'closed-shadow': { srcdoc: true, width: 208, height: 96, label: 'Closed shadow', landmark: 'closed-shadow-artifact' },
   // Optional extras, mounted only when named in ?extras=a,b (at the end of the tools page).
-  'no-runtime': { app: 'plain', query: 'attention=off', noRuntime: true, iframeOnly: true, extra: true, width: 208, height: 64, label: 'No runtime', landmark: 'no-runtime-artifact' },
+  'no-runtime': {
+    app: 'plain',
+    query: 'attention=off',
+    noRuntime: true,
+    iframeOnly: true,
+    extra: true,
+    width: 208,
+    height: 64,
+    label: 'No runtime',
+    landmark: 'no-runtime-artifact',
+  },
   // An app with an iframe of its own: a grandchild realm (inside an OOPIF, or inside a fragment).
   'nest': { app: 'nest', extra: true, width: 208, height: 96, label: 'Nest', landmark: 'nest-artifact' },
   // An iframe created blank: the Host runs the runtime in its initial about:blank document, then
   // navigates it same-origin to apps/plain.html (the browser keeps the Window; issue 7).
-  'blank-nav': { app: 'plain', blankNav: true, iframeOnly: true, extra: true, width: 208, height: 64, label: 'Blank then navigated', landmark: 'blank-nav-artifact' },
+  'blank-nav': {
+    app: 'plain',
+    blankNav: true,
+    iframeOnly: true,
+    extra: true,
+    width: 208,
+    height: 64,
+    label: 'Blank then navigated',
+    landmark: 'blank-nav-artifact',
+  },
   // Omission extras (pages/README.md "Omission extras"): 100x64 Child-origin iframes of apps/peer.html in
   // both engines, mounted side by side in the order named, so a point on the shared edge of a failing
   // extra and `sibling` samples both.
@@ -151,13 +187,31 @@ function realmExtras(counts) {
   for (const n of counts) {
     for (const grand of [false, true]) {
       const id = `realms-${n}` + (grand ? '-grand' : '');
-      out[id] = { app: 'peer', realms: n, cell: grand ? 'grand' : '1', iframeOnly: true, extra: true, width: 128, height: 128,
-        label: `${n} child realms` + (grand ? ' with grandchildren' : ''), landmark: `${id}-artifact` };
+      out[id] = {
+        app: 'peer',
+        realms: n,
+        cell: grand ? 'grand' : '1',
+        iframeOnly: true,
+        extra: true,
+        width: 128,
+        height: 128,
+        label: `${n} child realms` + (grand ? ' with grandchildren' : ''),
+        landmark: `${id}-artifact`,
+      };
     }
   }
   // One 128x128 child realm tiled with 4x4 px buttons (point, candidate and byte limits of one grant).
-  out['realms-buttons'] = { app: 'peer', realms: 1, cell: 'buttons', iframeOnly: true, extra: true, width: 128, height: 128,
-    label: 'One realm of 4x4 buttons', landmark: 'realms-buttons-artifact' };
+  out['realms-buttons'] = {
+    app: 'peer',
+    realms: 1,
+    cell: 'buttons',
+    iframeOnly: true,
+    extra: true,
+    width: 128,
+    height: 128,
+    label: 'One realm of 4x4 buttons',
+    landmark: 'realms-buttons-artifact',
+  };
   return out;
 }
 
@@ -165,8 +219,18 @@ function omissionExtras(list) {
   const out = {};
   for (const [id, e] of Object.entries(list)) {
     out[id] = {
-      app: 'peer', query: `name=${id}` + (e.query ? `&${e.query}` : ''), iframeOnly: true, extra: true, width: 100, height: 64,
-      label: e.label, landmark: `${id}-artifact`, noRuntime: !!e.noRuntime, sandbox: e.sandbox, style: e.style, testHooks: !!e.testHooks,
+      app: 'peer',
+      query: `name=${id}` + (e.query ? `&${e.query}` : ''),
+      iframeOnly: true,
+      extra: true,
+      width: 100,
+      height: 64,
+      label: e.label,
+      landmark: `${id}-artifact`,
+      noRuntime: !!e.noRuntime,
+      sandbox: e.sandbox,
+      style: e.style,
+      testHooks: !!e.testHooks,
     };
   }
   return out;
@@ -184,12 +248,22 @@ const CORPUS = (() => {
   if (!name) return null;
   const mount = params.get('mount') || 'cross-origin';
   if (!CORPORA.includes(name) || !MOUNTS.includes(mount)) {
-    reportError({ kind: 'config', message: `corpus \`${name}\` / mount \`${mount}\` unknown (corpora: ${CORPORA.join(', ')}; mounts: ${MOUNTS.join(', ')})` });
+    reportError({
+      kind: 'config',
+      message: `corpus \`${name}\` / mount \`${mount}\` unknown (corpora: ${CORPORA.join(', ')}; mounts: ${MOUNTS.join(', ')})`,
+    });
     return null;
   }
   const id = `corpus-${name}`;
-  ARTIFACTS[id] = { app: id, width: 480, height: 400, label: `Corpus ${name}`, landmark: 'corpus-artifact',
-    sameOrigin: mount === 'same-origin', iframeOnly: mount !== 'fragment' };
+  ARTIFACTS[id] = {
+    app: id,
+    width: 480,
+    height: 400,
+    label: `Corpus ${name}`,
+    landmark: 'corpus-artifact',
+    sameOrigin: mount === 'same-origin',
+    iframeOnly: mount !== 'fragment',
+  };
   if (mount === 'fragment' && params.get('engine') !== 'fragment') {
     reportError({ kind: 'config', message: 'corpus mount `fragment` needs engine=fragment' });
   }
@@ -210,7 +284,9 @@ const GEOMETRY = {
   /** transform: scale() on the left leaf's iframe / web-fragment. */
   'scale-frame': { css: `${LEFT_FRAME} { transform: scale(0.8); transform-origin: 0 0; }` },
   /** scale with translate on the left leaf's iframe / web-fragment. */
-  'scale-translate-frame': { css: `${LEFT_FRAME} { transform: translate(12px, 6px) scale(0.8); transform-origin: 0 0; }` },
+  'scale-translate-frame': {
+    css: `${LEFT_FRAME} { transform: translate(12px, 6px) scale(0.8); transform-origin: 0 0; }`,
+  },
   /** scale on the panel holding the home page (managed `main`, compat `page-area`). */
   'scale-panel': { css: `${HOME_PANEL} { transform: scale(0.9); transform-origin: 0 0; }` },
   /** the page scrolled by 40px (the body made taller than the viewport). */
@@ -218,19 +294,29 @@ const GEOMETRY = {
   /** the home panel scrolled by 40px (extra space at the end of its page body). */
   'scroll-panel': {
     css: `:is(${HOME_PANEL}) .page-body::after { content: ''; display: block; height: 400px; }`,
-    scroll: () => { for (const el of document.querySelectorAll(HOME_PANEL)) el.scrollTop = 40; },
+    scroll: () => {
+      for (const el of document.querySelectorAll(HOME_PANEL)) el.scrollTop = 40;
+    },
   },
   /** border and padding on the left leaf's iframe (its content box shrinks inside the same artifact). */
-  'border-frame': { css: '[data-wippy-artifact-id="leaf-left"] > iframe { border: 7px solid #345; padding: 5px 9px; box-sizing: border-box; }' },
+  'border-frame': {
+    css: '[data-wippy-artifact-id="leaf-left"] > iframe { border: 7px solid #345; padding: 5px 9px; box-sizing: border-box; }',
+  },
   /** rotation / skew on the left leaf's iframe: unsupported for point mapping. */
   'rotate-frame': { css: `${LEFT_FRAME} { transform: rotate(4deg); }` },
   'skew-frame': { css: `${LEFT_FRAME} { transform: skewX(8deg); }` },
 };
-const VARIANTS = (params.get('geometry') || '').split(',').filter(Boolean).filter((id) => {
-  if (GEOMETRY[id]) return true;
-  reportError({ kind: 'config', message: `unknown geometry variant \`${id}\` (known: ${Object.keys(GEOMETRY).join(', ')})` });
-  return false;
-});
+const VARIANTS = (params.get('geometry') || '')
+  .split(',')
+  .filter(Boolean)
+  .filter((id) => {
+    if (GEOMETRY[id]) return true;
+    reportError({
+      kind: 'config',
+      message: `unknown geometry variant \`${id}\` (known: ${Object.keys(GEOMETRY).join(', ')})`,
+    });
+    return false;
+  });
 
 function applyGeometry() {
   if (VARIANTS.length === 0) return;
@@ -242,20 +328,30 @@ function applyGeometry() {
 }
 
 /** `?extras=no-runtime,...`: optional artifacts; unknown names are reported as `config` errors. */
-const EXTRAS = (params.get('extras') || '').split(',').filter(Boolean).filter((id) => {
-  if (ARTIFACTS[id] && ARTIFACTS[id].extra) return true;
-  reportError({ kind: 'config', message: `unknown extra \`${id}\` (known: ${Object.keys(ARTIFACTS).filter((k) => ARTIFACTS[k].extra).join(', ')})` });
-  return false;
-});
+const EXTRAS = (params.get('extras') || '')
+  .split(',')
+  .filter(Boolean)
+  .filter((id) => {
+    if (ARTIFACTS[id] && ARTIFACTS[id].extra) return true;
+    reportError({
+      kind: 'config',
+      message: `unknown extra \`${id}\` (known: ${Object.keys(ARTIFACTS)
+        .filter((k) => ARTIFACTS[k].extra)
+        .join(', ')})`,
+    });
+    return false;
+  });
 
 /** Pages: titled lists of sections; a section is a row of artifacts or the Host-document privacy probes. */
 const PAGES = {
   home: {
     title: 'Home',
-    sections: CORPUS ? [{ label: 'Component corpus', artifacts: [CORPUS.id] }] : [
-      { label: 'Edge-to-edge children', artifacts: ['leaf-left', 'leaf-right'] },
-      { label: 'Nested bridge', artifacts: ['bridge'] },
-    ],
+    sections: CORPUS
+      ? [{ label: 'Component corpus', artifacts: [CORPUS.id] }]
+      : [
+          { label: 'Edge-to-edge children', artifacts: ['leaf-left', 'leaf-right'] },
+          { label: 'Nested bridge', artifacts: ['bridge'] },
+        ],
   },
   tools: {
     title: 'Tools',
@@ -322,30 +418,55 @@ function createMount(artifactId) {
     // `mount-<artifact>-<i>`, row-major.
     const k = Math.round(Math.sqrt(spec.realms));
     const size = spec.width / k;
-    el = h('div', { class: 'realms', 'data-landmark': `${artifactId}-frame`, style: `position:relative;width:${spec.width}px;height:${spec.height}px` });
+    el = h('div', {
+      class: 'realms',
+      'data-landmark': `${artifactId}-frame`,
+      style: `position:relative;width:${spec.width}px;height:${spec.height}px`,
+    });
     const loads = [];
     for (let i = 0; i < spec.realms; i++) {
-      const frame = h('iframe', { title: `Realm ${i}`, src: `${state.childOrigin}/apps/peer.html?name=rl-${i}&cell=${spec.cell}`,
-        'data-wippy-mount-id': `${mountId}-${i}`, 'data-landmark': `rl-${i}-frame`,
-        style: `position:absolute;border:0;margin:0;padding:0;left:${(i % k) * size}px;top:${Math.floor(i / k) * size}px;width:${size}px;height:${size}px` });
+      const frame = h('iframe', {
+        title: `Realm ${i}`,
+        src: `${state.childOrigin}/apps/peer.html?name=rl-${i}&cell=${spec.cell}`,
+        'data-wippy-mount-id': `${mountId}-${i}`,
+        'data-landmark': `rl-${i}-frame`,
+        style: `position:absolute;border:0;margin:0;padding:0;left:${(i % k) * size}px;top:${Math.floor(i / k) * size}px;width:${size}px;height:${size}px`,
+      });
       loads.push(new Promise((resolve) => frame.addEventListener('load', resolve, { once: true })));
       el.append(frame);
     }
     loaded = Promise.all(loads);
   } else if (state.engine === 'fragment' && !spec.iframeOnly) {
     const src = `/fragments/${spec.app}/` + (spec.query ? `?${spec.query}` : '');
-    el = h('web-fragment', { 'fragment-id': artifactId, src, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    el = h('web-fragment', {
+      'fragment-id': artifactId,
+      src,
+      'data-wippy-mount-id': mountId,
+      'data-landmark': `${artifactId}-frame`,
+    });
     loaded = new Promise((resolve) => state.pending.set(artifactId, resolve));
   } else {
     const origin = spec.sameOrigin ? location.origin : state.childOrigin;
     const src = `${origin}/apps/${spec.app}.html` + (spec.query ? `?${spec.query}` : '');
     // The Host knows which of its mounts it serves without the runtime (`?attention=off`) and says so
     // (`data-wippy-runtime="absent"`), so nobody waits 50 discovery attempts for a grant that cannot come.
-    el = h('iframe', { title: spec.label, src, sandbox: spec.sandbox, 'data-wippy-runtime': spec.noRuntime ? 'absent' : null,
-      'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
+    el = h('iframe', {
+      title: spec.label,
+      src,
+      sandbox: spec.sandbox,
+      'data-wippy-runtime': spec.noRuntime ? 'absent' : null,
+      'data-wippy-mount-id': mountId,
+      'data-landmark': `${artifactId}-frame`,
+    });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
   }
-  const mount = { artifactId, mountId, engine: el.localName === 'web-fragment' ? 'fragment' : 'iframe', element: el, loaded };
+  const mount = {
+    artifactId,
+    mountId,
+    engine: el.localName === 'web-fragment' ? 'fragment' : 'iframe',
+    element: el,
+    loaded,
+  };
   state.mounts = state.mounts.filter((m) => m.artifactId !== artifactId);
   state.mounts.push(mount);
   return el;
@@ -372,12 +493,15 @@ function blankThenNavigate(el, url) {
     queueMicrotask(() => {
       const blank = el.isConnected && el.contentDocument;
       if (!blank || el.contentWindow.location.href !== 'about:blank') {
-        reportError({ kind: 'mount', message: 'blank-nav: the iframe showed no initial about:blank document' }); resolve(); return;
+        reportError({ kind: 'mount', message: 'blank-nav: the iframe showed no initial about:blank document' });
+        resolve();
+        return;
       }
       const script = blank.createElement('script');
       script.textContent = runtimeSource;
       (blank.head || blank.documentElement || blank).appendChild(script);
-      if (!el.contentWindow.__wippyAttentionRuntime) reportError({ kind: 'mount', message: 'blank-nav: the runtime did not start in about:blank' });
+      if (!el.contentWindow.__wippyAttentionRuntime)
+        reportError({ kind: 'mount', message: 'blank-nav: the runtime did not start in about:blank' });
       // A mark on the about:blank global: still there after the navigation only if the Window was kept.
       el.contentWindow.__wippyBlankWindowMark = true;
       el.addEventListener('load', function onLoad() {
@@ -396,7 +520,10 @@ function blankThenNavigate(el, url) {
 document.addEventListener('wippy-app-ready', (e) => {
   const id = e.target && e.target.getAttribute && e.target.getAttribute('fragment-id');
   const resolve = id && state.pending.get(id);
-  if (resolve) { state.pending.delete(id); resolve(); }
+  if (resolve) {
+    state.pending.delete(id);
+    resolve();
+  }
 });
 
 // Test-only hook for the misbehaving peers (apps/peer-fake.js): an extra declared with `testHooks` may
@@ -428,7 +555,8 @@ async function remount(artifactId) {
 /** srcdoc HTML: the runtime script FIRST (as Wippy's Host puts proxy.js first), then the app. */
 function closedShadowSrcdoc() {
   const runtime = `${location.origin}/runtime/attention.js`;
-  return '<!doctype html><html lang="en"><head>' +
+  return (
+    '<!doctype html><html lang="en"><head>' +
     `<script src="${runtime}"></script>` +
     '<meta charset="utf-8"><title>Closed shadow app</title><style>' +
     'html,body{margin:0;padding:0}' +
@@ -442,7 +570,8 @@ function closedShadowSrcdoc() {
     '</div>' +
     `<script src="${location.origin}/apps/leaf-log.js"></script>` +
     `<script>(${closedShadowApp.toString()})();</script>` +
-    '</body></html>';
+    '</body></html>'
+  );
 }
 
 /** Runs inside the srcdoc realm (serialized with toString: no outer references). */
@@ -453,7 +582,8 @@ function closedShadowApp() {
     constructor() {
       super();
       closedRoot = this.attachShadow({ mode: 'closed' });
-      closedRoot.innerHTML = '<style>' +
+      closedRoot.innerHTML =
+        '<style>' +
         ':host{display:block}' +
         '.leaf{display:block;width:120px;height:32px;margin:0;padding:0;border:0;border-radius:0;box-sizing:border-box;' +
         'font:12px/14px system-ui,sans-serif;color:#fff;background:#6b3b98;cursor:pointer}' +
@@ -467,7 +597,9 @@ function closedShadowApp() {
   customElements.define('wippy-closed-fixture', ClosedFixture);
 
   // Ground truth (pages/apps/leaf-log.js), listeners inside the closed root.
-  window.__installLeafLog(closedRoot, function () { return closedRoot.querySelector('[data-landmark="closed-shadow-leaf"]'); });
+  window.__installLeafLog(closedRoot, function () {
+    return closedRoot.querySelector('[data-landmark="closed-shadow-leaf"]');
+  });
   window.__installLandmarkRect(closedRoot);
   window.__appReady = true;
 }
@@ -493,55 +625,118 @@ function renderPageBody(pageId) {
 /** Host-document privacy probes (the child-realm ones live in apps/leaf.html?side=left). */
 function hostProbes() {
   const password = h('input', {
-    type: 'password', name: 'host-password', autocomplete: 'off',
-    'aria-label': 'Host probe password', 'data-landmark': 'host-probe-password',
+    type: 'password',
+    name: 'host-password',
+    autocomplete: 'off',
+    'aria-label': 'Host probe password',
+    'data-landmark': 'host-probe-password',
   });
   password.value = 'CANARY-PASSWORD-HOST';
-  return h('div', { class: 'probes', 'data-landmark': 'host-privacy-probes' },
+  return h(
+    'div',
+    { class: 'probes', 'data-landmark': 'host-privacy-probes' },
     password,
     h('div', { 'data-wippy-attention': 'exclude', 'data-landmark': 'host-probe-exclude' }, 'CANARY-EXCLUDE-HOST'),
-    h('div', { 'data-wippy-attention': 'redact', 'data-landmark': 'host-probe-redact' }, 'CANARY-REDACT-HOST'));
+    h('div', { 'data-wippy-attention': 'redact', 'data-landmark': 'host-probe-redact' }, 'CANARY-REDACT-HOST'),
+  );
 }
 
 function renderNav() {
-  const items = [['#home', 'Home', true], ['#tools', 'Tools', false], ['#settings', 'Settings', false]];
-  return h('div', { 'data-landmark': 'nav' },
+  const items = [
+    ['#home', 'Home', true],
+    ['#tools', 'Tools', false],
+    ['#settings', 'Settings', false],
+  ];
+  return h(
+    'div',
+    { 'data-landmark': 'nav' },
     h('h2', { class: 'panel-title' }, 'Navigation'),
-    h('ul', { class: 'nav-list' }, ...items.map(([href, text, current]) =>
-      h('li', {}, h('a', { href, 'aria-current': current ? 'page' : null, 'data-landmark': `nav-${text.toLowerCase()}` }, text)))));
+    h(
+      'ul',
+      { class: 'nav-list' },
+      ...items.map(([href, text, current]) =>
+        h(
+          'li',
+          {},
+          h('a', { href, 'aria-current': current ? 'page' : null, 'data-landmark': `nav-${text.toLowerCase()}` }, text),
+        ),
+      ),
+    ),
+  );
 }
 
 function renderChat() {
-  const input = h('textarea', { name: 'message', rows: '3', 'aria-label': 'Message', placeholder: 'Message', 'data-landmark': 'composer-input' });
+  const input = h('textarea', {
+    name: 'message',
+    rows: '3',
+    'aria-label': 'Message',
+    placeholder: 'Message',
+    'data-landmark': 'composer-input',
+  });
   input.value = 'CANARY-COMPOSER-DRAFT';
   // Inside the composer, over the empty left part of the Send row: nothing sampled moves.
-  const toggle = h('button', { type: 'button', class: 'composer-context', 'aria-pressed': 'false', disabled: true, 'data-landmark': 'composer-context-toggle' }, 'Context: off');
-  const form = h('form', { class: 'composer', 'data-wippy-composer': true, 'data-landmark': 'composer', 'aria-label': 'Message composer' },
-    h('ul', { class: 'composer-uploads', 'aria-label': 'Attached files', 'data-landmark': 'composer-uploads' },
-      h('li', {}, 'CANARY-COMPOSER-UPLOAD.png')),
+  const toggle = h(
+    'button',
+    {
+      type: 'button',
+      class: 'composer-context',
+      'aria-pressed': 'false',
+      disabled: true,
+      'data-landmark': 'composer-context-toggle',
+    },
+    'Context: off',
+  );
+  const form = h(
+    'form',
+    { class: 'composer', 'data-wippy-composer': true, 'data-landmark': 'composer', 'aria-label': 'Message composer' },
+    h(
+      'ul',
+      { class: 'composer-uploads', 'aria-label': 'Attached files', 'data-landmark': 'composer-uploads' },
+      h('li', {}, 'CANARY-COMPOSER-UPLOAD.png'),
+    ),
     input,
     toggle,
-    h('button', { type: 'submit', 'data-landmark': 'composer-send' }, 'Send'));
+    h('button', { type: 'submit', 'data-landmark': 'composer-send' }, 'Send'),
+  );
   const send = form.querySelector('button[type=submit]');
-  const log = h('ul', { class: 'chat-log', 'aria-label': 'Conversation' },
-    h('li', {}, 'Assistant: point at something and ask about it.'));
+  const log = h(
+    'ul',
+    { class: 'chat-log', 'aria-label': 'Conversation' },
+    h('li', {}, 'Assistant: point at something and ask about it.'),
+  );
   let session = null;
-  const overlay = attachOverlay({ enabled: AGENT_ACTIONS_ENABLED, send: (r) => session && session.sendActionResult(r),
-    prepareCapture: (cap, meta) => session.prepareCapture(cap, meta) });
-  session = attachSession({ form, input, toggle, log, uploads: form.querySelector('.composer-uploads'), onActionRequest: (req) => overlay.handle(req), onActionCancel: (d) => overlay.cancelled(d), onSocketClosed: () => overlay.disconnected() });
+  const overlay = attachOverlay({
+    enabled: AGENT_ACTIONS_ENABLED,
+    send: (r) => session && session.sendActionResult(r),
+    prepareCapture: (cap, meta) => session.prepareCapture(cap, meta),
+  });
+  session = attachSession({
+    form,
+    input,
+    toggle,
+    log,
+    uploads: form.querySelector('.composer-uploads'),
+    onActionRequest: (req) => overlay.handle(req),
+    onActionCancel: (d) => overlay.cancelled(d),
+    onSocketClosed: () => overlay.disconnected(),
+  });
   window.__host.session = session;
   window.__host.overlay = overlay;
   // The Host's agent-actions setting, changed at run time (as a settings change or policy would):
   // the runtime stops issuing action_refs, the next message's runtime_context reports it, and an
   // active overlay ends `permission-denied`.
   window.__host.setAgentActions = (on) => {
-    if (window.wippyAttention && typeof window.wippyAttention.configure === 'function') window.wippyAttention.configure({ agent_actions_enabled: !!on });
+    if (window.wippyAttention && typeof window.wippyAttention.configure === 'function')
+      window.wippyAttention.configure({ agent_actions_enabled: !!on });
     overlay.setEnabled(!!on);
     return !!on;
   };
   input.addEventListener('keydown', (e) => {
     // Only a trusted Enter sends (an untrusted one is ignored, as the runtime ignores untrusted input).
-    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.isTrusted) { e.preventDefault(); form.requestSubmit(); }
+    if (e.key === 'Enter' && !e.shiftKey && !e.isComposing && e.isTrusted) {
+      e.preventDefault();
+      form.requestSubmit();
+    }
   });
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -563,10 +758,13 @@ function renderChat() {
     send.disabled = false;
     input.focus();
   };
-  return h('div', { class: 'chat-region', style: 'height:100%', 'data-landmark': 'chat' },
+  return h(
+    'div',
+    { class: 'chat-region', style: 'height:100%', 'data-landmark': 'chat' },
     h('h2', { class: 'panel-title' }, 'Chat'),
     log,
-    form);
+    form,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -582,9 +780,13 @@ const SIZE = /^(\d+(?:\.\d+)?)(px|fr)$/;
  */
 export function validateDeclaration(decl, layoutName = 'default') {
   const errors = [];
-  const err = (kind, message, panelId) => errors.push(panelId === undefined ? { kind, message } : { kind, message, panelId });
+  const err = (kind, message, panelId) =>
+    errors.push(panelId === undefined ? { kind, message } : { kind, message, panelId });
   const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-  if (!isObj(decl) || !isObj(decl.layout)) { err('invalid-declaration', 'the declaration must be an object with a `layout` object'); return errors; }
+  if (!isObj(decl) || !isObj(decl.layout)) {
+    err('invalid-declaration', 'the declaration must be an object with a `layout` object');
+    return errors;
+  }
   const { layouts, panels } = decl.layout;
   if (!isObj(layouts)) err('invalid-declaration', '`layout.layouts` must be an object');
   if (!isObj(panels)) err('invalid-declaration', '`layout.panels` must be an object');
@@ -592,34 +794,67 @@ export function validateDeclaration(decl, layoutName = 'default') {
 
   const pagesUsed = new Map();
   for (const [panelId, panel] of Object.entries(panels)) {
-    if (!isObj(panel) || typeof panel.id !== 'string') { err('invalid-panel', `panel \`${panelId}\` needs {kind, id}`, panelId); continue; }
+    if (!isObj(panel) || typeof panel.id !== 'string') {
+      err('invalid-panel', `panel \`${panelId}\` needs {kind, id}`, panelId);
+      continue;
+    }
     if (panel.kind === 'builtin') {
-      if (!BUILTINS[panel.id]) err('unknown-builtin', `panel \`${panelId}\`: no builtin \`${panel.id}\` (known: ${Object.keys(BUILTINS).join(', ')})`, panelId);
+      if (!BUILTINS[panel.id])
+        err(
+          'unknown-builtin',
+          `panel \`${panelId}\`: no builtin \`${panel.id}\` (known: ${Object.keys(BUILTINS).join(', ')})`,
+          panelId,
+        );
     } else if (panel.kind === 'page') {
-      if (!PAGES[panel.id]) err('unknown-page', `panel \`${panelId}\`: no page \`${panel.id}\` (known: ${Object.keys(PAGES).join(', ')})`, panelId);
-      else if (pagesUsed.has(panel.id)) err('duplicate-page', `panel \`${panelId}\`: page \`${panel.id}\` is already mounted by panel \`${pagesUsed.get(panel.id)}\``, panelId);
+      if (!PAGES[panel.id])
+        err(
+          'unknown-page',
+          `panel \`${panelId}\`: no page \`${panel.id}\` (known: ${Object.keys(PAGES).join(', ')})`,
+          panelId,
+        );
+      else if (pagesUsed.has(panel.id))
+        err(
+          'duplicate-page',
+          `panel \`${panelId}\`: page \`${panel.id}\` is already mounted by panel \`${pagesUsed.get(panel.id)}\``,
+          panelId,
+        );
       else pagesUsed.set(panel.id, panelId);
     } else {
-      err('invalid-panel', `panel \`${panelId}\`: kind must be \`builtin\` or \`page\`, not \`${panel.kind}\``, panelId);
+      err(
+        'invalid-panel',
+        `panel \`${panelId}\`: kind must be \`builtin\` or \`page\`, not \`${panel.kind}\``,
+        panelId,
+      );
     }
   }
 
   const root = layouts[layoutName];
-  if (!isObj(root)) { err('missing-layout', `no layout \`${layoutName}\` in \`layout.layouts\``); return errors; }
+  if (!isObj(root)) {
+    err('missing-layout', `no layout \`${layoutName}\` in \`layout.layouts\``);
+    return errors;
+  }
   const seen = new Set();
   let mains = 0;
   const walk = (node, where) => {
-    if (!['horizontal', 'vertical'].includes(node.direction)) err('invalid-direction', `${where}: direction must be \`horizontal\` or \`vertical\``);
-    if (!Array.isArray(node.children) || node.children.length === 0) { err('invalid-children', `${where}: children must be a non-empty array`); return; }
+    if (!['horizontal', 'vertical'].includes(node.direction))
+      err('invalid-direction', `${where}: direction must be \`horizontal\` or \`vertical\``);
+    if (!Array.isArray(node.children) || node.children.length === 0) {
+      err('invalid-children', `${where}: children must be a non-empty array`);
+      return;
+    }
     node.children.forEach((child, i) => {
       const at = `${where}.children[${i}]`;
-      if (!isObj(child)) { err('invalid-children', `${at}: must be an object`); return; }
+      if (!isObj(child)) {
+        err('invalid-children', `${at}: must be an object`);
+        return;
+      }
       const panelId = typeof child.panel === 'string' ? child.panel : undefined;
       if (child.size !== undefined && !(typeof child.size === 'string' && SIZE.test(child.size))) {
         err('invalid-size', `${at}: size \`${child.size}\` must look like \`240px\` or \`1fr\``, panelId);
       }
       if (panelId !== undefined) {
-        if (!isObj(panels[panelId])) err('unknown-panel', `${at}: panel \`${panelId}\` is not declared in \`layout.panels\``, panelId);
+        if (!isObj(panels[panelId]))
+          err('unknown-panel', `${at}: panel \`${panelId}\` is not declared in \`layout.panels\``, panelId);
         if (seen.has(panelId)) err('duplicate-panel', `${at}: panel \`${panelId}\` is placed twice`, panelId);
         seen.add(panelId);
         if (child.main === true) mains += 1;
@@ -660,9 +895,16 @@ function renderManagedNode(node, panels) {
 }
 
 function renderPanel(panelId, panel, style) {
-  const kindClass = panel.kind === 'page'
-    ? (panel.id === 'home' ? 'page-region' : 'tools-region')
-    : (panel.id === '@HOST/chat' ? 'chat-region' : panel.id === '@HOST/nav-sidebar' ? 'nav-region' : '');
+  const kindClass =
+    panel.kind === 'page'
+      ? panel.id === 'home'
+        ? 'page-region'
+        : 'tools-region'
+      : panel.id === '@HOST/chat'
+        ? 'chat-region'
+        : panel.id === '@HOST/nav-sidebar'
+          ? 'nav-region'
+          : '';
   const el = h('section', {
     class: `region ${kindClass}`,
     style,
@@ -676,24 +918,42 @@ function renderPanel(panelId, panel, style) {
     el.append(BUILTINS[panel.id]());
   } else {
     el.append(h('h2', { class: 'panel-title' }, PAGES[panel.id].title));
-    const page = h('div', {
-      class: 'page',
-      'data-wippy-kind': 'page',
-      'data-wippy-page-id': panel.id,
-      'data-wippy-mount-id': `page-${panel.id}`,
-      'data-wippy-label': PAGES[panel.id].title,
-      'data-landmark': `page-${panel.id}`,
-    }, renderPageBody(panel.id));
+    const page = h(
+      'div',
+      {
+        class: 'page',
+        'data-wippy-kind': 'page',
+        'data-wippy-page-id': panel.id,
+        'data-wippy-mount-id': `page-${panel.id}`,
+        'data-wippy-label': PAGES[panel.id].title,
+        'data-landmark': `page-${panel.id}`,
+      },
+      renderPageBody(panel.id),
+    );
     el.append(page);
   }
   return el;
 }
 
 function renderErrors() {
-  document.body.replaceChildren(h('section', { class: 'host-errors', role: 'alert', 'data-landmark': 'host-errors' },
-    h('h1', {}, 'Layout declaration rejected'),
-    h('ul', {}, ...state.errors.map((e) => h('li', { 'data-error-kind': e.kind, 'data-panel-id': e.panelId },
-      `${e.kind}: ${e.message}` + (e.panelId ? ` [panel ${e.panelId}]` : ''))))));
+  document.body.replaceChildren(
+    h(
+      'section',
+      { class: 'host-errors', role: 'alert', 'data-landmark': 'host-errors' },
+      h('h1', {}, 'Layout declaration rejected'),
+      h(
+        'ul',
+        {},
+        ...state.errors.map((e) =>
+          h(
+            'li',
+            { 'data-error-kind': e.kind, 'data-panel-id': e.panelId },
+            `${e.kind}: ${e.message}` + (e.panelId ? ` [panel ${e.panelId}]` : ''),
+          ),
+        ),
+      ),
+    ),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -702,7 +962,10 @@ function renderErrors() {
 async function prepareEngine() {
   const engine = params.get('engine') || 'iframe';
   if (!ENGINES.includes(engine)) {
-    reportError({ kind: 'invalid-engine', message: `engine must be one of ${ENGINES.join(', ')}, not \`${engine}\`; using iframe` });
+    reportError({
+      kind: 'invalid-engine',
+      message: `engine must be one of ${ENGINES.join(', ')}, not \`${engine}\`; using iframe`,
+    });
   } else {
     state.engine = engine;
   }
@@ -759,7 +1022,11 @@ export async function bootManaged() {
       const res = await fetch(new URL(`layouts/${name}.json`, import.meta.url), { cache: 'no-store' });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
       const text = await res.text();
-      try { decl = JSON.parse(text); } catch (e) { reportError({ kind: 'invalid-json', message: `layouts/${name}.json: ${e.message}` }); }
+      try {
+        decl = JSON.parse(text);
+      } catch (e) {
+        reportError({ kind: 'invalid-json', message: `layouts/${name}.json: ${e.message}` });
+      }
     } catch (e) {
       reportError({ kind: 'load-failed', message: `layouts/${name}.json: ${e.message}` });
     }

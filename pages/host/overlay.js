@@ -46,8 +46,18 @@ const REASON_FAILED = 'Host overlay failed';
 const REASON_REMOVED = 'overlay was removed by the page';
 const MOVE_TOLERANCE = 0.5;
 
-const TITLES = { highlight: 'Highlighted area', confirm: 'Confirm the target', select: 'Select a target', capture_visual: 'Add an image of this area' };
-const PRIMARY = { highlight: 'Done', confirm: 'Yes, that’s it', select: 'Use this area', capture_visual: 'Add image to message' };
+const TITLES = {
+  highlight: 'Highlighted area',
+  confirm: 'Confirm the target',
+  select: 'Select a target',
+  capture_visual: 'Add an image of this area',
+};
+const PRIMARY = {
+  highlight: 'Done',
+  confirm: 'Yes, that’s it',
+  select: 'Use this area',
+  capture_visual: 'Add image to message',
+};
 
 // The embedder's capture provider (the harness: harness/src/capture/provider.rs) is a binding
 // `window.__wippyCaptureProvider(json)` that answers through `window.__wippyCaptureAnswer(id, answer)`.
@@ -56,10 +66,14 @@ const pendingCaptures = new Map();
 let captureSeq = 0;
 window.__wippyCaptureAnswer = (id, answer) => {
   const resolve = pendingCaptures.get(id);
-  if (resolve) { pendingCaptures.delete(id); resolve(answer); }
+  if (resolve) {
+    pendingCaptures.delete(id);
+    resolve(answer);
+  }
 };
 function providerCapture(request) {
-  if (typeof window.__wippyCaptureProvider !== 'function') return Promise.resolve({ status: 'unavailable', reason: 'no capture provider' });
+  if (typeof window.__wippyCaptureProvider !== 'function')
+    return Promise.resolve({ status: 'unavailable', reason: 'no capture provider' });
   const id = ++captureSeq;
   return new Promise((resolve) => {
     pendingCaptures.set(id, resolve);
@@ -87,12 +101,25 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
   let active = null;
   const results = [];
 
-  function hostId() { return window.wippyAttention && window.wippyAttention.host_instance_id; }
+  function hostId() {
+    return window.wippyAttention && window.wippyAttention.host_instance_id;
+  }
 
   function envelope(req, status, extra) {
-    return Object.assign({ schema: 'wippy.ui-action.v1', message_type: 'result', result_id: `res-${randomId()}`,
-      in_reply_to_action_id: req.action_id, request_id: req.request_id, session_id: req.session_id,
-      host_instance_id: req.host_instance_id, completed_at: new Date().toISOString(), status }, extra || {});
+    return Object.assign(
+      {
+        schema: 'wippy.ui-action.v1',
+        message_type: 'result',
+        result_id: `res-${randomId()}`,
+        in_reply_to_action_id: req.action_id,
+        request_id: req.request_id,
+        session_id: req.session_id,
+        host_instance_id: req.host_instance_id,
+        completed_at: new Date().toISOString(),
+        status,
+      },
+      extra || {},
+    );
   }
 
   function respond(req, status, extra) {
@@ -114,19 +141,36 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     clearTimeout(a.expiry);
     if (a.watch) a.watch.disconnect();
     window.removeEventListener('keydown', a.onKey, true);
-    try { a.root.remove(); } catch (_) { /* already gone */ }
-    try { if (status) respond(a.req, status, extra); } catch (_) { /* the broker's expiry remains */ }
+    try {
+      a.root.remove();
+    } catch (_) {
+      /* already gone */
+    }
+    try {
+      if (status) respond(a.req, status, extra);
+    } catch (_) {
+      /* the broker's expiry remains */
+    }
     // The runtime knows the deep control (closed shadow roots, child realms); fall back to ours.
     let back = false;
-    try { back = window.wippyAttention && window.wippyAttention.returnFocus && window.wippyAttention.returnFocus(); } catch (_) { back = false; }
-    if (!back && a.previous && a.previous.isConnected && typeof a.previous.focus === 'function') a.previous.focus({ preventScroll: true });
+    try {
+      back = window.wippyAttention && window.wippyAttention.returnFocus && window.wippyAttention.returnFocus();
+    } catch (_) {
+      back = false;
+    }
+    if (!back && a.previous && a.previous.isConnected && typeof a.previous.focus === 'function')
+      a.previous.focus({ preventScroll: true });
   }
 
   /** Ends the active interaction (see `end`). */
-  function finish(status, extra) { end(active, status, extra); }
+  function finish(status, extra) {
+    end(active, status, extra);
+  }
 
   /** An internal failure of interaction `a`: exactly one `error` with a fixed reason (never the exception's text). */
-  function fail(a) { end(a, 'error', { reason: REASON_FAILED }); }
+  function fail(a) {
+    end(a, 'error', { reason: REASON_FAILED });
+  }
 
   /**
    * Wraps a handler of interaction `a` (event listener, timer): a throw, or a rejection of the
@@ -148,7 +192,11 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     a.root.style.pointerEvents = 'none';
     let p;
     try {
-      p = window.wippyAttention.snapshot({ point: { x: rect.x + rect.width / 2, y: rect.y + rect.height / 2 }, radius_css_px: 0, step_css_px: 1 });
+      p = window.wippyAttention.snapshot({
+        point: { x: rect.x + rect.width / 2, y: rect.y + rect.height / 2 },
+        radius_css_px: 0,
+        step_css_px: 1,
+      });
     } finally {
       a.root.style.pointerEvents = '';
     }
@@ -163,16 +211,24 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     // Sampled at the point now: a candidate only known from an earlier event keeps that event's
     // geometry and proves nothing about where the target is.
     const points = new Set(((snap.capture && snap.capture.points) || []).map((p) => p.point_id));
-    const c = (snap.candidates || []).find((x) => x.target_id === ref.target_id && (x.sample_point_ids || []).some((id) => points.has(id)));
+    const c = (snap.candidates || []).find(
+      (x) => x.target_id === ref.target_id && (x.sample_point_ids || []).some((id) => points.has(id)),
+    );
     if (!c || !c.action_ref) return { ok: false, reason: 'target is gone' };
     const now = c.action_ref;
-    if (now.mount_id !== ref.mount_id || now.generation !== ref.generation) return { ok: false, reason: 'target was remounted' };
+    if (now.mount_id !== ref.mount_id || now.generation !== ref.generation)
+      return { ok: false, reason: 'target was remounted' };
     if (now.path_digest !== ref.path_digest) return { ok: false, reason: 'target path changed' };
     return { ok: true, rect: now.rect };
   }
 
   function place(button, r) {
-    Object.assign(button.style, { left: `${r.x}px`, top: `${r.y}px`, width: `${Math.max(1, r.width)}px`, height: `${Math.max(1, r.height)}px` });
+    Object.assign(button.style, {
+      left: `${r.x}px`,
+      top: `${r.y}px`,
+      width: `${Math.max(1, r.width)}px`,
+      height: `${Math.max(1, r.height)}px`,
+    });
   }
 
   function moved(a, b) {
@@ -187,8 +243,14 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
 
   async function answer(a) {
     if (a.answering || a.done) return;
-    if (a.area) { await answerArea(a); return; }
-    if (a.mode === 'capture_visual') { await answerCapture(a); return; }
+    if (a.area) {
+      await answerArea(a);
+      return;
+    }
+    if (a.mode === 'capture_visual') {
+      await answerCapture(a);
+      return;
+    }
     const t = a.targets.find((x) => x.pressed) || (a.mode === 'highlight' ? a.targets[0] : null);
     if (!t) return; // confirm / select need a chosen target
     a.answering = true;
@@ -196,8 +258,14 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     const approved = approval ? approval.rect : Object.assign({}, t.shown);
     const v = await revalidate(a, t);
     if (a.done) return;
-    if (!v.ok) { finish('stale', { reason: v.reason }); return; }
-    if (moved(v.rect, approved)) { finish('stale', { reason: 'target moved beyond the approved rect' }); return; }
+    if (!v.ok) {
+      finish('stale', { reason: v.reason });
+      return;
+    }
+    if (moved(v.rect, approved)) {
+      finish('stale', { reason: 'target moved beyond the approved rect' });
+      return;
+    }
     const status = a.mode === 'select' ? 'selected' : 'confirmed';
     finish(status, { selected_target: Object.assign({}, t.ref, { rect: v.rect }) });
   }
@@ -213,7 +281,10 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     const snap = await freshAt(a, r);
     if (a.done) return;
     const c = (snap.candidates || []).find((x) => x.action_ref);
-    if (!c) { finish('stale', { reason: 'no target under the selected area' }); return; }
+    if (!c) {
+      finish('stale', { reason: 'no target under the selected area' });
+      return;
+    }
     finish('selected', { selected_target: Object.assign({}, c.action_ref, { rect: r }) });
   }
 
@@ -232,64 +303,133 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     // has been moved since: the provider checks the target is still there.
     const approval = a.approval && a.approval.find((x) => x.t === t);
     const approved = approval ? Object.assign({}, approval.rect) : Object.assign({}, t.shown);
-    const clip = a.scope === 'viewport' ? { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight }
-      : a.scope === 'region' ? Object.assign({}, a.region) : approved;
+    const clip =
+      a.scope === 'viewport'
+        ? { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight }
+        : a.scope === 'region'
+          ? Object.assign({}, a.region)
+          : approved;
     const format = (a.req.capture && a.req.capture.format) || 'image/png';
     a.root.style.visibility = 'hidden';
-    await nextFrame(); await nextFrame();
-    const cap = await providerCapture({ format, clip, target: t.ref, approved }).catch(() => ({ status: 'error', reason: 'capture provider failed' }));
+    await nextFrame();
+    await nextFrame();
+    const cap = await providerCapture({ format, clip, target: t.ref, approved }).catch(() => ({
+      status: 'error',
+      reason: 'capture provider failed',
+    }));
     if (a.done) return;
     if (cap.status !== 'ok') {
       // The embedder's screen capture refused by the user or the OS (a NotAllowedError) is a denial.
-      if (cap.error_name === 'NotAllowedError') { finish('denied', { reason: 'screen capture was not allowed' }); return; }
-      finish(['stale', 'unavailable'].includes(cap.status) ? cap.status : 'error', { reason: String(cap.reason || 'capture failed').slice(0, 512) });
+      if (cap.error_name === 'NotAllowedError') {
+        finish('denied', { reason: 'screen capture was not allowed' });
+        return;
+      }
+      finish(['stale', 'unavailable'].includes(cap.status) ? cap.status : 'error', {
+        reason: String(cap.reason || 'capture failed').slice(0, 512),
+      });
       return;
     }
     const capture_id = `cap-${randomId()}`;
     const meta = { capture_id, scope: a.scope, region: clip, host_instance_id: hostId() };
-    const up = prepareCapture ? await prepareCapture(cap, meta).catch((e) => ({ ok: false, reason: String(e) })) : { ok: false, reason: 'no composer' };
+    const up = prepareCapture
+      ? await prepareCapture(cap, meta).catch((e) => ({ ok: false, reason: String(e) }))
+      : { ok: false, reason: 'no composer' };
     if (a.done) return;
-    if (!up.ok) { finish('error', { reason: String(up.reason).slice(0, 512) }); return; }
+    if (!up.ok) {
+      finish('error', { reason: String(up.reason).slice(0, 512) });
+      return;
+    }
     const f = up.file;
-    finish('prepared', { prepared_file: { uuid: f.uuid, name: f.name, mime_type: f.mime_type, byte_size: f.byte_size, sha256: f.sha256, scope: f.scope } });
+    finish('prepared', {
+      prepared_file: {
+        uuid: f.uuid,
+        name: f.name,
+        mime_type: f.mime_type,
+        byte_size: f.byte_size,
+        sha256: f.sha256,
+        scope: f.scope,
+      },
+    });
   }
 
   function setScope(a, scope) {
     a.scope = scope;
-    for (const [k, b] of Object.entries(a.scopeButtons)) b.setAttribute('aria-pressed', String(k === 'area' ? scope !== 'viewport' : k === scope));
+    for (const [k, b] of Object.entries(a.scopeButtons))
+      b.setAttribute('aria-pressed', String(k === 'area' ? scope !== 'viewport' : k === scope));
     if (scope === 'viewport') setRegion(a, { x: 0, y: 0, width: window.innerWidth, height: window.innerHeight });
-    else if (scope === 'target') { const t = a.targets.find((x) => x.pressed) || a.targets[0]; setRegion(a, t.shown); a.region = null; }
+    else if (scope === 'target') {
+      const t = a.targets.find((x) => x.pressed) || a.targets[0];
+      setRegion(a, t.shown);
+      a.region = null;
+    }
   }
 
   function setRegion(a, r) {
-    a.region = { x: Math.round(r.x * 1000) / 1000, y: Math.round(r.y * 1000) / 1000, width: Math.round(r.width * 1000) / 1000, height: Math.round(r.height * 1000) / 1000 };
-    Object.assign(a.box.style, { display: 'block', left: `${a.region.x}px`, top: `${a.region.y}px`, width: `${a.region.width}px`, height: `${a.region.height}px` });
+    a.region = {
+      x: Math.round(r.x * 1000) / 1000,
+      y: Math.round(r.y * 1000) / 1000,
+      width: Math.round(r.width * 1000) / 1000,
+      height: Math.round(r.height * 1000) / 1000,
+    };
+    Object.assign(a.box.style, {
+      display: 'block',
+      left: `${a.region.x}px`,
+      top: `${a.region.y}px`,
+      width: `${a.region.width}px`,
+      height: `${a.region.height}px`,
+    });
   }
 
   /** Area selection by pointer drag on the overlay background (pointer path only). */
   function wireArea(a, dialog) {
     const box = document.createElement('div');
     box.setAttribute('data-wippy-attention-region', '');
-    Object.assign(box.style, { position: 'absolute', display: 'none', boxSizing: 'border-box', border: '2px dashed #2878ff', background: 'rgba(40,120,255,0.12)', pointerEvents: 'none' });
+    Object.assign(box.style, {
+      position: 'absolute',
+      display: 'none',
+      boxSizing: 'border-box',
+      border: '2px dashed #2878ff',
+      background: 'rgba(40,120,255,0.12)',
+      pointerEvents: 'none',
+    });
     a.box = box;
     a.root.append(box);
     let start = null;
-    a.root.addEventListener('pointerdown', guarded(a, (ev) => {
-      if (!ev.isTrusted || a.req.allow_pointer === false || dialog.contains(ev.target)) return;
-      if (a.mode === 'capture_visual' && !a.adjusting) return;
-      if (a.mode === 'capture_visual') a.scope = 'region';
-      start = { x: ev.clientX, y: ev.clientY };
-      a.root.setPointerCapture(ev.pointerId);
-    }));
-    a.root.addEventListener('pointermove', guarded(a, (ev) => {
-      if (!start || !ev.isTrusted) return;
-      setRegion(a, { x: Math.min(start.x, ev.clientX), y: Math.min(start.y, ev.clientY), width: Math.abs(ev.clientX - start.x), height: Math.abs(ev.clientY - start.y) });
-    }));
-    a.root.addEventListener('pointerup', guarded(a, (ev) => {
-      if (!start || !ev.isTrusted) return;
-      setRegion(a, { x: Math.min(start.x, ev.clientX), y: Math.min(start.y, ev.clientY), width: Math.abs(ev.clientX - start.x), height: Math.abs(ev.clientY - start.y) });
-      start = null;
-    }));
+    a.root.addEventListener(
+      'pointerdown',
+      guarded(a, (ev) => {
+        if (!ev.isTrusted || a.req.allow_pointer === false || dialog.contains(ev.target)) return;
+        if (a.mode === 'capture_visual' && !a.adjusting) return;
+        if (a.mode === 'capture_visual') a.scope = 'region';
+        start = { x: ev.clientX, y: ev.clientY };
+        a.root.setPointerCapture(ev.pointerId);
+      }),
+    );
+    a.root.addEventListener(
+      'pointermove',
+      guarded(a, (ev) => {
+        if (!start || !ev.isTrusted) return;
+        setRegion(a, {
+          x: Math.min(start.x, ev.clientX),
+          y: Math.min(start.y, ev.clientY),
+          width: Math.abs(ev.clientX - start.x),
+          height: Math.abs(ev.clientY - start.y),
+        });
+      }),
+    );
+    a.root.addEventListener(
+      'pointerup',
+      guarded(a, (ev) => {
+        if (!start || !ev.isTrusted) return;
+        setRegion(a, {
+          x: Math.min(start.x, ev.clientX),
+          y: Math.min(start.y, ev.clientY),
+          width: Math.abs(ev.clientX - start.x),
+          height: Math.abs(ev.clientY - start.y),
+        });
+        start = null;
+      }),
+    );
   }
 
   async function refresh(a) {
@@ -299,11 +439,16 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
       for (const t of a.targets) {
         const v = await revalidate(a, t);
         if (a.done || a.answering) return;
-        if (!v.ok) { finish('stale', { reason: v.reason }); return; }
+        if (!v.ok) {
+          finish('stale', { reason: v.reason });
+          return;
+        }
         t.shown = v.rect;
         place(t.button, v.rect);
       }
-    } finally { a.refreshing = false; }
+    } finally {
+      a.refreshing = false;
+    }
   }
 
   function open(req) {
@@ -313,8 +458,24 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     root.setAttribute('data-wippy-attention-overlay', '');
     root.setAttribute('data-wippy-attention', 'exclude');
     Object.assign(root.style, { position: 'fixed', inset: '0', zIndex: '2147483647', background: 'rgba(0,0,0,0.04)' });
-    const a = { req, mode: req.mode, root, previous, targets: [], done: false, answering: false, refreshing: false,
-      area: req.targets.length === 0, region: null, box: null, approval: null, scope: 'target', adjusting: false, scopeButtons: {}, watch: null };
+    const a = {
+      req,
+      mode: req.mode,
+      root,
+      previous,
+      targets: [],
+      done: false,
+      answering: false,
+      refreshing: false,
+      area: req.targets.length === 0,
+      region: null,
+      box: null,
+      approval: null,
+      scope: 'target',
+      adjusting: false,
+      scopeButtons: {},
+      watch: null,
+    };
     // Active from here on: a throw while the overlay is built ends it `error` (handle()).
     active = a;
     req.targets.forEach((ref, i) => {
@@ -322,44 +483,95 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
       b.type = 'button';
       b.setAttribute('data-wippy-attention-target', ref.target_id);
       b.setAttribute('aria-label', ref.label || `Target ${i + 1}`);
-      Object.assign(b.style, { position: 'absolute', margin: '0', padding: '0', boxSizing: 'border-box', background: 'rgba(40,120,255,0.12)', border: '2px solid #2878ff' });
+      Object.assign(b.style, {
+        position: 'absolute',
+        margin: '0',
+        padding: '0',
+        boxSizing: 'border-box',
+        background: 'rgba(40,120,255,0.12)',
+        border: '2px solid #2878ff',
+      });
       place(b, ref.rect);
       const t = { ref, button: b, shown: Object.assign({}, ref.rect), pressed: false };
       if (req.mode !== 'highlight') {
         b.setAttribute('aria-pressed', 'false');
-        b.addEventListener('click', guarded(a, (ev) => {
-          if (!allowed(a, ev)) return;
-          for (const o of a.targets) { o.pressed = o === t; o.button.setAttribute('aria-pressed', String(o.pressed)); }
-        }));
+        b.addEventListener(
+          'click',
+          guarded(a, (ev) => {
+            if (!allowed(a, ev)) return;
+            for (const o of a.targets) {
+              o.pressed = o === t;
+              o.button.setAttribute('aria-pressed', String(o.pressed));
+            }
+          }),
+        );
       }
       a.targets.push(t);
       root.append(b);
     });
-    if (a.targets.length === 1 && req.mode !== 'highlight') { a.targets[0].pressed = true; a.targets[0].button.setAttribute('aria-pressed', 'true'); }
+    if (a.targets.length === 1 && req.mode !== 'highlight') {
+      a.targets[0].pressed = true;
+      a.targets[0].button.setAttribute('aria-pressed', 'true');
+    }
     const dialog = document.createElement('div');
     dialog.setAttribute('role', 'dialog');
     dialog.setAttribute('aria-modal', 'true');
     dialog.setAttribute('aria-labelledby', 'wippy-attention-overlay-title');
-    Object.assign(dialog.style, { position: 'absolute', right: '16px', bottom: '16px', width: '280px', background: '#fff', border: '1px solid #888', padding: '12px', font: '14px sans-serif' });
+    Object.assign(dialog.style, {
+      position: 'absolute',
+      right: '16px',
+      bottom: '16px',
+      width: '280px',
+      background: '#fff',
+      border: '1px solid #888',
+      padding: '12px',
+      font: '14px sans-serif',
+    });
     const h = document.createElement('h2');
     h.id = 'wippy-attention-overlay-title';
     h.textContent = a.area ? 'Select an area' : TITLES[req.mode];
     dialog.append(h);
-    if (typeof req.prompt === 'string' && req.prompt) { const p = document.createElement('p'); p.textContent = req.prompt; dialog.append(p); }
+    if (typeof req.prompt === 'string' && req.prompt) {
+      const p = document.createElement('p');
+      p.textContent = req.prompt;
+      dialog.append(p);
+    }
     const primary = document.createElement('button');
     primary.type = 'button';
     primary.textContent = PRIMARY[req.mode];
     primary.setAttribute('data-wippy-attention-answer', 'primary');
-    primary.addEventListener('click', guarded(a, (ev) => { if (allowed(a, ev)) return answer(a); }));
+    primary.addEventListener(
+      'click',
+      guarded(a, (ev) => {
+        if (allowed(a, ev)) return answer(a);
+      }),
+    );
     // The approval: the rects shown when the answering gesture began.
-    const approve = () => { if (!a.answering) a.approval = a.targets.map((t) => ({ t, rect: Object.assign({}, t.shown) })); };
-    primary.addEventListener('pointerdown', guarded(a, (ev) => { if (ev.isTrusted && a.req.allow_pointer !== false) approve(); }));
-    primary.addEventListener('keydown', guarded(a, (ev) => { if (ev.isTrusted && (ev.key === 'Enter' || ev.key === ' ') && a.req.allow_keyboard !== false) approve(); }));
+    const approve = () => {
+      if (!a.answering) a.approval = a.targets.map((t) => ({ t, rect: Object.assign({}, t.shown) }));
+    };
+    primary.addEventListener(
+      'pointerdown',
+      guarded(a, (ev) => {
+        if (ev.isTrusted && a.req.allow_pointer !== false) approve();
+      }),
+    );
+    primary.addEventListener(
+      'keydown',
+      guarded(a, (ev) => {
+        if (ev.isTrusted && (ev.key === 'Enter' || ev.key === ' ') && a.req.allow_keyboard !== false) approve();
+      }),
+    );
     const cancel = document.createElement('button');
     cancel.type = 'button';
     cancel.textContent = 'Cancel';
     cancel.setAttribute('data-wippy-attention-answer', 'cancel');
-    cancel.addEventListener('click', guarded(a, (ev) => { if (allowed(a, ev)) end(a, 'cancelled'); }));
+    cancel.addEventListener(
+      'click',
+      guarded(a, (ev) => {
+        if (allowed(a, ev)) end(a, 'cancelled');
+      }),
+    );
     let deny = null;
     if (req.mode === 'capture_visual') {
       const c = req.capture || {};
@@ -372,22 +584,43 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
         b.textContent = label;
         b.setAttribute('data-wippy-attention-scope', key);
         b.setAttribute('aria-pressed', 'false');
-        b.addEventListener('click', guarded(a, (ev) => { if (allowed(a, ev) && !a.answering) onClick(); }));
+        b.addEventListener(
+          'click',
+          guarded(a, (ev) => {
+            if (allowed(a, ev) && !a.answering) onClick();
+          }),
+        );
         a.scopeButtons[key] = b;
         scopes.append(b);
         return b;
       };
-      mk('Selected area', 'area', () => { a.adjusting = false; setScope(a, a.region && a.scope === 'region' ? 'region' : 'target'); });
-      if (c.allow_viewport_choice === true) mk('Entire app viewport', 'viewport', () => { a.adjusting = false; setScope(a, 'viewport'); });
+      mk('Selected area', 'area', () => {
+        a.adjusting = false;
+        setScope(a, a.region && a.scope === 'region' ? 'region' : 'target');
+      });
+      if (c.allow_viewport_choice === true)
+        mk('Entire app viewport', 'viewport', () => {
+          a.adjusting = false;
+          setScope(a, 'viewport');
+        });
       if (c.allow_adjustment !== false && req.allow_pointer !== false) {
-        const adj = mk('Adjust area', 'adjust', () => { a.adjusting = true; a.scope = 'region'; adj.setAttribute('aria-pressed', 'true'); });
+        const adj = mk('Adjust area', 'adjust', () => {
+          a.adjusting = true;
+          a.scope = 'region';
+          adj.setAttribute('aria-pressed', 'true');
+        });
       }
       dialog.append(scopes);
       deny = document.createElement('button');
       deny.type = 'button';
       deny.textContent = 'Deny';
       deny.setAttribute('data-wippy-attention-answer', 'deny');
-      deny.addEventListener('click', guarded(a, (ev) => { if (allowed(a, ev) && !a.answering) end(a, 'denied', { reason: 'the user denied the capture' }); }));
+      deny.addEventListener(
+        'click',
+        guarded(a, (ev) => {
+          if (allowed(a, ev) && !a.answering) end(a, 'denied', { reason: 'the user denied the capture' });
+        }),
+      );
       wireArea(a, dialog);
     }
     if (a.area) {
@@ -396,23 +629,33 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
       here.type = 'button';
       here.textContent = 'Use current pointer area';
       here.setAttribute('data-wippy-attention-answer', 'pointer-area');
-      here.addEventListener('click', guarded(a, async (ev) => {
-        if (!ev.isTrusted || ev.detail !== 0 || a.req.allow_keyboard === false) return;
-        const snap = await freshAt(a, { x: 0, y: 0, width: 0, height: 0 }).catch(() => null);
-        // The last real pointer position: keyboard-activated clicks are recorded as `unknown`
-        // pointer events at the activated control and are not where the pointer is.
-        const moves = ((snap && snap.recent_events) || []).filter((e) => e.pointer_type && e.pointer_type !== 'unknown');
-        const p = moves.length ? moves[moves.length - 1].point : null;
-        if (!p || a.done) return;
-        setRegion(a, { x: p.x - 20, y: p.y - 20, width: 40, height: 40 });
-        primary.focus({ preventScroll: true });
-      }));
+      here.addEventListener(
+        'click',
+        guarded(a, async (ev) => {
+          if (!ev.isTrusted || ev.detail !== 0 || a.req.allow_keyboard === false) return;
+          const snap = await freshAt(a, { x: 0, y: 0, width: 0, height: 0 }).catch(() => null);
+          // The last real pointer position: keyboard-activated clicks are recorded as `unknown`
+          // pointer events at the activated control and are not where the pointer is.
+          const moves = ((snap && snap.recent_events) || []).filter(
+            (e) => e.pointer_type && e.pointer_type !== 'unknown',
+          );
+          const p = moves.length ? moves[moves.length - 1].point : null;
+          if (!p || a.done) return;
+          setRegion(a, { x: p.x - 20, y: p.y - 20, width: 40, height: 40 });
+          primary.focus({ preventScroll: true });
+        }),
+      );
       dialog.append(here);
       wireArea(a, dialog);
     }
     dialog.append(primary, ...(deny ? [deny] : []), cancel);
     root.append(dialog);
-    a.onKey = guarded(a, (ev) => { if (ev.isTrusted && ev.key === 'Escape') { ev.preventDefault(); end(a, 'cancelled'); } });
+    a.onKey = guarded(a, (ev) => {
+      if (ev.isTrusted && ev.key === 'Escape') {
+        ev.preventDefault();
+        end(a, 'cancelled');
+      }
+    });
     window.addEventListener('keydown', a.onKey, true);
     // On the root element, not <body>: a transform the page puts on <body> would make <body> the
     // containing block of this fixed layer and shift the outlines and the drawn region away from
@@ -426,28 +669,56 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     // Every childList change in the document (the root or an ancestor removed, or a part removed
     // from inside the root) is a mutation record; nothing is polled.
     const parts = [root, dialog, ...root.querySelectorAll('button')];
-    a.watch = new MutationObserver(() => { if (!a.done && parts.some((n) => !n.isConnected)) end(a, 'error', { reason: REASON_REMOVED }); });
+    a.watch = new MutationObserver(() => {
+      if (!a.done && parts.some((n) => !n.isConnected)) end(a, 'error', { reason: REASON_REMOVED });
+    });
     a.watch.observe(document, { childList: true, subtree: true });
     if (req.mode === 'capture_visual') {
       const c = req.capture || {};
-      if (c.scope === 'region' && c.region) { setRegion(a, c.region); setScope(a, 'region'); a.scopeButtons.area.setAttribute('aria-pressed', 'true'); }
-      else setScope(a, c.scope === 'viewport' && c.allow_viewport_choice === true ? 'viewport' : 'target');
+      if (c.scope === 'region' && c.region) {
+        setRegion(a, c.region);
+        setScope(a, 'region');
+        a.scopeButtons.area.setAttribute('aria-pressed', 'true');
+      } else setScope(a, c.scope === 'viewport' && c.allow_viewport_choice === true ? 'viewport' : 'target');
     }
-    (a.area ? dialog.querySelector('[data-wippy-attention-answer=pointer-area]') : primary).focus({ preventScroll: true });
+    (a.area ? dialog.querySelector('[data-wippy-attention-answer=pointer-area]') : primary).focus({
+      preventScroll: true,
+    });
     const ttl = Date.parse(req.expires_at) - Date.now();
     a.expiry = setTimeout(() => end(a, null), Math.max(0, ttl));
-    a.refresh = setInterval(guarded(a, () => refresh(a)), REFRESH_MS);
+    a.refresh = setInterval(
+      guarded(a, () => refresh(a)),
+      REFRESH_MS,
+    );
   }
 
   function handle(req) {
     if (!req || req.schema !== 'wippy.ui-action.v1' || req.message_type !== 'request') return;
     if (req.host_instance_id !== hostId()) return; // another tab's request: never ours to answer
-    if (!actionsOn) { respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' }); return; }
-    if (active) { respond(req, 'unavailable', { reason: 'another UI action is pending' }); return; }
-    if (!['highlight', 'confirm', 'select', 'capture_visual'].includes(req.mode)) { respond(req, 'unavailable', { reason: `mode ${req.mode} is not supported by this Host` }); return; }
-    if (!Array.isArray(req.targets)) { respond(req, 'unavailable', { reason: 'targets are invalid' }); return; }
-    if (req.targets.length === 0 && !(req.mode === 'select' && req.capture_region === true)) { respond(req, 'unavailable', { reason: 'targets are required' }); return; }
-    if (req.targets.some((t) => t.host_instance_id !== hostId())) { respond(req, 'stale', { reason: 'Host instance changed' }); return; }
+    if (!actionsOn) {
+      respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' });
+      return;
+    }
+    if (active) {
+      respond(req, 'unavailable', { reason: 'another UI action is pending' });
+      return;
+    }
+    if (!['highlight', 'confirm', 'select', 'capture_visual'].includes(req.mode)) {
+      respond(req, 'unavailable', { reason: `mode ${req.mode} is not supported by this Host` });
+      return;
+    }
+    if (!Array.isArray(req.targets)) {
+      respond(req, 'unavailable', { reason: 'targets are invalid' });
+      return;
+    }
+    if (req.targets.length === 0 && !(req.mode === 'select' && req.capture_region === true)) {
+      respond(req, 'unavailable', { reason: 'targets are required' });
+      return;
+    }
+    if (req.targets.some((t) => t.host_instance_id !== hostId())) {
+      respond(req, 'stale', { reason: 'Host instance changed' });
+      return;
+    }
     try {
       open(req);
     } catch (_) {
@@ -476,13 +747,19 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     handle,
     cancelled,
     /** The socket closed: the interaction ends without a result (the broker answers `disconnected`). */
-    disconnected() { finish(null); },
+    disconnected() {
+      finish(null);
+    },
     /** The Host's agent-actions setting changed; turned off, it ends the active interaction `permission-denied`. */
     setEnabled(on) {
       actionsOn = !!on;
       if (!actionsOn) finish('permission-denied', { reason: 'agent actions were turned off for this Host' });
     },
-    get active() { return active ? { action_id: active.req.action_id, mode: active.mode, answering: active.answering } : null; },
-    get results() { return results.slice(); },
+    get active() {
+      return active ? { action_id: active.req.action_id, mode: active.mode, answering: active.answering } : null;
+    },
+    get results() {
+      return results.slice();
+    },
   };
 }

@@ -54,7 +54,7 @@ async function build({ entry, out, options }) {
       const at = m.location ? `${m.location.file}:${m.location.line}:${m.location.column}: ` : '';
       console.error(`${at}${m.text}`);
     }
-    if (!errors.length) console.error(String(e && e.stack || e));
+    if (!errors.length) console.error(String((e && e.stack) || e));
     process.exit(1);
   }
   for (const w of result.warnings) console.error(`esbuild warning: ${w.text}`);

@@ -8,14 +8,30 @@
  * evaluated, then this installs, in order, the attachShadow patch (closed roots), the trusted-input,
  * focus and message listeners, the iframe scan, and the internal and public API. A realm that
  * already has a runtime is left alone, except that a runtime bound to the window's previous
- * document (an iframe's initial about:blank) is told to bind to the current one. Module map and design notes: ../README.md.
+ * document (an iframe's initial about:blank) is told to bind to the current one. Module map, the
+ * layers (core < dom < realm < relay < host) and design notes: ../README.md. This module sees every
+ * layer: it wires the hub (core/hub.js), through which a lower layer tells a higher one something.
  */
-import { W } from './natives.js';
-import { installShadowPatch } from './shadow-roots.js';
-import { installDocumentListeners } from './realm-document.js';
-import { defineInternal, definePublicApi } from './api.js';
-import { installFocusReturn } from './focus-return.js';
-import { ROLE } from './state.js';
+import { W } from './core/natives.js';
+import { installShadowPatch } from './dom/shadow-roots.js';
+import { installDocumentListeners } from './realm/document.js';
+import { defineInternal, definePublicApi } from './host/api.js';
+import { installFocusReturn } from './realm/focus-return.js';
+import { ROLE } from './core/state.js';
+import { on } from './core/hub.js';
+import { observeRoot, scanIframes } from './relay/discovery.js';
+import { onMessage } from './relay/router.js';
+import { sendUp, forgetParent } from './relay/child.js';
+import { detachAll } from './relay/parent.js';
+
+// Upward news, wired once while the bundle is evaluated (before page scripts, before install below).
+// Each event has the handlers that were direct calls before the layering, in the same order.
+on('root', observeRoot);
+on('scan', scanIframes);
+on('message', onMessage);
+on('document-replaced', forgetParent);
+on('document-replaced', detachAll);
+on('observation-up', sendUp);
 
 function install() {
   installShadowPatch();
@@ -26,7 +42,13 @@ function install() {
 }
 
 // A realm that already has a runtime is left alone, except that a runtime which reached this
-// window's previous document (the initial about:blank) binds to this one (realm-document.js).
+// window's previous document (the initial about:blank) binds to this one (realm/document.js).
 const existing = W.__wippyAttentionRuntime;
 if (!existing) install();
-else if (typeof existing.adoptDocument === 'function') { try { existing.adoptDocument(); } catch (_) { /* ignore */ } }
+else if (typeof existing.adoptDocument === 'function') {
+  try {
+    existing.adoptDocument();
+  } catch (_) {
+    /* ignore */
+  }
+}

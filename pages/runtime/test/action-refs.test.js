@@ -1,30 +1,65 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pathDigest, semanticPath, actionRefFor, eligible } from '../src/action-refs.js';
+import { pathDigest, semanticPath, actionRefFor, eligible } from '../src/host/action-refs.js';
 
 // relay.md "path_digest computation": the verified golden example.
 test('path_digest of the relay.md golden path', () => {
-  const path = [{ generation: 3, kind: 'host', mount_id: 'host-1' }, { generation: 1, kind: 'element', mount_id: 'leaf-1', tag_name: 'span' }];
+  const path = [
+    { generation: 3, kind: 'host', mount_id: 'host-1' },
+    { generation: 1, kind: 'element', mount_id: 'leaf-1', tag_name: 'span' },
+  ];
   assert.equal(pathDigest(path), 'sha256:2c46a9ab38e76737a2418025f51d2c7f2f3d743bedaba84a04598fb2aed7758f');
 });
 
 test('geometry members do not change the semantic digest', () => {
-  const bare = [{ generation: 3, kind: 'host', mount_id: 'host-1' }, { generation: 1, kind: 'element', mount_id: 'leaf-1', tag_name: 'span' }];
-  const geo = [{ generation: 3, kind: 'host', mount_id: 'host-1', rect: { x: 0, y: 0, width: 5, height: 5 } },
-    { generation: 1, kind: 'element', mount_id: 'leaf-1', tag_name: 'span', clip_rect: { x: 1, y: 1, width: 1, height: 1 }, coordinate_quality: 'exact',
-      local_to_parent: { matrix: [1], convention: 'dommatrix-column-major', direction: 'local-to-parent' } }];
+  const bare = [
+    { generation: 3, kind: 'host', mount_id: 'host-1' },
+    { generation: 1, kind: 'element', mount_id: 'leaf-1', tag_name: 'span' },
+  ];
+  const geo = [
+    { generation: 3, kind: 'host', mount_id: 'host-1', rect: { x: 0, y: 0, width: 5, height: 5 } },
+    {
+      generation: 1,
+      kind: 'element',
+      mount_id: 'leaf-1',
+      tag_name: 'span',
+      clip_rect: { x: 1, y: 1, width: 1, height: 1 },
+      coordinate_quality: 'exact',
+      local_to_parent: { matrix: [1], convention: 'dommatrix-column-major', direction: 'local-to-parent' },
+    },
+  ];
   assert.deepEqual(semanticPath(geo), bare);
   assert.equal(pathDigest(geo), pathDigest(bare));
   const other = [bare[0], Object.assign({}, bare[1], { generation: 2 })];
   assert.notEqual(pathDigest(other), pathDigest(bare));
 });
 
-const cand = (over) => Object.assign({ target_id: 't-1', rect: { x: 1, y: 2, width: 3, height: 4 }, summary: { role: 'button', name: 'Go' },
-  path: [{ kind: 'host', mount_id: 'host-a', generation: 1 }, { kind: 'element', mount_id: 'm-7', generation: 4, tag_name: 'button' }] }, over);
+const cand = (over) =>
+  Object.assign(
+    {
+      target_id: 't-1',
+      rect: { x: 1, y: 2, width: 3, height: 4 },
+      summary: { role: 'button', name: 'Go' },
+      path: [
+        { kind: 'host', mount_id: 'host-a', generation: 1 },
+        { kind: 'element', mount_id: 'm-7', generation: 4, tag_name: 'button' },
+      ],
+    },
+    over,
+  );
 
 test('action_ref takes the leaf mount, the candidate rect and the summary name', () => {
   const ref = actionRefFor(cand({}), 'snap-1', 'host-a', false);
-  assert.deepEqual(Object.keys(ref).sort(), ['generation', 'host_instance_id', 'label', 'mount_id', 'path_digest', 'rect', 'snapshot_id', 'target_id']);
+  assert.deepEqual(Object.keys(ref).sort(), [
+    'generation',
+    'host_instance_id',
+    'label',
+    'mount_id',
+    'path_digest',
+    'rect',
+    'snapshot_id',
+    'target_id',
+  ]);
   assert.equal(ref.mount_id, 'm-7');
   assert.equal(ref.generation, 4);
   assert.deepEqual(ref.rect, { x: 1, y: 2, width: 3, height: 4 });

@@ -3,7 +3,7 @@
 // written out by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson } from '../src/canonical-json.js';
+import { canonicalJson } from '../src/core/canonical-json.js';
 
 test('HTML-significant characters are escaped like Go', () => {
   assert.equal(canonicalJson('a<b>c&d'), '"a\\u003cb\\u003ec\\u0026d"');
@@ -17,8 +17,10 @@ test('U+2028 and U+2029 are escaped, other non-ASCII text is kept as is', () => 
 });
 
 test('control characters use the short escapes where Go has them, \\u00XX otherwise; DEL and / stay', () => {
-  assert.equal(canonicalJson('controls \u0000 \u001f \n \r \t \b \f " \\ /'),
-    '"controls \\u0000 \\u001f \\n \\r \\t \\b \\f \\" \\\\ /"');
+  assert.equal(
+    canonicalJson('controls \u0000 \u001f \n \r \t \b \f " \\ /'),
+    '"controls \\u0000 \\u001f \\n \\r \\t \\b \\f \\" \\\\ /"',
+  );
   assert.equal(canonicalJson('\u0001\u007f'), '"\\u0001\u007f"');
 });
 
@@ -30,10 +32,26 @@ test('lone surrogates become U+FFFD, pairs are kept', () => {
 });
 
 test('numbers follow Go float formatting', () => {
-  const cases = [[3.0, '3'], [100, '100'], [1e21, '1e+21'], [1e20, '100000000000000000000'], [1e-7, '1e-7'],
-    [1.5e-7, '1.5e-7'], [1e-10, '1e-10'], [0.000001, '0.000001'], [-0, '0'], [0.1, '0.1'], [-2.5, '-2.5'],
-    [123456789012, '123456789012'], [1.7976931348623157e308, '1.7976931348623157e+308'], [5e-324, '5e-324'],
-    [123456789.125, '123456789.125'], [-2.5e-8, '-2.5e-8'], [9007199254740991, '9007199254740991'], [-9007199254740991, '-9007199254740991']];
+  const cases = [
+    [3.0, '3'],
+    [100, '100'],
+    [1e21, '1e+21'],
+    [1e20, '100000000000000000000'],
+    [1e-7, '1e-7'],
+    [1.5e-7, '1.5e-7'],
+    [1e-10, '1e-10'],
+    [0.000001, '0.000001'],
+    [-0, '0'],
+    [0.1, '0.1'],
+    [-2.5, '-2.5'],
+    [123456789012, '123456789012'],
+    [1.7976931348623157e308, '1.7976931348623157e+308'],
+    [5e-324, '5e-324'],
+    [123456789.125, '123456789.125'],
+    [-2.5e-8, '-2.5e-8'],
+    [9007199254740991, '9007199254740991'],
+    [-9007199254740991, '-9007199254740991'],
+  ];
   for (const [n, want] of cases) assert.equal(canonicalJson(n), want, `number ${n}`);
   assert.equal(canonicalJson([0.1, 1.5, -0.0, 3.0, 1e21, 1e-7]), '[0.1,1.5,0,3,1e+21,1e-7]');
 });
@@ -44,7 +62,10 @@ test('non-finite numbers are refused', () => {
 });
 
 test('object keys sort by code point, null members are dropped, {} and [] are both []', () => {
-  assert.equal(canonicalJson({ z: 1, 'é': 2, Z: 3, a: { b: null, c: [] }, e: {} }), '{"Z":3,"a":{"c":[]},"e":[],"z":1,"é":2}');
+  assert.equal(
+    canonicalJson({ z: 1, 'é': 2, Z: 3, a: { b: null, c: [] }, e: {} }),
+    '{"Z":3,"a":{"c":[]},"e":[],"z":1,"é":2}',
+  );
   assert.equal(canonicalJson({ b: 1, a: [], A: {} }), '{"A":[],"a":[],"b":1}');
   assert.equal(canonicalJson({ a: null }), '[]');
   assert.equal(canonicalJson({ a: undefined, f: () => 1 }), '[]');
@@ -61,8 +82,10 @@ test('keys with surrogates sort by code point, not by UTF-16 unit', () => {
 });
 
 test('nested structures keep array order', () => {
-  assert.equal(canonicalJson({ nested: [{ '<': '>' }, [[]], { k: [1, 'x', true, false] }] }),
-    '{"nested":[{"\\u003c":"\\u003e"},[[]],{"k":[1,"x",true,false]}]}');
+  assert.equal(
+    canonicalJson({ nested: [{ '<': '>' }, [[]], { k: [1, 'x', true, false] }] }),
+    '{"nested":[{"\\u003c":"\\u003e"},[[]],{"k":[1,"x",true,false]}]}',
+  );
 });
 
 test('depth 32 is accepted, depth 33 throws (root is depth 0)', () => {
@@ -76,7 +99,8 @@ test('depth 32 is accepted, depth 33 throws (root is depth 0)', () => {
 });
 
 test('a cycle throws, a shared (non-cyclic) reference does not', () => {
-  const a = { x: 1 }; a.self = a;
+  const a = { x: 1 };
+  a.self = a;
   assert.throws(() => canonicalJson(a), /cycle/);
   const shared = { s: 1 };
   assert.equal(canonicalJson([shared, shared]), '[{"s":1},{"s":1}]');

@@ -2,11 +2,12 @@
 // trusted): `constructor`, `toString`, `__proto__` are not members of any of them.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lookupTable, CODE_TO_REASON, DISCRETE } from '../src/constants.js';
+import { lookupTable, CODE_TO_REASON, DISCRETE } from '../src/core/constants.js';
 
 test('lookup tables: no inherited members, frozen, listed members kept', () => {
   for (const t of [CODE_TO_REASON, DISCRETE, lookupTable({ a: 1 })]) {
-    for (const k of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf']) assert.equal(t[k], undefined, k);
+    for (const k of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'])
+      assert.equal(t[k], undefined, k);
     assert.ok(Object.isFrozen(t));
   }
   assert.equal(CODE_TO_REASON['deadline-exceeded'], 'child-timeout');

@@ -1,18 +1,42 @@
 // Origin rules (spec: relay — canonical bare http(s) origins only; frame_origin may be about:srcdoc).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalOrigin, validFrameOrigin } from '../src/origins.js';
+import { canonicalOrigin, validFrameOrigin } from '../src/core/origins.js';
 
 test('canonical bare http(s) origins are accepted as they are', () => {
-  for (const o of ['http://127.0.0.1:8080', 'http://localhost:41234', 'https://example.com', 'https://a.b.example:8443', 'http://[::1]:3000']) {
+  for (const o of [
+    'http://127.0.0.1:8080',
+    'http://localhost:41234',
+    'https://example.com',
+    'https://a.b.example:8443',
+    'http://[::1]:3000',
+  ]) {
     assert.equal(canonicalOrigin(o), o);
   }
 });
 
 test('null, *, paths, queries, fragments, credentials, default ports, upper case and other schemes are refused', () => {
-  for (const o of ['null', '*', '', 'http://a.com/', 'http://a.com/path', 'http://a.com?q=1', 'http://a.com#f', 'http://user:pw@a.com',
-    'http://user@a.com', 'http://a.com:80', 'https://a.com:443', 'HTTP://A.COM', 'http://A.com', 'ftp://a.com', 'about:srcdoc',
-    'data:text/html,x', 'http://a com', ' http://a.com', 'http://' + 'a'.repeat(2050) + '.com']) {
+  for (const o of [
+    'null',
+    '*',
+    '',
+    'http://a.com/',
+    'http://a.com/path',
+    'http://a.com?q=1',
+    'http://a.com#f',
+    'http://user:pw@a.com',
+    'http://user@a.com',
+    'http://a.com:80',
+    'https://a.com:443',
+    'HTTP://A.COM',
+    'http://A.com',
+    'ftp://a.com',
+    'about:srcdoc',
+    'data:text/html,x',
+    'http://a com',
+    ' http://a.com',
+    'http://' + 'a'.repeat(2050) + '.com',
+  ]) {
     assert.equal(canonicalOrigin(o), null, o);
   }
   for (const v of [null, undefined, 42, {}, ['http://a.com']]) assert.equal(canonicalOrigin(v), null);

@@ -2,9 +2,13 @@
 // inputs, one-time codes, current/new passwords, cc-*, credential-like names) and its negatives.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { classifyControl, attentionMarker } from '../src/privacy-rules.js';
+import { classifyControl, attentionMarker } from '../src/dom/privacy-rules.js';
 
-const control = (localName, attrs = {}) => Object.assign({ localName, type: null, autocomplete: null, name: null, id: null, inputmode: null, ariaLabel: null }, attrs);
+const control = (localName, attrs = {}) =>
+  Object.assign(
+    { localName, type: null, autocomplete: null, name: null, id: null, inputmode: null, ariaLabel: null },
+    attrs,
+  );
 
 test('password, hidden and file inputs are sensitive whatever their names (type is case-insensitive)', () => {
   for (const type of ['password', 'hidden', 'file', 'PASSWORD', 'File']) {
@@ -14,8 +18,18 @@ test('password, hidden and file inputs are sensitive whatever their names (type 
 });
 
 test('sensitive autocomplete tokens: one-time-code, current/new password, cc-*, webauthn', () => {
-  for (const ac of ['one-time-code', 'current-password', 'new-password', 'cc-number', 'cc-exp', 'cc-csc', 'cc-name',
-    'section-pay cc-exp-month', 'username webauthn', 'ONE-TIME-CODE']) {
+  for (const ac of [
+    'one-time-code',
+    'current-password',
+    'new-password',
+    'cc-number',
+    'cc-exp',
+    'cc-csc',
+    'cc-name',
+    'section-pay cc-exp-month',
+    'username webauthn',
+    'ONE-TIME-CODE',
+  ]) {
     assert.equal(classifyControl(control('input', { type: 'text', autocomplete: ac })), true, ac);
   }
   assert.equal(classifyControl(control('select', { autocomplete: 'cc-exp-year' })), true);
@@ -23,9 +37,37 @@ test('sensitive autocomplete tokens: one-time-code, current/new password, cc-*, 
 });
 
 test('credential-like names or ids are sensitive', () => {
-  for (const name of ['password', 'user_passwd', 'passcode', 'passphrase', 'pwd', 'one-time', 'onetime', 'otp', 'totp', 'mfa-code',
-    '2fa', 'card-number', 'cardnum', 'card_no', 'cc-num', 'ccnumber', 'cvv', 'cvc', 'csc', 'security_code', 'client-secret',
-    'api_key', 'apiKey', 'access-token', 'credential', 'ssn', 'pin', 'user-pin', 'PIN']) {
+  for (const name of [
+    'password',
+    'user_passwd',
+    'passcode',
+    'passphrase',
+    'pwd',
+    'one-time',
+    'onetime',
+    'otp',
+    'totp',
+    'mfa-code',
+    '2fa',
+    'card-number',
+    'cardnum',
+    'card_no',
+    'cc-num',
+    'ccnumber',
+    'cvv',
+    'cvc',
+    'csc',
+    'security_code',
+    'client-secret',
+    'api_key',
+    'apiKey',
+    'access-token',
+    'credential',
+    'ssn',
+    'pin',
+    'user-pin',
+    'PIN',
+  ]) {
     assert.equal(classifyControl(control('input', { type: 'text', name })), true, `name ${name}`);
     assert.equal(classifyControl(control('input', { type: 'text', id: name })), true, `id ${name}`);
   }
@@ -50,14 +92,19 @@ test('ordinary controls and non-controls are not sensitive', () => {
     control('select', { name: 'country' }),
     control('textarea', { name: 'message' }),
     control('input'),
-  ]) assert.equal(classifyControl(c), false, JSON.stringify(c));
+  ])
+    assert.equal(classifyControl(c), false, JSON.stringify(c));
   assert.equal(classifyControl(control('div', { type: 'password', name: 'password' })), false);
   assert.equal(classifyControl(control('button', { name: 'password' })), false);
 });
 
 test('editing hosts (contenteditable) named like credentials are sensitive by name, id, autocomplete or aria-label', () => {
   for (const ce of ['', 'true', 'plaintext-only', 'TRUE']) {
-    assert.equal(classifyControl(control('div', { contenteditable: ce, ariaLabel: 'Recovery passphrase' })), true, `aria-label, ce=${ce}`);
+    assert.equal(
+      classifyControl(control('div', { contenteditable: ce, ariaLabel: 'Recovery passphrase' })),
+      true,
+      `aria-label, ce=${ce}`,
+    );
     assert.equal(classifyControl(control('div', { contenteditable: ce, id: 'pin-code' })), true, `id, ce=${ce}`);
   }
   assert.equal(classifyControl(control('span', { contenteditable: 'true', name: 'api_token' })), true);

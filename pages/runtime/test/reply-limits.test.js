@@ -4,17 +4,25 @@
 // tests/budgets.rs (grant_limits_pass_at_the_limit_and_cut_one_past_it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { limitCandidates, trimToBytes, firstPointOf } from '../src/reply-limits.js';
-import { capToGrant, grantLimits } from '../src/leases.js';
-import { GRANT_LIMITS } from '../src/constants.js';
+import { limitCandidates, trimToBytes, firstPointOf } from '../src/relay/reply-limits.js';
+import { capToGrant, grantLimits } from '../src/relay/leases.js';
+import { GRANT_LIMITS } from '../src/core/constants.js';
 
 const pts = (n) => Array.from({ length: n }, (_, i) => ({ point_id: 'p' + i, x: i, y: 0 }));
 const cand = (i, samples) => ({ target_id: 't' + i, sample_point_ids: samples || ['p' + i] });
 
 test('the grant limits are 256 points, 128 candidates and 131,072 bytes', () => {
   assert.deepEqual({ ...GRANT_LIMITS }, { points: 256, candidates: 128, bytes: 131072 });
-  assert.deepEqual(grantLimits({ points: 256, candidates: 128, bytes: 131072 }), { points: 256, candidates: 128, bytes: 131072 });
-  assert.deepEqual(grantLimits({ points: 257, candidates: 129, bytes: 131073 }), { points: 256, candidates: 128, bytes: 131072 });
+  assert.deepEqual(grantLimits({ points: 256, candidates: 128, bytes: 131072 }), {
+    points: 256,
+    candidates: 128,
+    bytes: 131072,
+  });
+  assert.deepEqual(grantLimits({ points: 257, candidates: 129, bytes: 131073 }), {
+    points: 256,
+    candidates: 128,
+    bytes: 131072,
+  });
 });
 
 test('256 points go to the child whole; the 257th is cut and named', () => {
@@ -45,8 +53,11 @@ test('128 candidates are kept whole; of 129 the least sampled is cut with candid
 
 test('a reply of exactly 131,072 bytes is sent whole; one byte more halves it with response-budget', () => {
   const points = pts(128);
-  const reply = (pad) => ({ hits: Object.fromEntries(points.map((p, i) => [p.point_id, ['t' + i]])),
-    candidates: Array.from({ length: 128 }, (_, i) => Object.assign(cand(i), { pad: i === 0 ? pad : '' })), omissions: [] });
+  const reply = (pad) => ({
+    hits: Object.fromEntries(points.map((p, i) => [p.point_id, ['t' + i]])),
+    candidates: Array.from({ length: 128 }, (_, i) => Object.assign(cand(i), { pad: i === 0 ? pad : '' })),
+    omissions: [],
+  });
   const sizeOf = (r) => Buffer.byteLength(JSON.stringify(r), 'utf8');
   const base = sizeOf(reply(''));
   const exact = reply('x'.repeat(GRANT_LIMITS.bytes - base));
@@ -61,7 +72,7 @@ test('a reply of exactly 131,072 bytes is sent whole; one byte more halves it wi
   assert.equal(r.untrimmed, 131073);
   assert.ok(r.size <= 131072, `trimmed to ${r.size}`);
   assert.equal(over.candidates.length, 64, 'halved once');
-  assert.equal(Object.keys(over.hits).length, 64, 'the dropped candidates\' hits go with them');
+  assert.equal(Object.keys(over.hits).length, 64, "the dropped candidates' hits go with them");
   assert.deepEqual(over.omissions, [{ reason: 'response-budget', mount_id: 'm-1', point_id: 'p64' }]);
 });
 

@@ -2,7 +2,7 @@
 // iframe content-box mapping; transforms beyond translation + axis-aligned scale unsupported).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { clampPath, boundaryKindOf, frameGeometry, mapRect, transformUnsupported } from '../src/segments.js';
+import { clampPath, boundaryKindOf, frameGeometry, mapRect, transformUnsupported } from '../src/dom/segments.js';
 
 const path = (n) => Array.from({ length: n }, (_, i) => ({ kind: 'element', mount_id: 'm' + i, generation: 1 }));
 
@@ -11,8 +11,14 @@ test('a path of 32 segments is kept whole; 33 keeps the first 16 and the last 16
   assert.equal(clampPath(p32), p32);
   const p33 = clampPath(path(33));
   assert.equal(p33.length, 32);
-  assert.deepEqual(p33.slice(0, 16).map((s) => s.mount_id), Array.from({ length: 16 }, (_, i) => 'm' + i));
-  assert.deepEqual(p33.slice(16).map((s) => s.mount_id), Array.from({ length: 16 }, (_, i) => 'm' + (17 + i)));
+  assert.deepEqual(
+    p33.slice(0, 16).map((s) => s.mount_id),
+    Array.from({ length: 16 }, (_, i) => 'm' + i),
+  );
+  assert.deepEqual(
+    p33.slice(16).map((s) => s.mount_id),
+    Array.from({ length: 16 }, (_, i) => 'm' + (17 + i)),
+  );
   const p100 = clampPath(path(100));
   assert.equal(p100.length, 32);
   assert.equal(p100[15].mount_id, 'm15');
@@ -57,7 +63,8 @@ test('translation and axis-aligned scale are supported; rotation, skew, 3D and u
 });
 
 test('boundary kinds: Object.prototype names are not boundary kinds (data-wippy-kind="toString")', () => {
-  for (const v of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf']) assert.equal(boundaryKindOf(v), null, v);
+  for (const v of ['toString', 'constructor', '__proto__', 'hasOwnProperty', 'valueOf', 'isPrototypeOf'])
+    assert.equal(boundaryKindOf(v), null, v);
   assert.equal(boundaryKindOf('panel'), 'panel');
   assert.equal(boundaryKindOf(['panel']), null, 'a non-string value');
 });

@@ -3,16 +3,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, webcrypto } from 'node:crypto';
-import { sha256Js, sha256Hex } from '../src/sha256.js';
+import { sha256Js, sha256Hex } from '../src/core/sha256.js';
 
 const enc = (s) => new TextEncoder().encode(s);
 
 test('known vectors: empty, "abc", the 56-byte two-block message, a million "a"', () => {
   assert.equal(sha256Js(enc('')), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
   assert.equal(sha256Js(enc('abc')), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
-  assert.equal(sha256Js(enc('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')),
-    '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1');
-  assert.equal(sha256Js(new Uint8Array(1000000).fill(0x61)), 'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0');
+  assert.equal(
+    sha256Js(enc('abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq')),
+    '248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1',
+  );
+  assert.equal(
+    sha256Js(new Uint8Array(1000000).fill(0x61)),
+    'cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0',
+  );
 });
 
 test('every length around the block and padding boundaries matches node:crypto', () => {
@@ -30,6 +35,10 @@ test('non-ASCII text is hashed as its UTF-8 bytes', async () => {
 });
 
 test('a failing WebCrypto falls back to the pure-JS digest', async () => {
-  const broken = { digest: async () => { throw new Error('no'); } };
+  const broken = {
+    digest: async () => {
+      throw new Error('no');
+    },
+  };
   assert.equal(await sha256Hex('abc', broken), 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
 });

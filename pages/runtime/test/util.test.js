@@ -2,7 +2,7 @@
 // whitespace-normalized; coordinates rounded to 1/1000 px).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { cutBytes, cutScalars, normText, utf8Len, r3, nonneg, shortId, rectOut, intersect } from '../src/util.js';
+import { cutBytes, cutScalars, normText, utf8Len, r3, nonneg, shortId, rectOut, intersect } from '../src/core/util.js';
 
 test('cutBytes keeps at most N UTF-8 bytes and never splits a scalar', () => {
   assert.equal(cutBytes('abcdef', 4), 'abcd');
@@ -40,8 +40,18 @@ test('r3 rounds to 1/1000, maps -0 and non-finite to 0; nonneg clamps at 0', () 
   assert.equal(r3(Infinity), 0);
   assert.equal(r3('2.5'), 2.5);
   assert.equal(nonneg(-3), 0);
-  assert.deepEqual(rectOut({ x: -1.00001, y: 2, width: -5, height: 3.33333 }), { x: -1, y: 2, width: 0, height: 3.333 });
-  assert.deepEqual(intersect({ x: 0, y: 0, width: 10, height: 10 }, { x: 5, y: 20, width: 10, height: 10 }), { x: 5, y: 20, width: 5, height: 0 });
+  assert.deepEqual(rectOut({ x: -1.00001, y: 2, width: -5, height: 3.33333 }), {
+    x: -1,
+    y: 2,
+    width: 0,
+    height: 3.333,
+  });
+  assert.deepEqual(intersect({ x: 0, y: 0, width: 10, height: 10 }, { x: 5, y: 20, width: 10, height: 10 }), {
+    x: 5,
+    y: 20,
+    width: 5,
+    height: 0,
+  });
 });
 
 test('shortId keeps ids within the byte bound and hashes longer ones to a stable h + 16 hex', () => {
@@ -56,10 +66,29 @@ test('shortId keeps ids within the byte bound and hashes longer ones to a stable
 });
 
 test('utf8Len counts the bytes TextEncoder writes, lone surrogates as U+FFFD', () => {
-  const samples = ['', 'a', 'abc', 'é', '€', 'ü'.repeat(200), 'a\u{1F600}b', '\u{10FFFF}', '\ud800', '\udc00', 'x\ud83dy', '\ud83d',
-    '\udc00\ud800', '\ud83d\ude00\ud83d', 'mount-\u0436\u4e2d\u{1F600}', '\u007f\u0080\u07ff\u0800\uffff'];
+  const samples = [
+    '',
+    'a',
+    'abc',
+    'é',
+    '€',
+    'ü'.repeat(200),
+    'a\u{1F600}b',
+    '\u{10FFFF}',
+    '\ud800',
+    '\udc00',
+    'x\ud83dy',
+    '\ud83d',
+    '\udc00\ud800',
+    '\ud83d\ude00\ud83d',
+    'mount-\u0436\u4e2d\u{1F600}',
+    '\u007f\u0080\u07ff\u0800\uffff',
+  ];
   for (const s of samples) assert.equal(utf8Len(s), new TextEncoder().encode(s).length, JSON.stringify(s));
-  for (let c = 0; c < 0x10000; c += 7) { const s = 'a' + String.fromCharCode(c) + String.fromCharCode(0xffff - c); assert.equal(utf8Len(s), new TextEncoder().encode(s).length, c); }
+  for (let c = 0; c < 0x10000; c += 7) {
+    const s = 'a' + String.fromCharCode(c) + String.fromCharCode(0xffff - c);
+    assert.equal(utf8Len(s), new TextEncoder().encode(s).length, c);
+  }
   assert.equal(utf8Len(undefined), 0);
   assert.equal(utf8Len(null), 4); // "null", as TextEncoder converts it
 });

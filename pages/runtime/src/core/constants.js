@@ -1,0 +1,75 @@
+// Constants of the contract: schema names, limits and timings (spec: Attention Context payload,
+// capability.v1 / relay.v2 handshake, budgets, event window; schemas.md §3-§5, relay.md).
+// A lookup table without a prototype: `toString`, `constructor`, `__proto__` ... are not members
+// unless listed (a hostile child or page can name any of them). Every name -> value table uses it.
+export function lookupTable(entries) {
+  return Object.freeze(Object.assign(Object.create(null), entries));
+}
+export const SCHEMA = 'wippy.attention.v1';
+export const CAP_SCHEMA = 'wippy.attention.capability.v1';
+export const RELAY_SCHEMA = 'wippy.attention.relay.v2';
+export const RELAY_V1 = 'wippy.attention.relay.v1';
+export const EVENT_WINDOW_MS = 60000;
+export const MAX_EVENTS = 32;
+export const TEXT_MAX = 160;
+export const EVENT_ONLY_TARGETS = 8;
+export const MAX_PATH_SEGMENTS = 32;
+export const DISCOVERY_INTERVAL_MS = 100;
+export const DISCOVERY_ATTEMPTS = 50;
+export const QUERY_TIMEOUT_MS = 1500;
+// Of a snapshot's query timeout, the part kept for assembling the snapshot after the child queries end.
+export const ASSEMBLY_MARGIN_MS = 30;
+export const GRANT_LIFETIME_MS = 60000;
+export const GRANT_LIMITS = { points: 256, candidates: 128, bytes: 131072 };
+export const ROOT_BUDGET = { depth: 8, queries: 128, points: 4096, candidates: 128, bytes: 131072 };
+export const ENVELOPE_TARGET_BYTES = 30720; // serialized envelope headroom under 32 KiB
+export const POINTER_TYPES = ['pointermove', 'pointerdown', 'pointerup', 'click', 'touchstart', 'touchend'];
+export const DISCRETE = lookupTable({ pointerdown: 1, pointerup: 1, click: 1, touchstart: 1, touchend: 1 });
+export const RELAY_CODES = [
+  'invalid-request',
+  'unsupported-version',
+  'unauthorized',
+  'host-instance-mismatch',
+  'capability-expired',
+  'capability-revoked',
+  'generation-mismatch',
+  'deadline-exceeded',
+  'detached',
+  'navigation',
+  'disconnected',
+  'response-too-large',
+  'internal-error',
+  'unavailable',
+];
+export const CODE_TO_REASON = lookupTable({
+  'deadline-exceeded': 'child-timeout',
+  'detached': 'stale-mount',
+  'generation-mismatch': 'stale-mount',
+  'navigation': 'navigation',
+  'disconnected': 'child-disconnected',
+  'response-too-large': 'response-budget',
+});
+export const OMISSION_REASONS = [
+  'candidate-budget',
+  'capability-unavailable',
+  'child-disconnected',
+  'child-timeout',
+  'clipped',
+  'depth-limit',
+  'excluded',
+  'navigation',
+  'non-invertible-transform',
+  'occluded',
+  'point-budget',
+  'query-budget',
+  'redacted',
+  'response-budget',
+  'runtime-metadata-unavailable',
+  'selection-detached',
+  'selection-excluded',
+  'selection-redacted',
+  'selection-unavailable',
+  'stale-mount',
+  'unsupported-transform',
+  'unsupported-boundary',
+];

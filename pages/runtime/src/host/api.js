@@ -1,0 +1,132 @@
+// The runtime's surface per realm role (spec: the Host-facing API — in the top realm
+// window.wippyAttention {role, host_instance_id, ready, snapshot, envelope, canonicalJson, focus};
+// in child realms {role, realm_id, canonicalJson, ready}; in every realm the frozen internal
+// window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, advanceClock,
+// debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
+// non-writable, non-configurable, non-enumerable.
+import { W, nDateNow, nJSONParse, nJSONStringify } from '../core/natives.js';
+import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from '../core/constants.js';
+import { canonicalJson } from '../core/canonical-json.js';
+import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, ACCT, ACTIONS, bindings, upBuffer } from '../core/state.js';
+import { registerRoot, registerInternals } from '../dom/shadow-roots.js';
+import { advanceClock } from '../core/clock.js';
+import { mountOf } from '../realm/identity.js';
+import { safe, nodeType } from '../core/dom-reads.js';
+import { snapshot } from './snapshot.js';
+import { envelope } from './envelope.js';
+import { focusApi } from '../realm/focus.js';
+import { ready } from './readiness.js';
+import { readyChildren } from '../relay/ready-children.js';
+import { currentDocument } from '../realm/document.js';
+import { markFocus, returnFocus } from '../realm/focus-return.js';
+
+export function defineInternal() {
+  const internal = {
+    registerRoot: registerRoot,
+    registerInternals: registerInternals,
+    role: ROLE,
+    get realmId() {
+      return REALM_ID;
+    },
+    adoptDocument: () => {
+      safe(currentDocument);
+    },
+    // Test hook: moves this realm's observation clock forward (the 60 s window) without a wait.
+    advanceClock: (ms) => advanceClock(ms),
+    // Test hook: the mount id this realm gives an element (what an omission's mount_id names), so
+    // a test can tell which element an omission is about.
+    mountIdOf: (el) => safe(() => (nodeType(el) === 1 ? mountOf(el).mount_id : null), null),
+    // Diagnostics for harness debugging: binding states only, never tokens.
+    debug: () => ({
+      accounting: nJSONParse(nJSONStringify(ACCT)),
+      role: ROLE,
+      realm_id: REALM_ID,
+      granted: UP.granted,
+      seq: REALM.localSeq,
+      sent: DBG.sent,
+      dropped: DBG.dropped,
+      unmatched: DBG.unmatched,
+      inbound: DBG.inbound,
+      events: ROLE === 'top' ? TOP.events.length : upBuffer.length,
+      children: Array.from(bindings.values()).map((b) => ({
+        mount_id: b.mountId,
+        generation: b.generation,
+        state: b.state,
+        attempts: b.attempts,
+        expected_origin: b.expectedOrigin,
+        child_origin: b.childOrigin,
+        realm_id: b.realmId,
+        pending: b.pending.size,
+        inbound: b.inbound,
+        accepted: b.accepted,
+        rejected: b.rejected,
+        grants: b.grants,
+        renewals: b.renewals,
+        granted_at: b.grantedAt,
+        renew_started_at: b.renewStartedAt,
+        lifetime_ms: b.lifetime || 0,
+      })),
+    }),
+  };
+  try {
+    Object.defineProperty(W, '__wippyAttentionRuntime', {
+      value: Object.freeze(internal),
+      configurable: false,
+      enumerable: false,
+      writable: false,
+    });
+  } catch (_) {
+    /* ignore */
+  }
+}
+
+export function definePublicApi() {
+  let api;
+  if (ROLE === 'top') {
+    api = {
+      role: 'top',
+      host_instance_id: HOST.hostInstanceId,
+      ready: (o) => ready(o),
+      snapshot: (o) => {
+        safe(currentDocument);
+        return snapshot(o);
+      },
+      envelope: (s, o) => envelope(s, o),
+      canonicalJson: (v) => canonicalJson(v),
+      focus: () => safe(focusApi, null),
+      // Host-owned overlays: mark the focused control before opening, give focus back on close.
+      markFocus: () => safe(markFocus, false),
+      returnFocus: () => safe(returnFocus, false),
+      // The Host's Attention configuration: {agent_actions_enabled?: boolean}; returns the current one.
+      configure: (c) => {
+        if (c && typeof c.agent_actions_enabled === 'boolean') ACTIONS.enabled = c.agent_actions_enabled;
+        return { agent_actions_enabled: ACTIONS.enabled };
+      },
+    };
+  } else {
+    api = {
+      role: ROLE,
+      get realm_id() {
+        return REALM_ID;
+      },
+      canonicalJson: (v) => canonicalJson(v),
+      ready: () => {
+        safe(currentDocument);
+        return readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS).then((children) => ({
+          granted: UP.granted,
+          children: children,
+        }));
+      },
+    };
+  }
+  try {
+    Object.defineProperty(W, 'wippyAttention', {
+      value: Object.freeze(api),
+      configurable: false,
+      enumerable: false,
+      writable: false,
+    });
+  } catch (_) {
+    /* ignore */
+  }
+}

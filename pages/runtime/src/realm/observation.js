@@ -1,0 +1,221 @@
+// Observation (spec: recent events — trusted pointermove / pointerdown / pointerup / click /
+// touchstart / touchend only; each realm resolves its own events synchronously at event time with
+// the sampling hit test; keyboard clicks are recorded at the activated element's centre; a child
+// forwards its observations up (the hub's `observation-up`: relay/child.js sends them, or buffers at
+// most 32 (60 s) before its grant); the parent maps a child's observation into its own space and
+// records it (top) or forwards it (intermediate)).
+import { nTimeOrigin, eventTime, nowAbs } from '../core/natives.js';
+import { obsNow, fromPeerClock } from '../core/clock.js';
+import { POINTER_TYPES } from '../core/constants.js';
+import { r3, nonneg, isInt, cutBytes, normText, rectOut } from '../core/util.js';
+import { sanitizeSelection, SELECTION_TEXT_BYTES } from '../dom/sanitize.js';
+import { mapRect } from '../dom/segments.js';
+import { safe, nodeType, rectOf } from '../core/dom-reads.js';
+import { ROLE, REALM_ID, REALM } from '../core/state.js';
+import { shadowOf } from '../dom/shadow-roots.js';
+import { privacyOf } from '../dom/privacy.js';
+import { hitTest, isIframe, promote } from './hit-test.js';
+import { describe } from './candidates.js';
+import { clampPath } from '../dom/segments.js';
+import { chainFor, projectDescriptor } from './project.js';
+import { emit } from '../core/hub.js';
+import { deepActive } from '../dom/active-element.js';
+import { topRecord } from './store.js';
+
+export function newEventId() {
+  REALM.localSeq++;
+  return { event_id: 'ev-' + REALM_ID + '-' + REALM.localSeq, localSeq: REALM.localSeq };
+}
+function pointOf(ev) {
+  if (ev.type === 'touchstart' || ev.type === 'touchend') {
+    const t = (ev.changedTouches && ev.changedTouches[0]) || (ev.touches && ev.touches[0]);
+    if (!t) return null;
+    return { x: t.clientX, y: t.clientY, touchId: t.identifier };
+  }
+  return { x: ev.clientX, y: ev.clientY };
+}
+export function onPointerEvent(ev) {
+  if (!ev || ev.isTrusted !== true) return;
+  if (ROLE === 'fragment-realm') return; // fragments are observed physically by the realm owning the DOM
+  // A click activated from the keyboard (Enter/Space on a control) has no pointer position
+  // (detail 0, empty pointerType, client 0,0): its target is the activated element itself.
+  const keyboardClick = ev.type === 'click' && ev.detail === 0 && !ev.pointerType;
+  let kbTarget = null;
+  let pt;
+  if (keyboardClick) {
+    try {
+      kbTarget = ev.composedPath()[0];
+    } catch (_) {
+      kbTarget = ev.target;
+    }
+    if (kbTarget && nodeType(kbTarget) === 1 && shadowOf(kbTarget)) {
+      const a = deepActive();
+      if (a) kbTarget = a;
+    }
+    if (!kbTarget || nodeType(kbTarget) !== 1) return;
+    if (isIframe(kbTarget)) return; // the child realm saw the activation itself
+    const r = rectOf(kbTarget);
+    pt = { x: r.x + r.width / 2, y: r.y + r.height / 2 };
+  } else pt = pointOf(ev);
+  if (!pt || !isFinite(pt.x) || !isFinite(pt.y)) return;
+  const now = obsNow();
+  const ids = newEventId();
+  const tAbs = eventTime(ev);
+  const rec = {
+    event_id: ids.event_id,
+    type: ev.type,
+    observed_ms: now,
+    t_abs: tAbs,
+    realm_time_ms: nonneg(tAbs - nTimeOrigin),
+    point: { x: r3(pt.x), y: r3(pt.y) },
+  };
+  if (ev.type === 'touchstart' || ev.type === 'touchend') {
+    rec.pointer_type = 'touch';
+    if (isInt(pt.touchId)) rec.pointer_id = pt.touchId;
+  } else {
+    if (isInt(ev.pointerId)) rec.pointer_id = ev.pointerId;
+    const pt2 = ev.pointerType;
+    rec.pointer_type =
+      pt2 === 'mouse' || pt2 === 'pen' || pt2 === 'touch'
+        ? pt2
+        : pt2 === undefined && ev.type === 'click' && !keyboardClick
+          ? 'mouse'
+          : 'unknown';
+    if (isInt(ev.buttons) && ev.buttons >= 0) rec.buttons = ev.buttons;
+    if (ev.type !== 'click') {
+      let cap = false;
+      try {
+        const t0 = ev.composedPath && ev.composedPath()[0];
+        cap = !!(t0 && t0.hasPointerCapture && isInt(ev.pointerId) && t0.hasPointerCapture(ev.pointerId));
+      } catch (_) {
+        cap = false;
+      }
+      rec.pointer_capture = cap;
+    }
+  }
+  let h;
+  if (keyboardClick) {
+    const el = promote(kbTarget);
+    const p = privacyOf(el);
+    h = p.excluded ? { kind: 'excluded', el: p.excluded } : { kind: 'element', el: el, redacted: !!p.redacted };
+  } else h = safe(() => hitTest(pt.x, pt.y), { kind: 'none' });
+  let cands = [];
+  if (h.kind === 'element') {
+    const d = safe(() => describe(h.el, { redacted: h.redacted, textNone: false, role: h.role }), null);
+    if (d) cands = [d];
+  }
+  // h.kind === 'iframe': the child realm receives this input itself and reports it; here we only
+  // saw a border/edge event. Excluded hits record the event without candidates.
+  if (h.kind === 'iframe') return;
+  rec.excluded = h.kind === 'excluded';
+  recordLocal({ kind: 'event', event: rec, candidates: cands });
+}
+// Route an observation made in this realm: the top records it, a child forwards it up (the hub).
+export function recordLocal(obs) {
+  if (ROLE === 'top') topRecord(obs, null);
+  else if (ROLE === 'child') emit('observation-up', obs);
+}
+// An observation arriving from a child binding: project into this realm, then record or forward.
+export function onChildObservation(b, msg) {
+  const o = msg.observation;
+  if (!o || typeof o !== 'object') return;
+  const chain = chainFor(b);
+  const projectList = (list) =>
+    chain.excluded
+      ? []
+      : (Array.isArray(list) ? list.slice(0, 4) : [])
+          .map((d) => {
+            const pd = projectDescriptor(d, chain);
+            if (pd) {
+              if (pd.path.length > 32 || d.clamped === true) pd.clamped = true;
+              pd.path = clampPath(pd.path);
+            }
+            return pd;
+          })
+          .filter(Boolean);
+  if (o.kind === 'event' && o.event && typeof o.event === 'object') {
+    const e = o.event;
+    if (POINTER_TYPES.indexOf(e.type) < 0 || typeof e.event_id !== 'string' || !e.point) return;
+    const x = Number(e.point.x),
+      y = Number(e.point.y);
+    if (!isFinite(x) || !isFinite(y)) return;
+    const rec = {
+      event_id: cutBytes(e.event_id, 128),
+      type: e.type,
+      observed_ms: isFinite(e.observed_ms) ? Math.min(fromPeerClock(Number(e.observed_ms)), obsNow()) : obsNow(),
+      t_abs: typeof e.t_abs === 'number' && isFinite(e.t_abs) ? Math.min(e.t_abs, nowAbs()) : nowAbs(),
+      realm_time_ms: nonneg(e.realm_time_ms),
+      point: { x: r3(chain.geom.ox + x * chain.geom.sx), y: r3(chain.geom.oy + y * chain.geom.sy) },
+      excluded: !!e.excluded || chain.excluded,
+    };
+    if (isInt(e.pointer_id)) rec.pointer_id = e.pointer_id;
+    if (['mouse', 'pen', 'touch', 'unknown'].indexOf(e.pointer_type) >= 0) rec.pointer_type = e.pointer_type;
+    if (isInt(e.buttons) && e.buttons >= 0) rec.buttons = e.buttons;
+    if (typeof e.pointer_capture === 'boolean') rec.pointer_capture = e.pointer_capture;
+    const fwd = { kind: 'event', event: rec, candidates: projectList(o.candidates) };
+    if (ROLE === 'top') topRecord(fwd, b);
+    else emit('observation-up', fwd);
+  } else if (o.kind === 'focus' && o.focus && typeof o.focus.event_id === 'string') {
+    if (chain.excluded) return;
+    const list = projectList([o.candidate]);
+    if (!list.length) return;
+    const fwd = {
+      kind: 'focus',
+      focus: {
+        event_id: cutBytes(o.focus.event_id, 128),
+        focused_ms: isFinite(o.focus.focused_ms)
+          ? Math.min(fromPeerClock(Number(o.focus.focused_ms)), obsNow())
+          : obsNow(),
+        t_abs:
+          typeof o.focus.t_abs === 'number' && isFinite(o.focus.t_abs) ? Math.min(o.focus.t_abs, nowAbs()) : nowAbs(),
+        realm_time_ms: nonneg(o.focus.realm_time_ms),
+      },
+      candidate: list[0],
+    };
+    if (ROLE === 'top') topRecord(fwd, b);
+    else emit('observation-up', fwd);
+  } else if (o.kind === 'focus-clear' && typeof o.event_id === 'string') {
+    const fwd = { kind: 'focus-clear', event_id: o.event_id };
+    if (typeof o.t_abs === 'number' && isFinite(o.t_abs)) fwd.t_abs = Math.min(o.t_abs, nowAbs());
+    if (ROLE === 'top') topRecord(fwd, b);
+    else emit('observation-up', fwd);
+  } else if (o.kind === 'focus-change' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
+    const fwd = { kind: 'focus-change', t_abs: Math.min(o.t_abs, nowAbs()) };
+    if (ROLE === 'top') topRecord(fwd, b);
+    else emit('observation-up', fwd);
+  } else if (o.kind === 'selection') {
+    const s = sanitizeSelection(o.selection);
+    if (!s) return;
+    const ts = o.selection;
+    s.t_abs = typeof ts.t_abs === 'number' && isFinite(ts.t_abs) ? Math.min(ts.t_abs, nowAbs()) : nowAbs();
+    s.selected_ms = isFinite(ts.selected_ms) ? Math.min(fromPeerClock(Number(ts.selected_ms)), obsNow()) : obsNow();
+    if (chain.excluded) {
+      for (const k of ['direction', 'text', 'anchor_path', 'focus_path', 'ranges']) delete s[k];
+      s.privacy = 'excluded';
+    } else if (s.privacy !== 'excluded' && s.privacy !== 'unavailable') {
+      if (chain.redacted) {
+        s.privacy = 'redacted';
+        s.text = '';
+      }
+      s.text = cutBytes(normText(s.text), SELECTION_TEXT_BYTES);
+      const proj = (p) => {
+        if (chain.redacted) for (const seg of p) delete seg.label;
+        return chain.path.concat(p);
+      };
+      s.anchor_path = proj(s.anchor_path);
+      s.focus_path = proj(s.focus_path);
+      s.ranges = s.ranges.map((r) => rectOut(mapRect(r, chain.geom)));
+    }
+    const fwd = { kind: 'selection', selection: s };
+    if (ROLE === 'top') topRecord(fwd, b);
+    else emit('observation-up', fwd);
+  } else if (o.kind === 'selection-clear' && typeof o.selection_id === 'string') {
+    const fwd = { kind: 'selection-clear', selection_id: o.selection_id };
+    if (ROLE === 'top') topRecord(fwd, b);
+    else emit('observation-up', fwd);
+  } else if (o.kind === 'focus-invalidate' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
+    const fwd = { kind: 'focus-invalidate', t_abs: Math.min(o.t_abs, nowAbs()) };
+    if (ROLE === 'top') topRecord(fwd, b);
+    else emit('observation-up', fwd);
+  }
+}

@@ -1,0 +1,446 @@
+// This realm as parent of its iframes (spec: capability.v1 and relay.v2, parent side — discovery
+// every 100 ms, at most 50 attempts per round, a round restarts on the iframe's load; grants, renewal,
+// binding states discovering / granted / granted-renewing / navigating / unavailable / unsupported /
+// detached; queries `points` and `ready` with deadlines; observations from children, rate-bounded).
+import { doc, nURL, nAddEL, nSetTimeout, nClearTimeout, nDateNow, nPostMessage } from '../core/natives.js';
+import {
+  CAP_SCHEMA,
+  RELAY_SCHEMA,
+  RELAY_V1,
+  DISCOVERY_INTERVAL_MS,
+  DISCOVERY_ATTEMPTS,
+  RELAY_CODES,
+} from '../core/constants.js';
+import { canonicalOrigin } from '../core/origins.js';
+import { safe, attr, hasAttr, isConnected, randHex } from '../core/dom-reads.js';
+import { ROLE, OWN_ORIGIN, HOST, UP, DBG, bindings } from '../core/state.js';
+import { mountOf } from '../realm/identity.js';
+import { grantLimits, grantLifetime, renewDelay } from './leases.js';
+import { onChildObservation } from '../realm/observation.js';
+
+export function selfMount() {
+  if (ROLE === 'top') return { mount_id: HOST.hostInstanceId, generation: HOST.mountGeneration };
+  return { mount_id: UP.childMountId, generation: UP.childGeneration };
+}
+export function hostInstance() {
+  return ROLE === 'top' ? HOST.hostInstanceId : UP.hostInstanceId;
+}
+export function canNegotiateDown() {
+  return ROLE === 'top' || (ROLE === 'child' && UP.granted);
+}
+
+// The origin the child document must have, or null when it cannot host a runtime we can bind to:
+// opaque origins (sandbox without allow-same-origin, data:), about:blank without srcdoc.
+function expectedOriginFor(ifr) {
+  const sb = attr(ifr, 'sandbox');
+  if (sb !== null && !/(^|\s)allow-same-origin(\s|$)/i.test(sb)) return null;
+  if (hasAttr(ifr, 'srcdoc')) return canonicalOrigin(OWN_ORIGIN);
+  if (!attr(ifr, 'src')) return null;
+  try {
+    return canonicalOrigin(new nURL(attr(ifr, 'src') || 'about:blank', doc().baseURI).origin);
+  } catch (_) {
+    return null;
+  }
+}
+export function getBinding(ifr) {
+  let b = bindings.get(ifr);
+  if (b) return b;
+  const m = mountOf(ifr);
+  b = {
+    iframe: ifr,
+    mountId: m.mount_id,
+    generation: m.generation,
+    state: 'discovering',
+    attempts: 0,
+    timer: null,
+    token: null,
+    realmId: null,
+    childOrigin: null,
+    expectedOrigin: expectedOriginFor(ifr),
+    limits: null,
+    requestIds: new Set(),
+    waiters: [],
+    pending: new Map(),
+    renewTimer: null,
+    expiresAt: 0,
+    lastCode: null,
+    inbound: 0,
+    accepted: 0,
+    rejected: 0,
+    grants: 0,
+    renewals: 0,
+    grantedAt: 0,
+    renewStartedAt: 0,
+  };
+  bindings.set(ifr, b);
+  safe(() => nAddEL.call(ifr, 'load', () => safe(() => onIframeLoad(b)), false));
+  startDiscovery(b);
+  return b;
+}
+export function settle(b) {
+  const w = b.waiters;
+  b.waiters = [];
+  w.forEach((f) => safe(() => f()));
+}
+export function startDiscovery(b) {
+  if (b.timer) nClearTimeout(b.timer);
+  b.attempts = 0;
+  b.requestIds.clear();
+  if (b.state !== 'navigating') b.state = 'discovering';
+  if (!canNegotiateDown()) return; // resumed once this realm is itself granted
+  attemptDiscovery(b);
+}
+function attemptDiscovery(b) {
+  b.timer = null;
+  if (b.state === 'granted' || b.state === 'detached') return;
+  if (!isConnected(b.iframe)) {
+    detach(b);
+    return;
+  }
+  b.expectedOrigin = expectedOriginFor(b.iframe);
+  if (!b.expectedOrigin) {
+    b.state = 'unsupported';
+    settle(b);
+    return;
+  }
+  if (b.attempts >= DISCOVERY_ATTEMPTS) {
+    b.state = 'unavailable';
+    b.lastCode = 'unavailable';
+    settle(b);
+    return;
+  }
+  // A same-origin child whose document finished loading without a runtime will never answer.
+  if (sameOriginLoadedWithoutRuntime(b)) {
+    b.state = 'unavailable';
+    b.lastCode = 'unavailable';
+    settle(b);
+    return;
+  }
+  b.attempts++;
+  const self = selfMount();
+  const req = {
+    schema: CAP_SCHEMA,
+    type: 'capability-request',
+    request_id: 'cr-' + randHex(8),
+    host_instance_id: hostInstance(),
+    parent_mount_id: self.mount_id,
+    parent_generation: self.generation,
+    child_mount_id: b.mountId,
+    child_generation: b.generation,
+    parent_origin: canonicalOrigin(OWN_ORIGIN),
+    target_origin: b.expectedOrigin,
+    relay_versions: [RELAY_SCHEMA, RELAY_V1],
+    attempt: b.attempts,
+  };
+  if (!req.parent_origin) {
+    b.state = 'unavailable';
+    settle(b);
+    return;
+  }
+  b.requestIds.add(req.request_id);
+  if (b.requestIds.size > 64) b.requestIds.delete(b.requestIds.values().next().value);
+  postIfLoaded(b, req);
+  b.timer = nSetTimeout(() => safe(() => attemptDiscovery(b)), DISCOVERY_INTERVAL_MS);
+}
+// While the frame still shows its initial about:blank (readable by us, same origin) the real
+// document has not arrived: posting now would only make the browser log a target-origin mismatch.
+function postIfLoaded(b, msg) {
+  const cw = safe(() => b.iframe.contentWindow, null);
+  if (!cw) return;
+  let href = null;
+  try {
+    href = cw.location.href;
+  } catch (_) {
+    href = null;
+  } // cross-origin: the child document is there
+  if (href === 'about:blank') return;
+  if (href !== null && href !== 'about:srcdoc' && canonicalOrigin(safe(() => cw.origin, null)) !== b.expectedOrigin)
+    return;
+  try {
+    nPostMessage.call(cw, msg, b.expectedOrigin);
+  } catch (_) {
+    /* retried */
+  }
+}
+function sameOriginLoadedWithoutRuntime(b) {
+  try {
+    const cw = b.iframe.contentWindow;
+    if (!cw || cw.location.href === 'about:blank') return false;
+    const doc = cw.document;
+    return !!doc && doc.readyState === 'complete' && !cw.__wippyAttentionRuntime;
+  } catch (_) {
+    return false;
+  } // cross-origin: unknowable, keep trying
+}
+function onIframeLoad(b) {
+  if (b.state === 'detached') return;
+  // A (re)load means the child document may have been replaced: the binding must be re-established
+  // with whatever realm now lives there. Queries meanwhile report `navigation`.
+  // In-flight queries are kept: if the same realm grants again (the first load event of a child
+  // that was already bound) they are answered; a different realm fails them in onGrant.
+  if (usable(b) || b.state === 'renewing') b.state = 'navigating';
+  startDiscovery(b);
+}
+export function detach(b) {
+  b.state = 'detached';
+  if (b.timer) nClearTimeout(b.timer);
+  if (b.renewTimer) nClearTimeout(b.renewTimer);
+  // Queries in flight fail now, not at their deadline: `generation-mismatch` (stale-mount) when a live
+  // iframe carries the same mount id (the mount was replaced, a new generation), else `disconnected`
+  // (child-disconnected: the child went away mid-query).
+  let replaced = false;
+  bindings.forEach((x) => {
+    if (x !== b && x.mountId === b.mountId && x.generation !== b.generation && isConnected(x.iframe)) replaced = true;
+  });
+  failPending(b, replaced ? 'generation-mismatch' : 'disconnected');
+  settle(b);
+  bindings.delete(b.iframe);
+}
+// The realm's document was replaced (hub `document-replaced`): the dead document's iframes are gone.
+export function detachAll() {
+  Array.from(bindings.values()).forEach((b) => safe(() => detach(b)));
+}
+export function failPending(b, code) {
+  const p = b.pending;
+  b.pending = new Map();
+  p.forEach((entry) => safe(() => entry.resolve({ error: code })));
+}
+// -> whether the grant was accepted: it answers a request of the current round and echoes exactly
+// what was asked (Host instance, both mounts and generations, both origins), with a usable token.
+export function onGrant(b, msg, ev) {
+  if (typeof msg.request_id !== 'string' || !b.requestIds.has(msg.request_id)) return false;
+  if (
+    msg.host_instance_id !== hostInstance() ||
+    msg.child_mount_id !== b.mountId ||
+    msg.child_generation !== b.generation
+  )
+    return false;
+  const self = selfMount();
+  if (msg.parent_mount_id !== self.mount_id || msg.parent_generation !== self.generation) return false;
+  if (
+    msg.parent_origin !== canonicalOrigin(OWN_ORIGIN) ||
+    msg.target_origin !== b.expectedOrigin ||
+    ev.origin !== b.expectedOrigin
+  )
+    return false;
+  if (typeof msg.token !== 'string' || !/^[\x21-\x7e]{16,128}$/.test(msg.token)) return false;
+  if (msg.relay_version !== RELAY_SCHEMA && msg.relay_version !== RELAY_V1) return false;
+  // Keep the round's request ids: the child answers every retry with a fresh token and keeps only
+  // the newest two, so the latest grant (postMessage preserves order per source) must win.
+  if (b.timer) {
+    nClearTimeout(b.timer);
+    b.timer = null;
+  }
+  const realmId = typeof msg.realm_id === 'string' && /^r[a-z0-9]{1,16}$/.test(msg.realm_id) ? msg.realm_id : null;
+  // A different realm (the child navigated or was replaced): nothing of the old realm's binding
+  // stays valid, neither its queries nor either of its tokens.
+  if (b.realmId && realmId !== b.realmId) {
+    failPending(b, 'navigation');
+    b.token = null;
+    b.prevToken = null;
+  }
+  if (b.token !== msg.token) {
+    b.prevToken = b.token;
+    b.token = msg.token;
+  }
+  b.realmId = realmId;
+  b.childOrigin = ev.origin;
+  b.relayVersion = msg.relay_version;
+  b.limits = grantLimits(msg.limits);
+  const life = grantLifetime(msg.expires_in_ms);
+  b.expiresAt = nDateNow() + life;
+  b.grants++;
+  b.grantedAt = nDateNow();
+  b.lifetime = life;
+  b.state = 'granted';
+  b.lastCode = null;
+  if (b.renewTimer) nClearTimeout(b.renewTimer);
+  b.renewTimer = nSetTimeout(
+    () =>
+      safe(() => {
+        if (b.state === 'granted') {
+          b.state = 'renewing';
+          b.attempts = 0;
+          b.renewals++;
+          b.renewStartedAt = nDateNow();
+          attemptDiscoveryRenew(b);
+        }
+      }),
+    renewDelay(life),
+  );
+  settle(b);
+  return true;
+}
+function attemptDiscoveryRenew(b) {
+  // Renewal keeps the current token usable until expiry; a failed renewal ends in `unavailable`.
+  b.state = 'granted-renewing';
+  const tick = () => {
+    if (b.state !== 'granted-renewing') return;
+    if (nDateNow() >= b.expiresAt || b.attempts >= DISCOVERY_ATTEMPTS) {
+      b.state = 'discovering';
+      startDiscovery(b);
+      return;
+    }
+    b.attempts++;
+    const self = selfMount();
+    const req = {
+      schema: CAP_SCHEMA,
+      type: 'capability-request',
+      request_id: 'cr-' + randHex(8),
+      host_instance_id: hostInstance(),
+      parent_mount_id: self.mount_id,
+      parent_generation: self.generation,
+      child_mount_id: b.mountId,
+      child_generation: b.generation,
+      parent_origin: canonicalOrigin(OWN_ORIGIN),
+      target_origin: b.expectedOrigin,
+      relay_versions: [RELAY_SCHEMA, RELAY_V1],
+      attempt: b.attempts,
+    };
+    b.requestIds.add(req.request_id);
+    postIfLoaded(b, req);
+    b.timer = nSetTimeout(() => safe(tick), DISCOVERY_INTERVAL_MS);
+  };
+  tick();
+}
+export function usable(b) {
+  return (b.state === 'granted' || b.state === 'granted-renewing') && nDateNow() < b.expiresAt;
+}
+// The Host's own statement that it mounted this iframe without the runtime (`data-wippy-runtime="absent"`
+// on the iframe element, which only the parent document can set). It never skips or shortens discovery
+// (100 ms x 50 attempts go on, and a grant that does arrive is used); it only means nobody waits for a
+// grant that will not come: ready() reports the child `unavailable` and a snapshot omits it at once.
+export function declaredWithoutRuntime(b) {
+  return safe(() => attr(b.iframe, 'data-wippy-runtime'), null) === 'absent';
+}
+export function waitUsable(b, deadlineAt) {
+  if (usable(b) || b.state === 'unavailable' || b.state === 'unsupported' || b.state === 'detached')
+    return Promise.resolve();
+  if (declaredWithoutRuntime(b) && b.state !== 'navigating') return Promise.resolve();
+  return new Promise((resolve) => {
+    let done = false;
+    const fin = () => {
+      if (!done) {
+        done = true;
+        resolve();
+      }
+    };
+    b.waiters.push(fin);
+    nSetTimeout(fin, Math.max(0, deadlineAt - nDateNow()));
+  });
+}
+export function sendQuery(b, points, budgets, deadlineAt, options) {
+  return new Promise((resolve) => {
+    const cw = safe(() => b.iframe.contentWindow, null);
+    if (!cw || !isConnected(b.iframe)) {
+      resolve({ error: 'disconnected' });
+      return;
+    }
+    const id = 'q-' + randHex(8);
+    const timeout = Math.max(0, deadlineAt - nDateNow());
+    const msg = {
+      schema: RELAY_SCHEMA,
+      type: 'query-request',
+      request_id: id,
+      token: b.token,
+      host_instance_id: hostInstance(),
+      mount_id: b.mountId,
+      generation: b.generation,
+      operation: 'points',
+      points: points,
+      timeout_ms: Math.max(0, timeout - 50),
+      budgets: budgets,
+      options: options,
+    };
+    const timer = nSetTimeout(() => {
+      if (b.pending.delete(id)) resolve({ error: b.state === 'navigating' ? 'navigation' : 'deadline-exceeded' });
+    }, timeout);
+    b.pending.set(id, {
+      resolve: (r) => {
+        nClearTimeout(timer);
+        resolve(r);
+      },
+    });
+    try {
+      nPostMessage.call(cw, msg, b.childOrigin);
+    } catch (_) {
+      b.pending.delete(id);
+      nClearTimeout(timer);
+      resolve({ error: 'disconnected' });
+    }
+  });
+}
+export function sendSimple(b, operation, deadlineAt) {
+  return new Promise((resolve) => {
+    const cw = safe(() => b.iframe.contentWindow, null);
+    if (!cw || !usable(b)) {
+      resolve({ error: 'unavailable' });
+      return;
+    }
+    const id = 'q-' + randHex(8);
+    const timeout = Math.max(0, deadlineAt - nDateNow());
+    const timer = nSetTimeout(() => {
+      if (b.pending.delete(id)) resolve({ error: 'deadline-exceeded' });
+    }, timeout);
+    b.pending.set(id, {
+      resolve: (r) => {
+        nClearTimeout(timer);
+        resolve(r);
+      },
+    });
+    try {
+      nPostMessage.call(
+        cw,
+        {
+          schema: RELAY_SCHEMA,
+          type: 'query-request',
+          request_id: id,
+          token: b.token,
+          host_instance_id: hostInstance(),
+          mount_id: b.mountId,
+          generation: b.generation,
+          operation: operation,
+          timeout_ms: Math.max(0, timeout - 100),
+        },
+        b.childOrigin,
+      );
+    } catch (_) {
+      b.pending.delete(id);
+      nClearTimeout(timer);
+      resolve({ error: 'disconnected' });
+    }
+  });
+}
+// -> whether the message was accepted: a result or error for a query in flight, or an observation
+// carrying the current (or previous) token within the rate bound.
+export function onRelayFromChild(b, msg) {
+  if (msg.type === 'query-result' || msg.type === 'query-error') {
+    if (typeof msg.request_id !== 'string') return false;
+    const entry = b.pending.get(msg.request_id);
+    if (!entry) return false;
+    b.pending.delete(msg.request_id);
+    if (msg.type === 'query-error')
+      entry.resolve({ error: RELAY_CODES.indexOf(msg.code) >= 0 ? msg.code : 'internal-error' });
+    else entry.resolve({ result: msg });
+    return true;
+  }
+  if (msg.type === 'observation') {
+    if (typeof msg.token !== 'string' || !b.token || (msg.token !== b.token && msg.token !== b.prevToken)) {
+      DBG.dropped++;
+      return false;
+    }
+    // Bounded work per child: at most 240 observations per second are projected.
+    const sec = Math.floor(nDateNow() / 1000);
+    if (b.obsSecond !== sec) {
+      b.obsSecond = sec;
+      b.obsCount = 0;
+    }
+    if (++b.obsCount > 240) {
+      DBG.dropped++;
+      return false;
+    }
+    onChildObservation(b, msg);
+    return true;
+  }
+  return false;
+}
