@@ -3,6 +3,7 @@
 
 use attention_harness::checks::expect::Leaf;
 use attention_harness::checks::{privacy, realms, sampling, trusted};
+use attention_harness::golden;
 use attention_harness::{run_host, Engine, Layout};
 use rstest::rstest;
 
@@ -86,7 +87,19 @@ fn boundary_snapshot_matches_its_golden(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| sampling::boundary_golden(h).await.map(drop));
+    run_host(layout, engine, async |h| {
+        let (name, stable) = sampling::boundary_for_golden(h).await?;
+        // The normalizer is the redaction (it keeps the golden a valid v1 payload); insta stores
+        // the text, prints the diff and leaves a `.snap.new` for `cargo insta review` (README).
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(golden::golden_dir());
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings
+            .set_description(format!("normalized by harness/src/golden.rs; accept a change with {}", golden::ACCEPT));
+        settings.bind(|| insta::assert_snapshot!(name, golden::render(&stable)));
+        Ok(())
+    });
 }
 
 #[rstest]

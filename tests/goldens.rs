@@ -1,22 +1,30 @@
 //! The golden snapshots are valid `wippy.attention.v1` payloads (normalization keeps every field's
-//! grammar) and survive encode then expand in v2, v3 and v4 byte for byte.
+//! grammar) and survive encode then expand in v2, v3 and v4 byte for byte. Each is an insta
+//! `.snap` file whose body is the JSON document (`harness/src/golden.rs`).
 
 use attention_harness::contract::attention_v1::validate_attention;
 use attention_harness::contract::canonical::canonical_json;
 use attention_harness::contract::codec;
-use attention_harness::golden::golden_dir;
+use attention_harness::golden::{golden_dir, golden_path, read_golden};
+use attention_harness::{Engine, Layout};
 use serde_json::Value;
 
 fn goldens() -> Vec<(String, Value)> {
     let mut out = Vec::new();
     for entry in std::fs::read_dir(golden_dir()).expect("fixtures/golden") {
         let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "json") {
-            let v: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        // `.snap` only: a pending `.snap.new` is not a golden until `cargo insta review` accepts it.
+        if path.extension().is_some_and(|e| e == "snap") {
+            let v = read_golden(&path).unwrap_or_else(|e| panic!("{e}"));
             out.push((path.file_name().unwrap().to_string_lossy().to_string(), v));
         }
     }
-    assert!(out.len() >= 4, "expected a golden per layout x engine, found {}", out.len());
+    for layout in Layout::ALL {
+        for engine in Engine::ALL {
+            let path = golden_path(&format!("boundary-{layout}-{engine}"));
+            assert!(path.exists(), "no golden for {layout} x {engine}: {}", path.display());
+        }
+    }
     out
 }
 

@@ -1,6 +1,7 @@
 //! The `attention-harness` command line: verify (the operational check), snapshot (reproduce a
-//! layout bug at a point), record (golden snapshots), serve (open the Host yourself), contract
-//! (judge a captured `context_attachments` array as the Session would).
+//! layout bug at a point), serve (open the Host yourself), contract (judge a captured
+//! `context_attachments` array as the Session would). Goldens are recorded and accepted with
+//! `cargo insta` only (README, "Golden snapshots"), not here.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -74,8 +75,6 @@ enum Command {
         #[arg(long)]
         picture: Option<PathBuf>,
     },
-    /// Re-record the golden boundary snapshots under fixtures/golden/ (a deliberate change only).
-    Record,
     /// Serve the reference Host and its Session; print the URLs and the Session's bearer token.
     Serve {
         /// The Session's SQLite file (kept). Default: target/attention-session/serve.sqlite.
@@ -124,11 +123,6 @@ fn main() -> ExitCode {
         }
         Command::Snapshot { layout, engine, point, envelope, picture } => {
             with_harness(pages, |h| snapshot(h, layout, engine, &point, envelope, picture))
-        }
-        Command::Record => {
-            // SAFETY: single-threaded here; the harness runtime is not started yet.
-            unsafe { std::env::set_var("ATTENTION_GOLDEN", "record") };
-            with_harness(pages, record)
         }
     }
 }
@@ -285,22 +279,6 @@ fn snapshot(
         .await;
         host.close().await;
         result
-    })
-}
-
-fn record(h: &Harness) -> Result<ExitCode, String> {
-    let check = checks::named("boundary-snapshot-matches-golden").ok_or("golden check missing")?;
-    h.block_on(async {
-        for layout in Layout::ALL {
-            for engine in Engine::ALL {
-                let host = h.open(layout, engine).await.map_err(|e| e.to_string())?;
-                let r = (check.run)(&host).await;
-                host.close().await;
-                let written = r.map_err(|e| format!("{layout}/{engine}: {e:#}"))?;
-                println!("recorded {written}");
-            }
-        }
-        Ok(ExitCode::SUCCESS)
     })
 }
 
