@@ -28,7 +28,7 @@ use attention_harness::checks::sampling::boundary_point;
 use attention_harness::checks::snapshot_at;
 use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::trace::{self, RUNTIME_SCRIPT};
-use attention_harness::{Engine, Harness, Layout};
+use attention_harness::{Engine, Extra, Harness, HostOptions, Layout};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -145,7 +145,8 @@ fn hung_child(h: &Harness, n: usize) -> anyhow::Result<()> {
     h.block_on(async {
         header("ms: capture.duration_ms / wall of snapshot()");
         for layout in Layout::ALL {
-            let host = h.open_with(layout, Engine::Iframe, "extras=hang,sibling").await?;
+            let host =
+                h.open_with(HostOptions::new(layout, Engine::Iframe).extras([Extra::Hang, Extra::Sibling])).await?;
             let sibling = host.landmark_rect("sibling-frame").await?;
             let point = serde_json::json!({"point": {"x": sibling.x, "y": sibling.y + sibling.height / 2.0}});
             let (mut capture, mut wall) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -177,8 +178,9 @@ fn realms(h: &Harness, n: usize) -> anyhow::Result<()> {
         header("capture.duration_ms");
         for layout in Layout::ALL {
             for count in [1, 4, 16, 64] {
-                let artifact = format!("realms-{count}");
-                let host = h.open_with(layout, Engine::Iframe, &format!("extras={artifact}")).await?;
+                let extra = Extra::Realms { count, grandchildren: false };
+                let artifact = extra.to_string();
+                let host = h.open_with(HostOptions::new(layout, Engine::Iframe).extra(extra)).await?;
                 let (cx, cy) = host.landmark_rect(&format!("{artifact}-frame")).await?.center();
                 for (radius, step) in [(20, 5), (92, 8)] {
                     let options =
@@ -387,7 +389,7 @@ fn vs_playwright(n: usize) -> anyhow::Result<()> {
     // The Playwright process needs a reference server; the harness process starts its own.
     let rt = tokio::runtime::Runtime::new()?;
     let server = rt.block_on(Server::start(default_pages_dir()))?;
-    let url = server.host_url("/host/managed.html?engine=iframe");
+    let url = HostOptions::new(Layout::Managed, Engine::Iframe).url(server.host_origin());
     let _guard = rt.enter();
     let run = |mut cmd: Command, what: &str| -> anyhow::Result<f64> {
         let t = Instant::now();

@@ -1,7 +1,7 @@
 //! Opening a Host: a Host that reports errors fails to open with those errors, and leaves no
 //! browser context behind in the shared browser.
 
-use attention_harness::{Engine, Harness, Layout};
+use attention_harness::{Declaration, Engine, Harness, HostOptions, Layout};
 use serde_json::json;
 
 #[test]
@@ -16,7 +16,10 @@ fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_cont
                 .unwrap_or(0)
         };
         let before = count().await;
-        let err = match h.open_with(Layout::Managed, Engine::Iframe, "layout=invalid").await {
+        let err = match h
+            .open_with(HostOptions::new(Layout::Managed, Engine::Iframe).declaration(Declaration::Invalid))
+            .await
+        {
             Ok(_) => panic!("a Host with an invalid declaration must not open"),
             Err(e) => e.to_string(),
         };

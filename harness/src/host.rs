@@ -12,6 +12,9 @@ use tokio::task::JoinHandle;
 use crate::cdp::EvalError;
 use crate::cdp::{Cdp, CdpError, Session};
 
+mod options;
+pub use options::{Corpus, Declaration, Extra, Geometry, HostOptions, Mount, VIEWPORT};
+
 /// The two reference Host shells (DESIGN.md "The two layouts").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -62,22 +65,6 @@ impl std::fmt::Display for Engine {
     }
 }
 
-/// The viewport every Host is opened with (CSS px, DPR 1 unless [`OpenOptions::device_scale_factor`]
-/// says otherwise), so geometry and goldens are stable.
-pub const VIEWPORT: (u32, u32) = (1280, 720);
-
-/// How a Host page is emulated when it is opened.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OpenOptions {
-    /// `Emulation.setDeviceMetricsOverride`'s `deviceScaleFactor` (device pixels per CSS px).
-    pub device_scale_factor: f64,
-}
-
-impl Default for OpenOptions {
-    fn default() -> Self {
-        OpenOptions { device_scale_factor: 1.0 }
-    }
-}
 /// How long navigation may take until the load event.
 pub const LOAD_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the runtime may take to negotiate with every child realm.
@@ -131,7 +118,7 @@ pub(crate) struct Tracked {
     pub console: Vec<String>,
 }
 
-/// Where the time of [`Host::open_url`] went, in milliseconds from the call (cumulative marks),
+/// Where the time of [`Host::open`] went, in milliseconds from the call (cumulative marks),
 /// for the `host-open` benchmark.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct OpenTimings {
@@ -151,7 +138,7 @@ pub struct OpenTimings {
 pub struct Host {
     pub layout: Layout,
     pub engine: Engine,
-    pub options: OpenOptions,
+    options: HostOptions,
     pub url: String,
     /// The child site's origin (`http://localhost:<b>`), what cross-origin frame_origin must say.
     pub child_origin: String,
@@ -171,30 +158,19 @@ pub struct Host {
 }
 
 impl Host {
-    /// Opens `url` in a fresh browser context on `cdp`'s browser.
-    pub async fn open_url(
+    /// Opens the Host page `options` describe, served from `host_origin` (whose Child site is
+    /// `child_origin`), in a fresh browser context on `cdp`'s browser.
+    pub async fn open(
         cdp: &Cdp,
-        url: &str,
+        host_origin: &str,
         child_origin: &str,
-        layout: Layout,
-        engine: Engine,
-    ) -> Result<Host, HostError> {
-        Self::open_url_with(cdp, url, child_origin, layout, engine, OpenOptions::default()).await
-    }
-
-    /// [`Host::open_url`] with emulation options (device scale factor).
-    pub async fn open_url_with(
-        cdp: &Cdp,
-        url: &str,
-        child_origin: &str,
-        layout: Layout,
-        engine: Engine,
-        options: OpenOptions,
+        options: HostOptions,
     ) -> Result<Host, HostError> {
         let started = std::time::Instant::now();
         let ctx = cdp.call("Target.createBrowserContext", None, json!({"disposeOnDetach": true})).await?;
         let context_id = str_field(&ctx, "browserContextId")?;
-        match Self::open_in_context(cdp, &context_id, url, child_origin, layout, engine, options, started).await {
+        let url = options.url(host_origin);
+        match Self::open_in_context(cdp, &context_id, &url, child_origin, options, started).await {
             Ok(host) => Ok(host),
             Err(e) => {
                 // Nothing of a Host that failed to open is left behind in the shared browser.
@@ -216,9 +192,7 @@ impl Host {
         context_id: &str,
         url: &str,
         child_origin: &str,
-        layout: Layout,
-        engine: Engine,
-        options: OpenOptions,
+        options: HostOptions,
         started: std::time::Instant,
     ) -> Result<Host, HostError> {
         let since = || started.elapsed().as_secs_f64() * 1000.0;
@@ -238,9 +212,8 @@ impl Host {
 
         // Chromium runs one session's commands in order, so these are sent together: the same
         // effect as one after another, without waiting a round trip for each.
-        let (w, h) = VIEWPORT;
-        let metrics =
-            json!({"width": w, "height": h, "deviceScaleFactor": options.device_scale_factor, "mobile": false});
+        let (w, h) = options.viewport_size();
+        let metrics = json!({"width": w, "height": h, "deviceScaleFactor": options.scale_factor(), "mobile": false});
         tokio::try_join!(
             page.call("Page.enable", json!({})),
             page.call("Runtime.enable", json!({})),
@@ -251,9 +224,9 @@ impl Host {
             ),
             page.call("Emulation.setDeviceMetricsOverride", metrics),
         )?;
-        // The capture provider serves only Hosts whose agent actions are on (`actions=on`), the only
-        // ones whose overlay can ask for a capture; other Hosts get neither binding nor task.
-        let capture = url.contains("actions=on");
+        // The capture provider serves only Hosts whose agent actions are on, the only ones whose
+        // overlay can ask for a capture; other Hosts get neither binding nor task.
+        let capture = options.actions_enabled();
         if capture {
             page.call("Runtime.addBinding", json!({"name": crate::capture::provider::BINDING})).await?;
         }
@@ -281,8 +254,8 @@ impl Host {
         }
         timings.load_ms = since();
         let mut host = Host {
-            layout,
-            engine,
+            layout: options.layout(),
+            engine: options.engine(),
             options,
             url: url.to_string(),
             child_origin: child_origin.to_string(),
@@ -308,6 +281,11 @@ impl Host {
         host.timings.mounted_ms = (ready_ms - page_span).max(host.timings.load_ms);
         host.timings.ready_ms = ready_ms;
         Ok(host)
+    }
+
+    /// The options this Host was opened with.
+    pub fn options(&self) -> &HostOptions {
+        &self.options
     }
 
     /// Waits until the runtime reports every child realm negotiated or given up on. Returns the
@@ -455,7 +433,7 @@ impl Host {
         Host {
             layout: self.layout,
             engine: self.engine,
-            options: self.options,
+            options: self.options.clone(),
             url: self.url.clone(),
             child_origin: self.child_origin.clone(),
             page: self.page.clone(),
@@ -472,9 +450,9 @@ impl Host {
     }
 
     /// The capture provider of this Host page (configure it, read what it served). Hosts opened
-    /// with `actions=on` have one.
+    /// with agent actions on ([`HostOptions::actions`]) have one.
     pub fn capture_provider(&self) -> &crate::capture::CaptureProvider {
-        self.capture.as_ref().expect("a Host opened with actions=on has a capture provider")
+        self.capture.as_ref().expect("a Host opened with agent actions on has a capture provider")
     }
 
     /// A PNG of the viewport.

@@ -18,5 +18,5 @@ pub mod report;
 pub mod server;
 pub mod trace;
 
-pub use harness::{run_host, run_host_emulated, run_host_with, Harness, HarnessError};
-pub use host::{Engine, Frame, Host, HostError, Layout, OpenOptions};
+pub use harness::{run_host, run_host_opts, Harness, HarnessError};
+pub use host::{Corpus, Declaration, Engine, Extra, Frame, Geometry, Host, HostError, HostOptions, Layout, Mount};

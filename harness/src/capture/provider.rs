@@ -190,7 +190,7 @@ async fn serve(
         status: "error".into(),
         reason: None,
         format: None,
-        device_scale_factor: host.options.device_scale_factor,
+        device_scale_factor: host.options().scale_factor(),
         clip: None,
         scale: 1.0,
         redactions: Vec::new(),

@@ -244,7 +244,7 @@ pub async fn bind(host: &Host) -> anyhow::Result<Ctx> {
     let sid = agent.route().session_id.clone();
     let messages_at_start = session_of(host)?.messages(&sid)?.len();
     let target = leaf_ref(host, Leaf::Left).await?;
-    Ok(Ctx { agent, sid, target, dpr: host.options.device_scale_factor, messages_at_start })
+    Ok(Ctx { agent, sid, target, dpr: host.options().scale_factor(), messages_at_start })
 }
 
 fn mime(format: Format) -> &'static str {
@@ -739,14 +739,11 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
 
 /// verify rows (operational check of "Optional visual capture"), one Host each.
 pub fn checks() -> Vec<super::Check> {
-    use super::actions::ACTIONS_QUERY;
+    use super::actions::actions_host;
     use super::Check;
-    fn actions_host(_: crate::host::Engine) -> &'static str {
-        ACTIONS_QUERY
-    }
     vec![
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-consent-prepares-a-file-and-sends-nothing",
             run: |h| {
                 Box::pin(async move {
@@ -758,22 +755,22 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-denial-and-cancel-leave-no-draft",
             run: |h| Box::pin(denial_and_cancel(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-redaction-leaves-no-canary",
             run: |h| Box::pin(async move { viewport(h, &bind(h).await?, Format::Png).await }),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-png-upload",
             run: |h| Box::pin(async move { Ok(target(h, &bind(h).await?, Format::Png).await?.1) }),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-webp-upload",
             run: |h| {
                 Box::pin(async move {
@@ -786,7 +783,7 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-agent-region-and-input-permissions",
             run: |h| {
                 Box::pin(async move {
@@ -796,12 +793,12 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-stale-when-moved-after-approval",
             run: |h| Box::pin(stale_when_moved_after_approval(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-refused-by-the-os-is-denied",
             run: |h| {
                 Box::pin(async move {
@@ -811,7 +808,7 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-reference-authorization",
             run: |h| {
                 Box::pin(async move {
@@ -823,7 +820,7 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-image-delivered",
             run: |h| {
                 Box::pin(async move {

@@ -602,7 +602,7 @@ fn collect_elements_under(node: &Value, out: &mut Vec<i64>, inside: bool, root_i
 pub async fn corpus_agrees_with_chromium(host: &Host) -> anyhow::Result<String> {
     let f = measure(host).await?;
     let line = f.line();
-    eprintln!("fidelity {} (DPR {}): {line}", host.url, host.options.device_scale_factor);
+    eprintln!("fidelity {} (DPR {}): {line}", host.url, host.options().scale_factor());
     for e in &f.examples {
         eprintln!("  {e}");
     }
