@@ -500,7 +500,7 @@ async fn frame_of(host: &attention_harness::Host, landmark: &str) -> anyhow::Res
 /// trusted moves alternating 4 px left and right of it.
 async fn traced_moves(host: &attention_harness::Host, (cx, cy): (f64, f64), n: usize) -> anyhow::Result<trace::Trace> {
     host.move_to(cx, cy).await?;
-    let recording = trace::start(&host.cdp).await?;
+    let recording = trace::start(host.frames().cdp()).await?;
     let mut moved = Ok(());
     for i in 0..n {
         let dx = if i % 2 == 0 { 4.0 } else { -4.0 };

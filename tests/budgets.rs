@@ -76,14 +76,14 @@ struct Realm {
 async fn realms(h: &Host, artifact: &str) -> anyhow::Result<Vec<Realm>> {
     let mut frames = BTreeMap::new();
     let mut leaves = BTreeMap::new();
-    for (value, at) in h.locate_all("data-landmark", "rl-").await? {
+    for (value, at) in h.frames().locate_all("data-landmark", "rl-").await? {
         if let Some(name) = value.strip_suffix("-frame") {
-            let chain = h.frame_behind(&at).await?;
+            let chain = h.frames().frame_behind(&at).await?;
             let (w, hh) = chain.viewport;
             let full = chain.to_host.map_rect(&BoxRect { x: 0.0, y: 0.0, width: w, height: hh });
             frames.insert(name.to_string(), chain.clip(&full));
         } else if let Some(name) = value.strip_suffix("-leaf") {
-            leaves.insert(name.to_string(), h.node_rect(&at).await?);
+            leaves.insert(name.to_string(), h.frames().node_rect(&at).await?);
         }
     }
     let mut out = Vec::new();
@@ -517,12 +517,13 @@ fn buttons_frame() -> Frame {
 /// The realm's viewport as visible in the Host viewport (Chromium's box model, clipped by ancestors).
 async fn buttons_region(h: &Host) -> anyhow::Result<BoxRect> {
     let (_, at) = h
+        .frames()
         .locate_all("data-landmark", "rl-0-frame")
         .await?
         .into_iter()
         .find(|(v, _)| v == "rl-0-frame")
         .ok_or_else(|| anyhow::anyhow!("no rl-0-frame in the realms-buttons extra"))?;
-    let chain = h.frame_behind(&at).await?;
+    let chain = h.frames().frame_behind(&at).await?;
     let (w, hh) = chain.viewport;
     Ok(chain.clip(&chain.to_host.map_rect(&BoxRect { x: 0.0, y: 0.0, width: w, height: hh })))
 }

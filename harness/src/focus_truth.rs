@@ -7,7 +7,7 @@
 use serde_json::{json, Value};
 
 use crate::cdp::Session;
-use crate::host::{Host, HostError};
+use crate::frames::{FrameSessions, HostError};
 use crate::oracle::BoxRect;
 
 /// The element that has focus, as Chromium says.
@@ -110,7 +110,8 @@ struct FrameAt {
     owner_frame_id: Option<String>,
 }
 
-impl Host {
+/// Chromium's focus on a Host page's frame sessions.
+impl FrameSessions {
     /// The element that has keyboard focus, or `None` when no frame of this page has focus (the
     /// window lost focus, or focus is on the document itself).
     pub async fn focused_truth(&self) -> Result<Option<Focused>, HostError> {
@@ -225,7 +226,7 @@ impl Host {
             .collect();
         let tree = self.page.call("Page.getFrameTree", json!({})).await?;
         let mut frames = Vec::new();
-        crate::host::flatten_frames(&tree["frameTree"], &mut frames);
+        crate::frames::flatten_frames(&tree["frameTree"], &mut frames);
         for f in frames.iter().skip(1).rev() {
             let id = f["id"].as_str().unwrap_or_default();
             if let Some(c) = self.tracked.lock().ok().and_then(|t| t.contexts.get(id).copied()) {

@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use serde_json::{json, Value};
 
 use crate::cdp::Session;
-use crate::host::{Host, HostError};
+use crate::frames::{FrameSessions, HostError};
 
 /// A rectangle in Host-viewport CSS pixels.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -260,11 +260,8 @@ pub struct Hit {
     pub backend_node_id: i64,
 }
 
-impl Host {
-    fn session(&self, id: &str) -> Session {
-        Session { cdp: self.cdp.clone(), id: id.to_string() }
-    }
-
+/// Chromium's truth on a Host page's frame sessions (see the module comment).
+impl FrameSessions {
     /// Finds the element with `data-landmark=name` in any frame, through open and closed shadow
     /// roots (CDP's `pierce`), in-process iframes and out-of-process iframes.
     pub async fn locate_landmark(&self, name: &str) -> Result<Located, HostError> {
@@ -274,9 +271,7 @@ impl Host {
     /// Finds the first element with `attr=value` in any frame (the page first, then every
     /// out-of-process frame in attach order).
     pub async fn locate_attr(&self, attr: &str, value: &str) -> Result<Option<Located>, HostError> {
-        let mut sessions = vec![self.page.clone()];
-        sessions.extend(self.child_targets().into_iter().map(|c| self.session(&c.session_id)));
-        for session in sessions {
+        for session in self.sessions() {
             let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
             let mut frames = Vec::new();
             if let Some(id) = find_node(&doc["root"], attr, value, &mut frames) {
@@ -287,12 +282,10 @@ impl Host {
     }
 
     /// Every element whose `attr` starts with `prefix`, in every frame (one document read per
-    /// session: the bulk form of [`Host::locate_attr`]), as `(attribute value, where)`.
+    /// session: the bulk form of [`FrameSessions::locate_attr`]), as `(attribute value, where)`.
     pub async fn locate_all(&self, attr: &str, prefix: &str) -> Result<Vec<(String, Located)>, HostError> {
-        let mut sessions = vec![self.page.clone()];
-        sessions.extend(self.child_targets().into_iter().map(|c| self.session(&c.session_id)));
         let mut out = Vec::new();
-        for session in sessions {
+        for session in self.sessions() {
             let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
             let mut found = Vec::new();
             collect_nodes(&doc["root"], attr, prefix, &mut Vec::new(), &mut found);
@@ -426,7 +419,7 @@ impl Host {
         self.hit_at_with(x, y, &mut FrameChains::default()).await
     }
 
-    /// [`Host::hit_at`] reading the frame chains through `chains`: a caller that asks about many
+    /// [`FrameSessions::hit_at`] reading the frame chains through `chains`: a caller that asks about many
     /// points of a page whose frames do not move (the fidelity corpora) composes each chain once.
     pub async fn hit_at_with(&self, x: f64, y: f64, chains: &mut FrameChains) -> Result<Option<Hit>, HostError> {
         let mut session = self.page.clone();
@@ -496,7 +489,7 @@ pub async fn border_box(session: &Session, backend_node_id: i64, to_host: &Affin
 }
 
 /// Frame chains already composed, by CDP session id, and the node name and frame id of nodes
-/// already described (see [`Host::hit_at_with`]). Only for a page whose frames keep their place
+/// already described (see [`FrameSessions::hit_at_with`]). Only for a page whose frames keep their place
 /// while it is used; a fresh one reads everything anew.
 #[derive(Default)]
 pub struct FrameChains {
@@ -506,11 +499,11 @@ pub struct FrameChains {
 
 impl FrameChains {
     /// The chain of the frame tree behind `session_id`, composed on first use.
-    pub async fn chain(&mut self, host: &Host, session_id: &str) -> Result<FrameChain, HostError> {
+    pub async fn chain(&mut self, frames: &FrameSessions, session_id: &str) -> Result<FrameChain, HostError> {
         if let Some(c) = self.chains.get(session_id) {
             return Ok(c.clone());
         }
-        let c = host.session_chain(session_id).await?;
+        let c = frames.session_chain(session_id).await?;
         self.chains.insert(session_id.to_string(), c.clone());
         Ok(c)
     }

@@ -67,8 +67,11 @@ pub fn decode(bytes: &[u8], mime: &str) -> anyhow::Result<RgbaImage> {
 async fn fresh_clip(host: &Host, px: &PixelRect, dpr: f64) -> anyhow::Result<RgbaImage> {
     let scale = fit_scale(px.width(), px.height()).scale;
     let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": scale});
-    let shot =
-        host.page.call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true})).await?;
+    let shot = host
+        .frames()
+        .page()
+        .call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true}))
+        .await?;
     let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap_or_default())?;
     Ok(image::load_from_memory_with_format(&png, image::ImageFormat::Png)?.to_rgba8())
 }
@@ -210,8 +213,12 @@ async fn scope_pressed(host: &Host, key: &str) -> anyhow::Result<Option<String>>
 
 /// Clicks a composer file's "Remove" (trusted) and waits until it and its upload are gone.
 async fn remove_by_pointer(host: &Host, sid: &str, uuid: &str) -> anyhow::Result<()> {
-    let at = host.locate_attr("data-remove-upload", uuid).await?.context("no Remove button for the composer file")?;
-    let (x, y) = host.node_rect(&at).await?.center();
+    let at = host
+        .frames()
+        .locate_attr("data-remove-upload", uuid)
+        .await?
+        .context("no Remove button for the composer file")?;
+    let (x, y) = host.frames().node_rect(&at).await?.center();
     host.click_at(x, y).await?;
     let session = session_of(host)?;
     wait_for(host, "the removed file's upload to be deleted", POINTER_TIMEOUT, || async {

@@ -231,9 +231,9 @@ impl Oracle<'_> {
     }
 
     async fn truth_at(&mut self, x: f64, y: f64) -> anyhow::Result<Option<Truth>> {
-        let Some(hit) = self.host.hit_at_with(x, y, &mut self.chains).await? else { return Ok(None) };
+        let Some(hit) = self.host.frames().hit_at_with(x, y, &mut self.chains).await? else { return Ok(None) };
         let s = hit.session.clone();
-        let chain_to_host = self.chains.chain(self.host, &s.id).await?;
+        let chain_to_host = self.chains.chain(self.host.frames(), &s.id).await?;
         // DOM.getNodeForLocation answers a text hit with the text's DOM parent; for a shadow host
         // whose own slotted text is under the point, start from that text node (its layout quads
         // contain the point), whose flat-tree parent is its slot.
@@ -396,15 +396,15 @@ fn norm(s: &str) -> String {
 pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     // The corpus announces itself once its components are defined, rendered and their icons drawn.
     wait_for(host, "the corpus app reporting data-app-ready", std::time::Duration::from_secs(20), || async {
-        Ok(match host.locate_attr("data-app-ready", "true").await? {
+        Ok(match host.frames().locate_attr("data-app-ready", "true").await? {
             Some(_) => Poll::Ready(()),
             None => Poll::Pending("no data-app-ready yet".into()),
         })
     })
     .await?;
     let app = host.locate_landmark("corpus-app").await.context("the Host has no corpus mounted (?corpus=...)")?;
-    let app_chain = host.chain_of(&app).await?;
-    let area = app_chain.clip(&host.node_rect(&app).await?);
+    let app_chain = host.frames().chain_of(&app).await?;
+    let area = app_chain.clip(&host.frames().node_rect(&app).await?);
     ensure!(area.width > 100.0 && area.height > 100.0, "the corpus area {area:?} is not visible");
 
     // Grid points, then every element centre (the corpus document, shadow trees included).

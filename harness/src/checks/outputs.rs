@@ -61,7 +61,7 @@ impl OutputCapture {
     /// Starts capturing in every frame the Host has now (call after it is ready).
     pub async fn install(host: &Host) -> anyhow::Result<OutputCapture> {
         let network = Arc::new(Mutex::new(Vec::new()));
-        let mut events = host.cdp.events();
+        let mut events = host.frames().cdp().events();
         let sink = network.clone();
         let task = tokio::spawn(async move {
             loop {
@@ -89,14 +89,12 @@ impl OutputCapture {
                 }
             }
         });
-        let mut sessions = vec![host.page.clone()];
-        sessions.extend(host.child_targets().into_iter().map(|c| Session { cdp: host.cdp.clone(), id: c.session_id }));
         let mut worlds = Vec::new();
-        for session in sessions {
+        for session in host.frames().sessions() {
             session.call("Network.enable", json!({})).await?;
             let tree = session.call("Page.getFrameTree", json!({})).await?;
             let mut frames = Vec::new();
-            crate::host::flatten_frames(&tree["frameTree"], &mut frames);
+            crate::frames::flatten_frames(&tree["frameTree"], &mut frames);
             for f in frames {
                 let id = f["id"].as_str().unwrap_or_default();
                 let url = f["url"].as_str().unwrap_or_default().to_string();

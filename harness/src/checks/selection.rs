@@ -92,9 +92,9 @@ async fn realm_to_host(host: &Host, at: &Located, landmark: &str) -> anyhow::Res
     if landmark.starts_with("closed-shadow") {
         // The srcdoc frame is in process: compose its owner's content box.
         let owner = host.locate_landmark("closed-shadow-frame").await?;
-        return Ok(host.frame_behind(&owner).await?.to_host);
+        return Ok(host.frames().frame_behind(&owner).await?.to_host);
     }
-    Ok(host.chain_of(at).await?.to_host)
+    Ok(host.frames().chain_of(at).await?.to_host)
 }
 
 fn norm(s: &str) -> String {

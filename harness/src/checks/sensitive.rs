@@ -87,7 +87,7 @@ impl Control {
 /// The test body: see the module comment. Returns figures (controls per kind, outputs scanned).
 pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<String> {
     wait_for(host, "the sensitive corpus reporting data-app-ready", std::time::Duration::from_secs(20), || async {
-        Ok(match host.locate_attr("data-app-ready", "true").await? {
+        Ok(match host.frames().locate_attr("data-app-ready", "true").await? {
             Some(_) => Poll::Ready(()),
             None => Poll::Pending("no data-app-ready yet".into()),
         })
@@ -193,9 +193,7 @@ pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<St
 }
 
 fn sessions(host: &Host) -> Vec<Session> {
-    let mut s = vec![host.page.clone()];
-    s.extend(host.child_targets().into_iter().map(|c| Session { cdp: host.cdp.clone(), id: c.session_id }));
-    s
+    host.frames().sessions()
 }
 
 /// The corpus's controls, enumerated by Chromium: every tree root of every session (documents of
@@ -238,7 +236,7 @@ async fn enumerate(host: &Host) -> anyhow::Result<Vec<Control>> {
                     let rect = if input_type == "hidden" {
                         BoxRect { x: 0.0, y: 0.0, width: 0.0, height: 0.0 }
                     } else {
-                        host.node_rect(&at).await?
+                        host.frames().node_rect(&at).await?
                     };
                     let ax = session
                         .call(
@@ -311,10 +309,12 @@ fn tree_roots(node: &Value, out: &mut Vec<(i64, bool)>) {
 async fn select_all(host: &Host) -> anyhow::Result<()> {
     const CTRL: i64 = 2;
     let k = Key::KEY_A;
-    host.page
+    host.frames()
+        .page()
         .call("Input.dispatchKeyEvent", json!({"type": "rawKeyDown", "modifiers": CTRL, "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.vk, "nativeVirtualKeyCode": k.vk}))
         .await?;
-    host.page
+    host.frames()
+        .page()
         .call("Input.dispatchKeyEvent", json!({"type": "keyUp", "modifiers": CTRL, "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.vk, "nativeVirtualKeyCode": k.vk}))
         .await?;
     Ok(())
