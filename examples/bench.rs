@@ -29,6 +29,7 @@ use attention_harness::checks::snapshot_at;
 use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::trace::{self, RUNTIME_SCRIPT};
 use attention_harness::{Engine, Extra, Harness, HostOptions, Layout};
+use chromiumoxide::cdp::browser_protocol::{page, target};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -254,18 +255,18 @@ fn open_cost(h: &Harness, n: usize) -> anyhow::Result<()> {
 /// A fresh browser context with one page at `url`, until its load event; then the context is
 /// disposed.
 async fn open_plain(cdp: &attention_harness::cdp::Cdp, url: &str) -> anyhow::Result<()> {
-    let ctx = cdp.call("Target.createBrowserContext", None, serde_json::json!({"disposeOnDetach": true})).await?;
-    let id = ctx["browserContextId"].as_str().context("no browserContextId")?.to_string();
-    let target = cdp
-        .call("Target.createTarget", None, serde_json::json!({"url": "about:blank", "browserContextId": id}))
-        .await?;
-    let target_id = target["targetId"].as_str().context("no targetId")?;
-    let attached =
-        cdp.call("Target.attachToTarget", None, serde_json::json!({"targetId": target_id, "flatten": true})).await?;
-    let session = attached["sessionId"].as_str().context("no sessionId")?;
+    let create = target::CreateBrowserContextParams { dispose_on_detach: Some(true), ..Default::default() };
+    let id = cdp.execute(None, &create).await?.browser_context_id;
+    let mut create = target::CreateTargetParams::new("about:blank");
+    create.browser_context_id = Some(id.clone());
+    let target_id = cdp.execute(None, &create).await?.target_id;
+    let mut attach = target::AttachToTargetParams::new(target_id);
+    attach.flatten = Some(true);
+    let attached = cdp.execute(None, &attach).await?.session_id;
+    let session = attached.inner().as_str();
     let mut events = cdp.events();
-    cdp.call("Page.enable", Some(session), serde_json::json!({})).await?;
-    cdp.call("Page.navigate", Some(session), serde_json::json!({"url": url})).await?;
+    cdp.execute(Some(session), &page::EnableParams::default()).await?;
+    cdp.execute(Some(session), &page::NavigateParams::new(url)).await?;
     if url != "about:blank" {
         let load = async {
             while let Ok(ev) = events.recv().await {
@@ -280,7 +281,7 @@ async fn open_plain(cdp: &attention_harness::cdp::Cdp, url: &str) -> anyhow::Res
             "no load event of {url} within 10 s"
         );
     }
-    cdp.call("Target.disposeBrowserContext", None, serde_json::json!({"browserContextId": id})).await?;
+    cdp.execute(None, &target::DisposeBrowserContextParams::new(id)).await?;
     Ok(())
 }
 
@@ -489,7 +490,7 @@ async fn frame_of(host: &attention_harness::Host, landmark: &str) -> anyhow::Res
         at.inner_frames.is_empty(),
         "the landmark {landmark} is inside an in-process iframe; its frame id is not its session's"
     );
-    let tree = at.session.call("Page.getFrameTree", serde_json::json!({})).await?;
+    let tree = at.session.send(&page::GetFrameTreeParams::default()).await?;
     tree.pointer("/frameTree/frame/id")
         .and_then(|v| v.as_str())
         .map(str::to_string)

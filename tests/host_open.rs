@@ -2,19 +2,15 @@
 //! browser context behind in the shared browser.
 
 use attention_harness::{Declaration, Engine, Harness, HostOptions, Layout};
-use serde_json::json;
+use chromiumoxide::cdp::browser_protocol::target::GetBrowserContextsParams;
 
 #[test]
 fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_context() {
     let h = Harness::global();
     h.block_on(async {
         let cdp = h.cdp().await.unwrap();
-        let count = async || {
-            cdp.call("Target.getBrowserContexts", None, json!({})).await.unwrap()["browserContextIds"]
-                .as_array()
-                .map(Vec::len)
-                .unwrap_or(0)
-        };
+        let count =
+            async || cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len();
         let before = count().await;
         let err = match h
             .open_with(HostOptions::new(Layout::Managed, Engine::Iframe).declaration(Declaration::Invalid))

@@ -4,7 +4,10 @@
 //! with `pierce` finds the shadow root, `ShadowRoot.activeElement` on that root object says what is
 //! focused inside it). The runtime's own API is never used here.
 
-use serde_json::{json, Value};
+use chromiumoxide::cdp::browser_protocol::dom::DescribeNodeParams;
+use chromiumoxide::cdp::browser_protocol::page::GetFrameTreeParams;
+use chromiumoxide::cdp::js_protocol::runtime::RemoteObjectId;
+use serde_json::Value;
 
 use crate::cdp::Session;
 use crate::frames::{FrameSessions, HostError};
@@ -118,13 +121,7 @@ impl FrameSessions {
         for frame in self.frames_for_truth().await? {
             let reply = frame
                 .session
-                .call("Runtime.evaluate", {
-                    let mut p = json!({"expression": "document.hasFocus() ? document.activeElement : null", "returnByValue": false});
-                    if let Some(c) = frame.context {
-                        p["contextId"] = json!(c);
-                    }
-                    p
-                })
+                .evaluate_handle("document.hasFocus() ? document.activeElement : null", frame.context)
                 .await?;
             let Some(mut object) = reply.pointer("/result/objectId").and_then(Value::as_str).map(str::to_string) else {
                 continue;
@@ -132,10 +129,14 @@ impl FrameSessions {
             // Follow shadow roots (open, closed, and the Web Fragment's own) down to the element.
             let mut owner_is_frame = false;
             for _ in 0..32 {
-                let node = frame
-                    .session
-                    .call("DOM.describeNode", json!({"objectId": object, "depth": 1, "pierce": true}))
-                    .await?;
+                let describe = DescribeNodeParams {
+                    object_id: Some(RemoteObjectId::new(object.as_str())),
+                    depth: Some(1),
+                    pierce: Some(true),
+                    ..Default::default()
+                };
+                // The node as JSON, as the oracle's DOM walks read it (`cdp/dom.rs`).
+                let node = frame.session.send(&describe).await?;
                 let node = &node["node"];
                 let local = node["localName"].as_str().unwrap_or_default();
                 if local == "iframe" || local == "frame" {
@@ -149,11 +150,10 @@ impl FrameSessions {
                     .find(|r| r["shadowRootType"].as_str() != Some("user-agent"))
                     .and_then(|r| r["backendNodeId"].as_i64());
                 let Some(root) = root else { break };
-                let resolved = frame.session.call("DOM.resolveNode", json!({"backendNodeId": root})).await?;
-                let Some(root_obj) = resolved.pointer("/object/objectId").and_then(Value::as_str) else { break };
+                let Some(root_obj) = frame.session.resolve_node(root).await? else { break };
                 let inner = frame
                     .session
-                    .call("Runtime.callFunctionOn", json!({"objectId": root_obj, "functionDeclaration": "function () { return this.activeElement; }", "returnByValue": false}))
+                    .call_function_on(&root_obj, "function () { return this.activeElement; }", false)
                     .await?;
                 match inner.pointer("/result/objectId").and_then(Value::as_str) {
                     Some(o) => object = o.to_string(),
@@ -165,9 +165,9 @@ impl FrameSessions {
             }
             let facts = frame
                 .session
-                .call(
-                    "Runtime.callFunctionOn",
-                    json!({"objectId": object, "returnByValue": true, "functionDeclaration": "function () {
+                .call_function_on(
+                    &object,
+                    "function () {
                         const a = (n) => (this.getAttribute(n) || '');
                         let composer = false, excluded = false;
                         for (let n = this; n; n = n.parentNode || n.host) {
@@ -178,15 +178,16 @@ impl FrameSessions {
                         return { landmark: this.getAttribute('data-landmark'), tag: this.localName, input_type: a('type').toLowerCase(),
                                  autocomplete: a('autocomplete'), name: a('name'), id: a('id'), in_composer: composer, in_excluded: excluded,
                                  is_body: this === document.body || this === document.documentElement };
-                    }"}),
+                    }",
+                    true,
                 )
                 .await?;
             let facts = facts.pointer("/result/value").cloned().unwrap_or(Value::Null);
             if facts["is_body"] == true {
                 continue; // the document itself has focus, no element
             }
-            let model = frame.session.call("DOM.getBoxModel", json!({"objectId": object})).await?;
-            let mut rect = crate::oracle::rect_of_quad(&model["model"]["border"]);
+            let model = frame.session.box_model_of_object(&object).await?;
+            let mut rect = crate::oracle::rect_of_quad(&model.border);
             if let Some(fid) = &frame.owner_frame_id {
                 let (dx, dy) = self.frame_offset(fid).await?;
                 rect.x += dx;
@@ -224,7 +225,7 @@ impl FrameSessions {
                 owner_frame_id: Some(c.target_id),
             })
             .collect();
-        let tree = self.page.call("Page.getFrameTree", json!({})).await?;
+        let tree = self.page.send(&GetFrameTreeParams::default()).await?;
         let mut frames = Vec::new();
         crate::frames::flatten_frames(&tree["frameTree"], &mut frames);
         for f in frames.iter().skip(1).rev() {
@@ -245,10 +246,9 @@ impl FrameSessions {
 
     /// Where an out-of-process frame's viewport sits in the Host viewport (its owner's content box).
     async fn frame_offset(&self, frame_id: &str) -> Result<(f64, f64), HostError> {
-        let owner = self.page.call("DOM.getFrameOwner", json!({"frameId": frame_id})).await?;
-        let owner_id = owner["backendNodeId"].as_i64().unwrap_or_default();
-        let model = self.page.call("DOM.getBoxModel", json!({"backendNodeId": owner_id})).await?;
-        let r = crate::oracle::rect_of_quad(&model["model"]["content"]);
+        let owner_id = self.page.frame_owner(frame_id).await?;
+        let model = self.page.box_model(owner_id).await?;
+        let r = crate::oracle::rect_of_quad(&model.content);
         Ok((r.x, r.y))
     }
 }

@@ -9,7 +9,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use chromiumoxide::cdp::browser_protocol::{page, target};
+use chromiumoxide::cdp::js_protocol::runtime;
+use serde_json::Value;
 
 use crate::cdp::{Cdp, CdpError, EvalError, Session};
 
@@ -143,7 +145,7 @@ impl FrameSessions {
             }
             Frame::Name(_) => {}
         }
-        let tree = self.page.call("Page.getFrameTree", json!({})).await?;
+        let tree = self.page.send(&page::GetFrameTreeParams::default()).await?;
         let mut frames = Vec::new();
         flatten_frames(&tree["frameTree"], &mut frames);
         let found = frames.into_iter().find(|f| match frame {
@@ -176,7 +178,7 @@ impl FrameSessions {
     async fn find_in_child_trees(&self, frame: &Frame) -> Option<Value> {
         for child in self.child_targets() {
             let session = Session { cdp: self.cdp.clone(), id: child.session_id };
-            let Ok(tree) = session.call("Page.getFrameTree", json!({})).await else { continue };
+            let Ok(tree) = session.send(&page::GetFrameTreeParams::default()).await else { continue };
             let mut frames = Vec::new();
             flatten_frames(&tree["frameTree"], &mut frames);
             if let Some(f) = frames.into_iter().find(|f| match frame {
@@ -191,6 +193,16 @@ impl FrameSessions {
     }
 }
 
+/// Attach to every new frame target of a session, flattened, without pausing it.
+pub(crate) fn auto_attach() -> target::SetAutoAttachParams {
+    let mut p = target::SetAutoAttachParams::new(true, false);
+    p.flatten = Some(true);
+    p
+}
+
+/// The frames of a `Page.getFrameTree` reply, depth first, the root first (the reply is read as
+/// JSON: only ids, names and URLs are wanted, and the generated `Frame` type would also have to
+/// match every other field Chromium 156 sends).
 pub(crate) fn flatten_frames(node: &Value, out: &mut Vec<Value>) {
     out.push(node["frame"].clone());
     if let Some(children) = node["childFrames"].as_array() {
@@ -249,14 +261,8 @@ pub(crate) async fn watch(
                 let cdp = cdp.clone();
                 tokio::spawn(async move {
                     let s = Some(child_sid.as_str());
-                    let _ = cdp.call("Runtime.enable", s, json!({})).await;
-                    let _ = cdp
-                        .call(
-                            "Target.setAutoAttach",
-                            s,
-                            json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
-                        )
-                        .await;
+                    let _ = cdp.execute(s, &runtime::EnableParams::default()).await;
+                    let _ = cdp.execute(s, &auto_attach()).await;
                 });
             }
             "Target.detachedFromTarget" => {

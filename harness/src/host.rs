@@ -20,6 +20,9 @@
 use std::sync::Mutex;
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::{dom, emulation, page, target};
+use chromiumoxide::cdp::js_protocol::runtime;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
@@ -137,21 +140,14 @@ impl Host {
         options: HostOptions,
     ) -> Result<Host, HostError> {
         let started = std::time::Instant::now();
-        let ctx = cdp.call("Target.createBrowserContext", None, json!({"disposeOnDetach": true})).await?;
-        let context_id = str_field(&ctx, "browserContextId")?;
+        let create = target::CreateBrowserContextParams { dispose_on_detach: Some(true), ..Default::default() };
+        let context_id = cdp.execute(None, &create).await?.browser_context_id.inner().clone();
         let url = options.url(host_origin);
         match Self::open_in_context(cdp, &context_id, &url, child_origin, options, started).await {
             Ok(host) => Ok(host),
             Err(e) => {
                 // Nothing of a Host that failed to open is left behind in the shared browser.
-                let _ = cdp
-                    .call_with_timeout(
-                        "Target.disposeBrowserContext",
-                        None,
-                        json!({"browserContextId": context_id}),
-                        Duration::from_secs(5),
-                    )
-                    .await;
+                let _ = dispose_context(cdp, &context_id).await;
                 Err(e)
             }
         }
@@ -168,12 +164,14 @@ impl Host {
         let since = || started.elapsed().as_secs_f64() * 1000.0;
         let mut timings = OpenTimings { context_ms: since(), ..OpenTimings::default() };
         let context_id = context_id.to_string();
-        let target = cdp
-            .call("Target.createTarget", None, json!({"url": "about:blank", "browserContextId": context_id}))
-            .await?;
-        let target_id = str_field(&target, "targetId")?;
-        let attached = cdp.call("Target.attachToTarget", None, json!({"targetId": target_id, "flatten": true})).await?;
-        let page = Session { cdp: cdp.clone(), id: str_field(&attached, "sessionId")? };
+        let mut create = target::CreateTargetParams::new("about:blank");
+        create.browser_context_id = Some(BrowserContextId::new(context_id.clone()));
+        let target_id = cdp.execute(None, &create).await?.target_id;
+        let mut attach = target::AttachToTargetParams::new(target_id.clone());
+        attach.flatten = Some(true);
+        let attached = cdp.execute(None, &attach).await?;
+        let page = Session { cdp: cdp.clone(), id: attached.session_id.inner().clone() };
+        let target_id = target_id.inner().clone();
 
         let frames = FrameSessions::new(cdp.clone(), page.clone());
         let mut events = cdp.events();
@@ -187,28 +185,29 @@ impl Host {
         // Chromium runs one session's commands in order, so these are sent together: the same
         // effect as one after another, without waiting a round trip for each.
         let (w, h) = options.viewport_size();
-        let metrics = json!({"width": w, "height": h, "deviceScaleFactor": options.scale_factor(), "mobile": false});
+        let metrics =
+            emulation::SetDeviceMetricsOverrideParams::new(i64::from(w), i64::from(h), options.scale_factor(), false);
+        let (page_domain, runtime_domain, dom_domain) =
+            (page::EnableParams::default(), runtime::EnableParams::default(), dom::EnableParams::default());
+        let attach = crate::frames::auto_attach();
         tokio::try_join!(
-            page.call("Page.enable", json!({})),
-            page.call("Runtime.enable", json!({})),
-            page.call("DOM.enable", json!({})),
-            page.call(
-                "Target.setAutoAttach",
-                json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})
-            ),
-            page.call("Emulation.setDeviceMetricsOverride", metrics),
+            page.execute(&page_domain),
+            page.execute(&runtime_domain),
+            page.execute(&dom_domain),
+            page.execute(&attach),
+            page.execute(&metrics),
         )?;
         // The capture provider serves only Hosts whose agent actions are on, the only ones whose
         // overlay can ask for a capture; other Hosts get neither binding nor task.
         let capture = options.actions_enabled();
         if capture {
-            page.call("Runtime.addBinding", json!({"name": crate::capture::provider::BINDING})).await?;
+            page.execute(&runtime::AddBindingParams::new(crate::capture::provider::BINDING)).await?;
         }
         timings.page_ms = since();
 
-        let nav = page.call("Page.navigate", json!({"url": url})).await?;
-        if let Some(err) = nav.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
-            return Err(HostError::Navigation { url: url.to_string(), reason: err.to_string() });
+        let nav = page.execute(&page::NavigateParams::new(url)).await?;
+        if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
+            return Err(HostError::Navigation { url: url.to_string(), reason: err });
         }
         let load = async {
             loop {
@@ -345,27 +344,19 @@ impl Host {
 
     /// A PNG of the viewport.
     pub async fn screenshot_png(&self) -> Result<Vec<u8>, HostError> {
-        let shot = self.page.call("Page.captureScreenshot", json!({"format": "png"})).await?;
-        let data = shot["data"].as_str().unwrap_or_default();
+        let png =
+            page::CaptureScreenshotParams { format: Some(page::CaptureScreenshotFormat::Png), ..Default::default() };
+        let shot = self.page.execute(&png).await?;
         use base64::Engine as _;
         base64::engine::general_purpose::STANDARD
-            .decode(data)
+            .decode(AsRef::<str>::as_ref(&shot.data))
             .map_err(|e| HostError::Unexpected { what: "Page.captureScreenshot".into(), detail: e.to_string() })
     }
 
     /// Disposes of the browser context (and with it the page and its frames).
     pub async fn close(self) {
         self.watcher.abort();
-        let _ = self
-            .frames
-            .cdp
-            .call_with_timeout(
-                "Target.disposeBrowserContext",
-                None,
-                json!({"browserContextId": self.context_id}),
-                Duration::from_secs(5),
-            )
-            .await;
+        let _ = dispose_context(&self.frames.cdp, &self.context_id).await;
     }
 }
 
@@ -406,9 +397,8 @@ impl Drop for AbortOnDrop {
     }
 }
 
-fn str_field(v: &Value, key: &str) -> Result<String, HostError> {
-    v.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| HostError::Unexpected { what: key.to_string(), detail: short(&v.to_string()) })
+/// Disposes of a browser context (and every page in it), waiting at most 5 s.
+async fn dispose_context(cdp: &Cdp, context_id: &str) -> Result<Value, CdpError> {
+    let dispose = target::DisposeBrowserContextParams::new(BrowserContextId::new(context_id));
+    cdp.send_with_timeout(None, &dispose, Duration::from_secs(5)).await
 }

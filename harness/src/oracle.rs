@@ -11,9 +11,11 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Value};
+use chromiumoxide::cdp::browser_protocol::accessibility::{GetPartialAxTreeParams, QueryAxTreeParams};
+use chromiumoxide::cdp::browser_protocol::dom::{BackendNodeId, GetNodeForLocationParams};
+use serde_json::Value;
 
-use crate::cdp::Session;
+use crate::cdp::{quad_points, Session};
 use crate::frames::{FrameSessions, HostError};
 
 /// A rectangle in Host-viewport CSS pixels.
@@ -237,9 +239,14 @@ pub async fn ax_rendered_text(
     backend_node_id: i64,
     skip: impl Fn(i64) -> bool,
 ) -> Result<String, HostError> {
-    let r = session
-        .call("Accessibility.queryAXTree", json!({"backendNodeId": backend_node_id, "role": "StaticText"}))
-        .await?;
+    let query = QueryAxTreeParams {
+        backend_node_id: Some(BackendNodeId::new(backend_node_id)),
+        role: Some("StaticText".into()),
+        ..Default::default()
+    };
+    // AX nodes as JSON: the generated AXNode's enums would have to know every property and value
+    // type Chromium 156 sends.
+    let r = session.send(&query).await?;
     let mut out = Vec::new();
     for n in r["nodes"].as_array().into_iter().flatten() {
         if n["ignored"].as_bool().unwrap_or(false) {
@@ -272,9 +279,9 @@ impl FrameSessions {
     /// out-of-process frame in attach order).
     pub async fn locate_attr(&self, attr: &str, value: &str) -> Result<Option<Located>, HostError> {
         for session in self.sessions() {
-            let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+            let root = session.pierced_document().await?;
             let mut frames = Vec::new();
-            if let Some(id) = find_node(&doc["root"], attr, value, &mut frames) {
+            if let Some(id) = find_node(&root, attr, value, &mut frames) {
                 return Ok(Some(Located { session, backend_node_id: id, inner_frames: frames }));
             }
         }
@@ -286,9 +293,9 @@ impl FrameSessions {
     pub async fn locate_all(&self, attr: &str, prefix: &str) -> Result<Vec<(String, Located)>, HostError> {
         let mut out = Vec::new();
         for session in self.sessions() {
-            let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+            let root = session.pierced_document().await?;
             let mut found = Vec::new();
-            collect_nodes(&doc["root"], attr, prefix, &mut Vec::new(), &mut found);
+            collect_nodes(&root, attr, prefix, &mut Vec::new(), &mut found);
             for (value, backend_node_id, inner_frames) in found {
                 out.push((value, Located { session: session.clone(), backend_node_id, inner_frames }));
             }
@@ -313,8 +320,7 @@ impl FrameSessions {
             .find(|c| c.session_id == session_id)
             .ok_or_else(|| HostError::NoFrame(format!("no out-of-process frame with session {session_id}")))?;
         let parent = self.session(&child.parent_session_id);
-        let owner = parent.call("DOM.getFrameOwner", json!({"frameId": child.target_id})).await?;
-        let owner_id = owner["backendNodeId"].as_i64().unwrap_or_default();
+        let owner_id = parent.frame_owner(&child.target_id).await?;
         let parent_chain = Box::pin(self.session_chain(&parent.id)).await?;
         let child_session = self.session(&child.session_id);
         self.compose_frame(&parent, owner_id, &parent_chain, &child_session, None).await
@@ -330,8 +336,8 @@ impl FrameSessions {
         child: &Session,
         context: Option<i64>,
     ) -> Result<FrameChain, HostError> {
-        let model = parent.call("DOM.getBoxModel", json!({"backendNodeId": owner_id})).await?;
-        let content = parent_chain.to_host.map_quad(&quad(&model["model"]["content"]));
+        let model = parent.box_model(owner_id).await?;
+        let content = parent_chain.to_host.map_quad(&quad_points(&model.content));
         let (w, h) = self.viewport_size(child, context).await?;
         let to_host = Affine::viewport_to_quad(w, h, &content);
         let mut clips = parent_chain.clips.clone();
@@ -357,8 +363,8 @@ impl FrameSessions {
         let mut chain = self.session_chain(&at.session.id).await?;
         for owner in &at.inner_frames {
             // Chromium already maps in-process frames into their local root: only their viewport clips.
-            let model = at.session.call("DOM.getBoxModel", json!({"backendNodeId": owner})).await?;
-            let content = chain.to_host.map_quad(&quad(&model["model"]["content"]));
+            let model = at.session.box_model(*owner).await?;
+            let content = chain.to_host.map_quad(&quad_points(&model.content));
             chain.clips.push(BoxRect::from_quad(&content));
         }
         Ok(chain)
@@ -376,14 +382,14 @@ impl FrameSessions {
         backend_node_id: i64,
         chain: &FrameChain,
     ) -> Result<BoxRect, HostError> {
-        let model = session.call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id})).await?;
-        Ok(BoxRect::from_quad(&chain.to_host.map_quad(&quad(&model["model"]["border"]))))
+        let model = session.box_model(backend_node_id).await?;
+        Ok(BoxRect::from_quad(&chain.to_host.map_quad(&quad_points(&model.border))))
     }
 
     /// The frame chain of the document inside the `<iframe>` at `at` (in process or not).
     pub async fn frame_behind(&self, at: &Located) -> Result<FrameChain, HostError> {
-        let desc = at.session.call("DOM.describeNode", json!({"backendNodeId": at.backend_node_id})).await?;
-        let frame_id = desc.pointer("/node/frameId").and_then(Value::as_str).unwrap_or_default().to_string();
+        let desc = at.session.describe_node(at.backend_node_id).await?;
+        let frame_id = desc["frameId"].as_str().unwrap_or_default().to_string();
         if let Some(child) = self.child_targets().into_iter().find(|c| c.target_id == frame_id) {
             return self.session_chain(&child.session_id).await;
         }
@@ -425,14 +431,10 @@ impl FrameSessions {
         let mut session = self.page.clone();
         let (mut lx, mut ly) = (x, y);
         for _ in 0..8 {
-            let r = session
-                .call(
-                    "DOM.getNodeForLocation",
-                    json!({"x": lx.round() as i64, "y": ly.round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false}),
-                )
-                .await;
-            let Ok(r) = r else { return Ok(None) };
-            let Some(id) = r["backendNodeId"].as_i64() else { return Ok(None) };
+            let mut at = GetNodeForLocationParams::new(lx.round() as i64, ly.round() as i64);
+            (at.include_user_agent_shadow_dom, at.ignore_pointer_events_none) = (Some(false), Some(false));
+            let Ok(r) = session.execute(&at).await else { return Ok(None) };
+            let id = *r.backend_node_id.inner();
             let (name, frame) = chains.described(&session, id).await?;
             let oop =
                 (name == "IFRAME").then(|| self.child_targets().into_iter().find(|c| c.target_id == frame)).flatten();
@@ -457,9 +459,14 @@ impl FrameSessions {
 
 /// Role, name and whether Chromium ignores the node, from `Accessibility.getPartialAXTree`.
 pub async fn ax_facts(session: &Session, backend_node_id: i64) -> Result<AxFacts, HostError> {
-    let tree = session
-        .call("Accessibility.getPartialAXTree", json!({"backendNodeId": backend_node_id, "fetchRelatives": false}))
-        .await?;
+    let partial = GetPartialAxTreeParams {
+        backend_node_id: Some(BackendNodeId::new(backend_node_id)),
+        fetch_relatives: Some(false),
+        ..Default::default()
+    };
+    // AX nodes as JSON: the generated AXNode's enums would have to know every property and value
+    // type Chromium 156 sends.
+    let tree = session.send(&partial).await?;
     let node = tree["nodes"]
         .as_array()
         .and_then(|n| n.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend_node_id)).or(n.first()))
@@ -478,9 +485,9 @@ pub async fn ax_facts(session: &Session, backend_node_id: i64) -> Result<AxFacts
 /// A node's border quad from Chromium's box model (`DOM.getBoxModel`), in its frame's local root;
 /// `None` when it has no box (display: none or contents, a hidden input, a node gone).
 pub async fn border_quad(session: &Session, backend_node_id: i64) -> Option<Vec<f64>> {
-    let model = session.call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id})).await.ok()?;
-    let q: Vec<f64> = model["model"]["border"].as_array()?.iter().filter_map(Value::as_f64).collect();
-    (q.len() == 8).then_some(q)
+    let model = session.box_model(backend_node_id).await.ok()?;
+    let q = model.border.inner();
+    (q.len() == 8).then(|| q.clone())
 }
 
 /// [`border_quad`] mapped into the Host viewport (CSS px) by `to_host`.
@@ -515,8 +522,8 @@ impl FrameChains {
         if let Some(d) = self.nodes.get(&key) {
             return Ok(d.clone());
         }
-        let desc = session.call("DOM.describeNode", json!({"backendNodeId": backend_node_id})).await?;
-        let node = &desc["node"];
+        let desc = session.describe_node(backend_node_id).await?;
+        let node = &desc;
         let d = (
             node["nodeName"].as_str().unwrap_or_default().to_string(),
             node["frameId"].as_str().unwrap_or_default().to_string(),
@@ -548,8 +555,7 @@ pub struct DomIndex {
 
 impl DomIndex {
     pub async fn load(session: &Session) -> Result<DomIndex, HostError> {
-        let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
-        Ok(DomIndex::from_tree(&doc["root"]))
+        Ok(DomIndex::from_tree(&session.pierced_document().await?))
     }
 
     pub fn from_tree(root: &Value) -> DomIndex {
@@ -656,17 +662,8 @@ impl DomIndex {
 }
 
 /// The bounding rectangle of a CDP box-model quad (`DOM.getBoxModel` `border`, `content` ...).
-pub(crate) fn rect_of_quad(v: &Value) -> BoxRect {
-    BoxRect::from_quad(&quad(v))
-}
-
-fn quad(v: &Value) -> Vec<f64> {
-    let q: Vec<f64> = v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
-    if q.len() == 8 {
-        q
-    } else {
-        vec![0.0; 8]
-    }
+pub(crate) fn rect_of_quad(q: &chromiumoxide::cdp::browser_protocol::dom::Quad) -> BoxRect {
+    BoxRect::from_quad(&quad_points(q))
 }
 
 /// Depth-first search of a pierced DOM tree for `attr=value`; `frames` collects the in-process
@@ -729,6 +726,7 @@ fn collect_nodes(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn in_process_frame_documents_map_to_their_owner() {

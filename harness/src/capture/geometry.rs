@@ -11,9 +11,8 @@
 //! within [`MOVE_TOLERANCE`](super::provider::MOVE_TOLERANCE). The local names of the elements that
 //! match are returned, so the provider can check that the runtime's target is one of them.
 
-use serde_json::json;
-
 use super::limits::CssRect;
+use crate::cdp::CdpError;
 use crate::frames::{FrameSessions, HostError};
 use crate::oracle::{border_box, BoxRect, DomIndex};
 
@@ -40,8 +39,7 @@ pub async fn elements_at(host: &FrameSessions, approved: &CssRect, tolerance: f6
     let mut nearest = None;
     let mut steps = 0;
     loop {
-        let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
-        let ix = DomIndex::from_tree(&doc["root"]);
+        let ix = DomIndex::from_tree(&session.pierced_document().await?);
         let chain = host.session_chain(&session.id).await?;
         let mut at = Some(node);
         while let Some(n) = at {
@@ -66,8 +64,12 @@ pub async fn elements_at(host: &FrameSessions, approved: &CssRect, tolerance: f6
         // The root of an out-of-process frame: continue at its owner in the parent frame.
         let Some(child) = host.child_targets().into_iter().find(|c| c.session_id == session.id) else { break };
         let parent = host.session(&child.parent_session_id);
-        let owner = parent.call("DOM.getFrameOwner", json!({"frameId": child.target_id})).await?;
-        let Some(owner_id) = owner["backendNodeId"].as_i64() else { break };
+        let owner_id = match parent.frame_owner(&child.target_id).await {
+            Ok(id) => id,
+            // A reply without an owner: the walk ends here.
+            Err(CdpError::Decode { .. }) => break,
+            Err(e) => return Err(e.into()),
+        };
         (session, node) = (parent, owner_id);
     }
     Ok(done(found, nearest))

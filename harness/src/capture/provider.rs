@@ -29,6 +29,7 @@
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
+use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CaptureScreenshotParams, Viewport};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -266,17 +267,23 @@ async fn capture(
     record.clip = Some(px);
     let fit = fit_scale(px.width(), px.height());
     record.scale = fit.scale;
-    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": fit.scale});
-    let shot = host
-        .page()
-        .call(
-            "Page.captureScreenshot",
-            json!({"format": "png", "clip": clip, "fromSurface": true, "captureBeyondViewport": false}),
-        )
-        .await
-        .map_err(|e| ("error", format!("screenshot failed: {e}")))?;
+    let clip = Viewport {
+        x: px.x0 as f64 / dpr,
+        y: px.y0 as f64 / dpr,
+        width: px.width() as f64 / dpr,
+        height: px.height() as f64 / dpr,
+        scale: fit.scale,
+    };
+    let screenshot = CaptureScreenshotParams {
+        format: Some(CaptureScreenshotFormat::Png),
+        clip: Some(clip),
+        from_surface: Some(true),
+        capture_beyond_viewport: Some(false),
+        ..Default::default()
+    };
+    let shot = host.page().execute(&screenshot).await.map_err(|e| ("error", format!("screenshot failed: {e}")))?;
     let png = base64::engine::general_purpose::STANDARD
-        .decode(shot["data"].as_str().unwrap_or_default())
+        .decode(AsRef::<str>::as_ref(&shot.data))
         .map_err(|e| ("error", format!("screenshot is not base64: {e}")))?;
     let mut img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
         .map_err(|e| ("error", format!("screenshot does not decode: {e}")))?
@@ -393,9 +400,9 @@ async fn revalidate(host: &FrameSessions, target: &Value, approved: &CssRect) ->
 async fn privacy_rects(host: &FrameSessions) -> Result<Vec<(Reason, BoxRect)>, crate::frames::HostError> {
     let mut out = Vec::new();
     for session in host.sessions() {
-        let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+        let root = session.pierced_document().await?;
         let mut found = Vec::new();
-        collect(&doc["root"], &mut Vec::new(), &mut found);
+        collect(&root, &mut Vec::new(), &mut found);
         for (reason, backend_node_id, inner_frames) in found {
             // Elements without a box (display: none, hidden inputs) show nothing.
             let Some(q) = border_quad(&session, backend_node_id).await else { continue };

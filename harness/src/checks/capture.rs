@@ -8,6 +8,7 @@
 
 use anyhow::{bail, ensure, Context};
 use base64::Engine as _;
+use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CaptureScreenshotParams, Viewport};
 use image::RgbaImage;
 use serde_json::{json, Value};
 
@@ -66,13 +67,21 @@ pub fn decode(bytes: &[u8], mime: &str) -> anyhow::Result<RgbaImage> {
 /// them within §7 (1 unless they exceed it).
 async fn fresh_clip(host: &Host, px: &PixelRect, dpr: f64) -> anyhow::Result<RgbaImage> {
     let scale = fit_scale(px.width(), px.height()).scale;
-    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": scale});
-    let shot = host
-        .frames()
-        .page()
-        .call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true}))
-        .await?;
-    let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap_or_default())?;
+    let clip = Viewport {
+        x: px.x0 as f64 / dpr,
+        y: px.y0 as f64 / dpr,
+        width: px.width() as f64 / dpr,
+        height: px.height() as f64 / dpr,
+        scale,
+    };
+    let screenshot = CaptureScreenshotParams {
+        format: Some(CaptureScreenshotFormat::Png),
+        clip: Some(clip),
+        from_surface: Some(true),
+        ..Default::default()
+    };
+    let shot = host.frames().page().execute(&screenshot).await?;
+    let png = base64::engine::general_purpose::STANDARD.decode(AsRef::<str>::as_ref(&shot.data))?;
     Ok(image::load_from_memory_with_format(&png, image::ImageFormat::Png)?.to_rgba8())
 }
 

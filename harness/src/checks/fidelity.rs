@@ -28,6 +28,7 @@ use super::{rect_of, require_valid_payload, wait_for, Poll};
 use crate::cdp::Session;
 use crate::host::Host;
 use crate::oracle::{ax_facts, ax_rendered_text, border_box, AxFacts, BoxRect, DomIndex, FrameChains};
+use chromiumoxide::cdp::browser_protocol::dom::{BackendNodeId, GetContentQuadsParams};
 
 /// Grid step over the corpus, CSS px (issue 7).
 pub const GRID_STEP: f64 = 40.0;
@@ -240,12 +241,12 @@ impl Oracle<'_> {
         let mut start = hit.backend_node_id;
         let texts = self.index(&s).await?.slotted_text_children(start);
         for t in texts {
-            let Ok(q) = s.call("DOM.getContentQuads", json!({"backendNodeId": t})).await else { continue };
-            let hit_text = q["quads"].as_array().into_iter().flatten().any(|quad| {
-                let q: Vec<f64> =
-                    quad.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+            let quads = GetContentQuadsParams { backend_node_id: Some(BackendNodeId::new(t)), ..Default::default() };
+            let Ok(q) = s.execute(&quads).await else { continue };
+            let hit_text = q.quads.iter().any(|quad| {
+                let q = quad.inner();
                 q.len() == 8 && {
-                    let r = BoxRect::from_quad(&chain_to_host.to_host.map_quad(&q));
+                    let r = BoxRect::from_quad(&chain_to_host.to_host.map_quad(q));
                     x >= r.x && x < r.right() && y >= r.y && y < r.bottom()
                 }
             });
@@ -376,13 +377,12 @@ fn text_agrees(text: &str, rendered: &str) -> bool {
 /// The mount id the runtime of the node's realm gives an element (its internal test hook), to
 /// match an omission's `mount_id` with the element Chromium names.
 async fn runtime_mount_id(s: &Session, backend_node_id: i64) -> anyhow::Result<Option<String>> {
-    let obj = s.call("DOM.resolveNode", json!({"backendNodeId": backend_node_id})).await?;
-    let Some(object_id) = obj["object"]["objectId"].as_str() else { return Ok(None) };
+    let Some(object_id) = s.resolve_node(backend_node_id).await? else { return Ok(None) };
     let r = s
-        .call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object_id, "returnByValue": true,
-                   "functionDeclaration": "function () { const r = window.__wippyAttentionRuntime; return r && r.mountIdOf ? r.mountIdOf(this) : null; }"}),
+        .call_function_on(
+            &object_id,
+            "function () { const r = window.__wippyAttentionRuntime; return r && r.mountIdOf ? r.mountIdOf(this) : null; }",
+            true,
         )
         .await?;
     Ok(r["result"]["value"].as_str().map(str::to_string))
@@ -418,9 +418,9 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
         }
         y += GRID_STEP;
     }
-    let doc = app.session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+    let root = app.session.pierced_document().await?;
     let mut ids = Vec::new();
-    collect_elements_under(&doc["root"], &mut ids, false, app.backend_node_id);
+    collect_elements_under(&root, &mut ids, false, app.backend_node_id);
     for id in ids {
         let Some(r) = border_box(&app.session, id, &app_chain.to_host).await else { continue };
         let c = r.center();

@@ -15,11 +15,12 @@
 use std::sync::{Arc, Mutex};
 
 use anyhow::{ensure, Context};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::cdp::Session;
 use crate::host::Host;
+use chromiumoxide::cdp::browser_protocol::{network, page};
 
 /// The isolated world's name (what `Page.createIsolatedWorld` creates in each frame).
 const WORLD: &str = "attention-harness-output-capture";
@@ -91,20 +92,18 @@ impl OutputCapture {
         });
         let mut worlds = Vec::new();
         for session in host.frames().sessions() {
-            session.call("Network.enable", json!({})).await?;
-            let tree = session.call("Page.getFrameTree", json!({})).await?;
+            session.execute(&network::EnableParams::default()).await?;
+            let tree = session.send(&page::GetFrameTreeParams::default()).await?;
             let mut frames = Vec::new();
             crate::frames::flatten_frames(&tree["frameTree"], &mut frames);
             for f in frames {
                 let id = f["id"].as_str().unwrap_or_default();
                 let url = f["url"].as_str().unwrap_or_default().to_string();
                 // A frame of another process listed in this tree has no world here: its own session installs it.
-                let Ok(made) =
-                    session.call("Page.createIsolatedWorld", json!({"frameId": id, "worldName": WORLD})).await
-                else {
-                    continue;
-                };
-                let Some(ctx) = made["executionContextId"].as_i64() else { continue };
+                let mut world = page::CreateIsolatedWorldParams::new(page::FrameId::new(id));
+                world.world_name = Some(WORLD.into());
+                let Ok(made) = session.execute(&world).await else { continue };
+                let ctx = *made.execution_context_id.inner();
                 if session.eval_in(LISTEN, Some(ctx), crate::cdp::COMMAND_TIMEOUT).await.is_ok() {
                     worlds.push((session.clone(), ctx, url));
                 }
