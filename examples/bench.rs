@@ -28,7 +28,8 @@ use attention_harness::checks::sampling::boundary_point;
 use attention_harness::checks::snapshot_at;
 use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::trace::{self, RUNTIME_SCRIPT};
-use attention_harness::{Engine, Harness, Layout};
+use attention_harness::{Engine, Extra, Harness, HostOptions, Layout};
+use chromiumoxide::cdp::browser_protocol::{page, target};
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -145,7 +146,8 @@ fn hung_child(h: &Harness, n: usize) -> anyhow::Result<()> {
     h.block_on(async {
         header("ms: capture.duration_ms / wall of snapshot()");
         for layout in Layout::ALL {
-            let host = h.open_with(layout, Engine::Iframe, "extras=hang,sibling").await?;
+            let host =
+                h.open_with(HostOptions::new(layout, Engine::Iframe).extras([Extra::Hang, Extra::Sibling])).await?;
             let sibling = host.landmark_rect("sibling-frame").await?;
             let point = serde_json::json!({"point": {"x": sibling.x, "y": sibling.y + sibling.height / 2.0}});
             let (mut capture, mut wall) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -177,8 +179,9 @@ fn realms(h: &Harness, n: usize) -> anyhow::Result<()> {
         header("capture.duration_ms");
         for layout in Layout::ALL {
             for count in [1, 4, 16, 64] {
-                let artifact = format!("realms-{count}");
-                let host = h.open_with(layout, Engine::Iframe, &format!("extras={artifact}")).await?;
+                let extra = Extra::Realms { count, grandchildren: false };
+                let artifact = extra.to_string();
+                let host = h.open_with(HostOptions::new(layout, Engine::Iframe).extra(extra)).await?;
                 let (cx, cy) = host.landmark_rect(&format!("{artifact}-frame")).await?.center();
                 for (radius, step) in [(20, 5), (92, 8)] {
                     let options =
@@ -252,18 +255,18 @@ fn open_cost(h: &Harness, n: usize) -> anyhow::Result<()> {
 /// A fresh browser context with one page at `url`, until its load event; then the context is
 /// disposed.
 async fn open_plain(cdp: &attention_harness::cdp::Cdp, url: &str) -> anyhow::Result<()> {
-    let ctx = cdp.call("Target.createBrowserContext", None, serde_json::json!({"disposeOnDetach": true})).await?;
-    let id = ctx["browserContextId"].as_str().context("no browserContextId")?.to_string();
-    let target = cdp
-        .call("Target.createTarget", None, serde_json::json!({"url": "about:blank", "browserContextId": id}))
-        .await?;
-    let target_id = target["targetId"].as_str().context("no targetId")?;
-    let attached =
-        cdp.call("Target.attachToTarget", None, serde_json::json!({"targetId": target_id, "flatten": true})).await?;
-    let session = attached["sessionId"].as_str().context("no sessionId")?;
+    let create = target::CreateBrowserContextParams { dispose_on_detach: Some(true), ..Default::default() };
+    let id = cdp.execute(None, &create).await?.browser_context_id;
+    let mut create = target::CreateTargetParams::new("about:blank");
+    create.browser_context_id = Some(id.clone());
+    let target_id = cdp.execute(None, &create).await?.target_id;
+    let mut attach = target::AttachToTargetParams::new(target_id);
+    attach.flatten = Some(true);
+    let attached = cdp.execute(None, &attach).await?.session_id;
+    let session = attached.inner().as_str();
     let mut events = cdp.events();
-    cdp.call("Page.enable", Some(session), serde_json::json!({})).await?;
-    cdp.call("Page.navigate", Some(session), serde_json::json!({"url": url})).await?;
+    cdp.execute(Some(session), &page::EnableParams::default()).await?;
+    cdp.execute(Some(session), &page::NavigateParams::new(url)).await?;
     if url != "about:blank" {
         let load = async {
             while let Ok(ev) = events.recv().await {
@@ -278,7 +281,7 @@ async fn open_plain(cdp: &attention_harness::cdp::Cdp, url: &str) -> anyhow::Res
             "no load event of {url} within 10 s"
         );
     }
-    cdp.call("Target.disposeBrowserContext", None, serde_json::json!({"browserContextId": id})).await?;
+    cdp.execute(None, &target::DisposeBrowserContextParams::new(id)).await?;
     Ok(())
 }
 
@@ -387,7 +390,7 @@ fn vs_playwright(n: usize) -> anyhow::Result<()> {
     // The Playwright process needs a reference server; the harness process starts its own.
     let rt = tokio::runtime::Runtime::new()?;
     let server = rt.block_on(Server::start(default_pages_dir()))?;
-    let url = server.host_url("/host/managed.html?engine=iframe");
+    let url = HostOptions::new(Layout::Managed, Engine::Iframe).url(server.host_origin());
     let _guard = rt.enter();
     let run = |mut cmd: Command, what: &str| -> anyhow::Result<f64> {
         let t = Instant::now();
@@ -487,7 +490,7 @@ async fn frame_of(host: &attention_harness::Host, landmark: &str) -> anyhow::Res
         at.inner_frames.is_empty(),
         "the landmark {landmark} is inside an in-process iframe; its frame id is not its session's"
     );
-    let tree = at.session.call("Page.getFrameTree", serde_json::json!({})).await?;
+    let tree = at.session.send(&page::GetFrameTreeParams::default()).await?;
     tree.pointer("/frameTree/frame/id")
         .and_then(|v| v.as_str())
         .map(str::to_string)
@@ -498,7 +501,7 @@ async fn frame_of(host: &attention_harness::Host, landmark: &str) -> anyhow::Res
 /// trusted moves alternating 4 px left and right of it.
 async fn traced_moves(host: &attention_harness::Host, (cx, cy): (f64, f64), n: usize) -> anyhow::Result<trace::Trace> {
     host.move_to(cx, cy).await?;
-    let recording = trace::start(&host.cdp).await?;
+    let recording = trace::start(host.frames().cdp()).await?;
     let mut moved = Ok(());
     for i in 0..n {
         let dx = if i % 2 == 0 { 4.0 } else { -4.0 };

@@ -23,7 +23,7 @@
 
 use attention_harness::checks::{candidate_at, describe, rect_of, require_valid_payload};
 use attention_harness::oracle::BoxRect;
-use attention_harness::{run_host_with, Engine, Frame, Host, Layout};
+use attention_harness::{run_host_opts, Engine, Extra, Frame, Host, HostOptions, Layout};
 use rstest::rstest;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -76,14 +76,14 @@ struct Realm {
 async fn realms(h: &Host, artifact: &str) -> anyhow::Result<Vec<Realm>> {
     let mut frames = BTreeMap::new();
     let mut leaves = BTreeMap::new();
-    for (value, at) in h.locate_all("data-landmark", "rl-").await? {
+    for (value, at) in h.frames().locate_all("data-landmark", "rl-").await? {
         if let Some(name) = value.strip_suffix("-frame") {
-            let chain = h.frame_behind(&at).await?;
+            let chain = h.frames().frame_behind(&at).await?;
             let (w, hh) = chain.viewport;
             let full = chain.to_host.map_rect(&BoxRect { x: 0.0, y: 0.0, width: w, height: hh });
             frames.insert(name.to_string(), chain.clip(&full));
         } else if let Some(name) = value.strip_suffix("-leaf") {
-            leaves.insert(name.to_string(), h.node_rect(&at).await?);
+            leaves.insert(name.to_string(), h.frames().node_rect(&at).await?);
         }
     }
     let mut out = Vec::new();
@@ -460,7 +460,7 @@ fn leases_are_disjoint_and_every_point_reaches_its_realm_exactly_once(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(1, 4, 16, 64)] count: u32,
 ) {
-    realms_case(layout, format!("realms-{count}"));
+    realms_case(layout, Extra::Realms { count, grandchildren: false });
 }
 
 /// Grandchildren at 1, 4 and 16 child realms (2, 8 and 32 realms in all). 64 children with a
@@ -471,11 +471,12 @@ fn leases_stay_disjoint_down_to_grandchild_realms(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(1, 4, 16)] count: u32,
 ) {
-    realms_case(layout, format!("realms-{count}-grand"));
+    realms_case(layout, Extra::Realms { count, grandchildren: true });
 }
 
-fn realms_case(layout: Layout, artifact: String) {
-    run_host_with(layout, Engine::Iframe, &format!("extras={artifact}"), async |h| {
+fn realms_case(layout: Layout, extra: Extra) {
+    let artifact = extra.to_string();
+    run_host_opts(HostOptions::new(layout, Engine::Iframe).extra(extra), async |h| {
         // Default lattice (radius 20, step 5: 49 points) and a non-default one covering the whole
         // grid (radius 92, step 8: 413 points, 256 of them in the grid: one full 256-point grant for
         // one realm, 4 points per realm at 64). A denser lattice's capture.points alone would fill
@@ -516,12 +517,13 @@ fn buttons_frame() -> Frame {
 /// The realm's viewport as visible in the Host viewport (Chromium's box model, clipped by ancestors).
 async fn buttons_region(h: &Host) -> anyhow::Result<BoxRect> {
     let (_, at) = h
+        .frames()
         .locate_all("data-landmark", "rl-0-frame")
         .await?
         .into_iter()
         .find(|(v, _)| v == "rl-0-frame")
         .ok_or_else(|| anyhow::anyhow!("no rl-0-frame in the realms-buttons extra"))?;
-    let chain = h.frame_behind(&at).await?;
+    let chain = h.frames().frame_behind(&at).await?;
     let (w, hh) = chain.viewport;
     Ok(chain.clip(&chain.to_host.map_rect(&BoxRect { x: 0.0, y: 0.0, width: w, height: hh })))
 }
@@ -867,7 +869,7 @@ async fn byte_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
 
 #[rstest]
 fn grant_limits_pass_at_the_limit_and_cut_one_past_it(#[values(Layout::Managed, Layout::Compat)] layout: Layout) {
-    run_host_with(layout, Engine::Iframe, "extras=realms-buttons", async |h| {
+    run_host_opts(HostOptions::new(layout, Engine::Iframe).extra(Extra::RealmsButtons), async |h| {
         let region = buttons_region(h).await?;
         eprintln!("realms-buttons realm visible at {region:?}");
         point_limit(h, &region).await?;

@@ -107,7 +107,8 @@ fn action_refs_with_agent_actions_on_equal_the_contracts_fields_and_semantic_pat
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    attention_harness::run_host_with(layout, engine, "actions=on", async |h| {
+    let options = attention_harness::HostOptions::new(layout, engine).actions(true);
+    attention_harness::run_host_opts(options, async |h| {
         attention_harness::checks::actions::action_refs_match_the_contract(h, Leaf::Oopif).await?;
         attention_harness::checks::actions::action_refs_match_the_contract(h, Leaf::ClosedShadow).await.map(drop)
     });
@@ -126,14 +127,14 @@ fn no_candidate_carries_an_action_ref_with_agent_actions_off(
 mod agent_actions {
     use attention_harness::checks::actions as a;
     use attention_harness::checks::expect::Leaf;
-    use attention_harness::{run_host, run_host_with, Engine, Layout};
+    use attention_harness::{run_host, run_host_opts, Engine, HostOptions, Layout};
     use rstest::rstest;
 
     fn on<F>(layout: Layout, engine: Engine, body: F)
     where
         F: AsyncFnOnce(&attention_harness::Host) -> anyhow::Result<String>,
     {
-        run_host_with(layout, engine, "actions=on", async |h| body(h).await.map(drop));
+        run_host_opts(HostOptions::new(layout, engine).actions(true), async |h| body(h).await.map(drop));
     }
 
     #[rstest]
@@ -262,8 +263,8 @@ mod agent_actions {
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
         #[values(1.0, 2.0)] dpr: f64,
     ) {
-        let options = attention_harness::OpenOptions { device_scale_factor: dpr };
-        attention_harness::run_host_emulated(layout, engine, "actions=on", options, async |h| {
+        let options = HostOptions::new(layout, engine).actions(true).device_scale_factor(dpr);
+        run_host_opts(options, async |h| {
             let detail = attention_harness::checks::capture::captures_end_to_end(h).await?;
             eprintln!("{layout}/{engine} DPR {dpr}: {detail}");
             Ok(())
@@ -275,7 +276,7 @@ mod agent_actions {
         #[values(Layout::Managed, Layout::Compat)] layout: Layout,
         #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
     ) {
-        run_host_with(layout, engine, "actions=on", async |h| {
+        run_host_opts(HostOptions::new(layout, engine).actions(true), async |h| {
             let detail = attention_harness::checks::capture::captures_that_end_without_a_draft(h).await?;
             eprintln!("{layout}/{engine}: {detail}");
             Ok(())
@@ -325,8 +326,10 @@ fn every_sensitive_control_kind_is_excluded_and_no_canary_leaves_the_realms(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values("same-origin", "cross-origin", "fragment")] mount: &str,
 ) {
-    let engine = if mount == "fragment" { Engine::Fragment } else { Engine::Iframe };
-    attention_harness::run_host_with(layout, engine, &format!("corpus=sensitive&mount={mount}"), async |h| {
+    let corpus_mount = attention_harness::Mount::named(mount).expect("a corpus mount");
+    let options = attention_harness::HostOptions::new(layout, corpus_mount.engine())
+        .corpus(attention_harness::Corpus::Sensitive, corpus_mount);
+    attention_harness::run_host_opts(options, async |h| {
         let detail = attention_harness::checks::sensitive::sensitive_controls_leave_no_trace(h).await?;
         eprintln!("{layout}/{mount}: {detail}");
         Ok(())

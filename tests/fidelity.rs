@@ -6,7 +6,7 @@
 //! for which the issue states none, must agree at every comparable point.
 
 use attention_harness::checks::fidelity::corpus_agrees_with_chromium;
-use attention_harness::{run_host_emulated, Engine, Layout, OpenOptions};
+use attention_harness::{run_host_opts, Corpus, Engine, HostOptions, Layout, Mount};
 use rstest::rstest;
 
 #[rstest]
@@ -15,11 +15,9 @@ fn shoelace_corpus_candidates_agree_with_chromium_hit_test_box_model_and_ax_tree
     #[values("same-origin", "cross-origin", "fragment")] mount: &str,
     #[values(1.0, 2.0)] dpr: f64,
 ) {
-    let engine = if mount == "fragment" { Engine::Fragment } else { Engine::Iframe };
-    let query = format!("corpus=shoelace&mount={mount}");
-    run_host_emulated(layout, engine, &query, OpenOptions { device_scale_factor: dpr }, async |h| {
-        corpus_agrees_with_chromium(h).await.map(drop)
-    });
+    let mount = Mount::named(mount).expect("a corpus mount");
+    let options = HostOptions::new(layout, mount.engine()).corpus(Corpus::Shoelace, mount).device_scale_factor(dpr);
+    run_host_opts(options, async |h| corpus_agrees_with_chromium(h).await.map(drop));
 }
 
 #[rstest]
@@ -28,11 +26,9 @@ fn material_corpus_candidates_agree_with_chromium_hit_test_box_model_and_ax_tree
     #[values("same-origin", "cross-origin", "fragment")] mount: &str,
     #[values(1.0, 2.0)] dpr: f64,
 ) {
-    let engine = if mount == "fragment" { Engine::Fragment } else { Engine::Iframe };
-    let query = format!("corpus=material&mount={mount}");
-    run_host_emulated(layout, engine, &query, OpenOptions { device_scale_factor: dpr }, async |h| {
-        corpus_agrees_with_chromium(h).await.map(drop)
-    });
+    let mount = Mount::named(mount).expect("a corpus mount");
+    let options = HostOptions::new(layout, mount.engine()).corpus(Corpus::Material, mount).device_scale_factor(dpr);
+    run_host_opts(options, async |h| corpus_agrees_with_chromium(h).await.map(drop));
 }
 
 /// Hand-written custom elements whose role and ARIA state live only on ElementInternals, a custom
@@ -47,8 +43,7 @@ fn internals_corpus_candidates_agree_with_chromium_hit_test_box_model_and_ax_tre
     #[values("same-origin", "cross-origin")] mount: &str,
     #[values(1.0, 2.0)] dpr: f64,
 ) {
-    let query = format!("corpus=internals&mount={mount}");
-    run_host_emulated(layout, Engine::Iframe, &query, OpenOptions { device_scale_factor: dpr }, async |h| {
-        corpus_agrees_with_chromium(h).await.map(drop)
-    });
+    let mount = Mount::named(mount).expect("a corpus mount");
+    let options = HostOptions::new(layout, Engine::Iframe).corpus(Corpus::Internals, mount).device_scale_factor(dpr);
+    run_host_opts(options, async |h| corpus_agrees_with_chromium(h).await.map(drop));
 }

@@ -5,7 +5,7 @@
 //! (harness/src/oracle.rs) within 0.5 CSS px. Rotation / skew give `unsupported-transform`.
 
 use attention_harness::checks::geometry::{leaf_geometry, unsupported_transform_keeps_siblings};
-use attention_harness::{run_host_emulated, run_host_with, Engine, Layout, OpenOptions};
+use attention_harness::{run_host_opts, Engine, Extra, Geometry, HostOptions, Layout};
 use rstest::rstest;
 
 async fn all_hold(h: &attention_harness::Host, landmarks: &[&str]) -> anyhow::Result<()> {
@@ -19,13 +19,32 @@ async fn all_hold(h: &attention_harness::Host, landmarks: &[&str]) -> anyhow::Re
     Ok(())
 }
 
+/// The Host of a variant, by its label. The labels are the variants' old query parameters, kept
+/// because rstest names each case after its value: the test names stay what they were.
+fn variant(layout: Layout, engine: Engine, label: &str) -> HostOptions {
+    let host = HostOptions::new(layout, engine);
+    match label {
+        "geometry=zoom-frame" => host.geometry(Geometry::ZoomFrame),
+        "geometry=zoom-leaf" => host.geometry(Geometry::ZoomLeaf),
+        "geometry=scale-frame" => host.geometry(Geometry::ScaleFrame),
+        "geometry=scale-translate-frame" => host.geometry(Geometry::ScaleTranslateFrame),
+        "geometry=scale-panel" => host.geometry(Geometry::ScalePanel),
+        "geometry=scroll-page" => host.geometry(Geometry::ScrollPage),
+        "geometry=scroll-panel" => host.geometry(Geometry::ScrollPanel),
+        "geometry=border-frame" => host.geometry(Geometry::BorderFrame),
+        "geometry=rotate-frame" => host.geometry(Geometry::RotateFrame),
+        "geometry=skew-frame" => host.geometry(Geometry::SkewFrame),
+        "extras=nest" => host.extra(Extra::Nest),
+        other => panic!("no Host variant labelled {other}"),
+    }
+}
+
 #[rstest]
 fn device_scale_factor_2_keeps_every_rect_in_css_px(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    let dpr2 = OpenOptions { device_scale_factor: 2.0 };
-    run_host_emulated(layout, engine, "", dpr2, async |h| {
+    run_host_opts(HostOptions::new(layout, engine).device_scale_factor(2.0), async |h| {
         all_hold(h, &["left-leaf", "oopif-leaf", "closed-shadow-leaf"]).await
     });
 }
@@ -47,8 +66,8 @@ fn geometry_holds_under_each_host_variant(
     )]
     case: (&str, &[&str]),
 ) {
-    let (query, landmarks) = case;
-    run_host_with(layout, engine, query, async |h| all_hold(h, landmarks).await);
+    let (label, landmarks) = case;
+    run_host_opts(variant(layout, engine, label), async |h| all_hold(h, landmarks).await);
 }
 
 #[rstest]
@@ -57,5 +76,6 @@ fn rotated_or_skewed_iframe_is_an_unsupported_transform_omission_and_its_sibling
     #[values("geometry=rotate-frame", "geometry=skew-frame")] query: &str,
 ) {
     // Only iframes are mapped point by point; fragment content is physical Host DOM.
-    run_host_with(layout, Engine::Iframe, query, async |h| unsupported_transform_keeps_siblings(h).await.map(drop));
+    let options = variant(layout, Engine::Iframe, query);
+    run_host_opts(options, async |h| unsupported_transform_keeps_siblings(h).await.map(drop));
 }

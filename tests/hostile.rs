@@ -17,7 +17,7 @@
 
 use anyhow::Context;
 use attention_harness::checks::{candidate_at, candidates, describe, require_valid_payload, wait_for, Poll};
-use attention_harness::{run_host_with, Engine, Frame, Host, Layout};
+use attention_harness::{run_host_opts, Engine, Extra, Frame, Host, HostOptions, Layout};
 use rstest::rstest;
 use serde_json::{json, Value};
 use std::time::Duration;
@@ -351,7 +351,7 @@ fn hostile_child_gets_nothing_while_the_user_points_at_its_sibling(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
 ) {
     let seed = seed();
-    run_host_with(layout, Engine::Iframe, "extras=hostile,sibling", async |h| {
+    run_host_opts(HostOptions::new(layout, Engine::Iframe).extras([Extra::Hostile, Extra::Sibling]), async |h| {
         hostile_run(h, seed)
             .await
             .with_context(|| format!("hostile seed {seed} (rerun with ATTENTION_HOSTILE_SEED={seed})"))
@@ -360,7 +360,7 @@ fn hostile_child_gets_nothing_while_the_user_points_at_its_sibling(
 
 #[test]
 fn navigation_or_replacement_of_a_child_invalidates_its_binding() {
-    run_host_with(Layout::Managed, Engine::Iframe, "extras=sibling", async |h| {
+    run_host_opts(HostOptions::new(Layout::Managed, Engine::Iframe).extra(Extra::Sibling), async |h| {
         anyhow::ensure!(h.eval(RECORDER).await? == true, "recorder not installed");
         let first = binding(h, "mount-sibling").await?;
         let realm0 = first["realm_id"].as_str().unwrap_or_default().to_string();

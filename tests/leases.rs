@@ -10,7 +10,7 @@
 //! grant's expiry. No 60 s wait: the lifetimes come from the child, as the spec lets a child choose.
 
 use attention_harness::checks::{wait_for, Poll};
-use attention_harness::{run_host_with, Engine, Frame, Host, Layout};
+use attention_harness::{run_host_opts, Engine, Extra, Frame, Host, HostOptions, Layout};
 use serde_json::Value;
 use std::time::Duration;
 
@@ -59,36 +59,39 @@ async fn binding(h: &Host, mount: &str) -> anyhow::Result<Value> {
 
 #[test]
 fn grants_are_renewed_at_the_smaller_of_5_s_and_half_the_lifetime_before_expiry() {
-    run_host_with(Layout::Managed, Engine::Iframe, "extras=renew-short,renew-mid", async |h| {
-        // renew-short: 2,000 ms lifetime, lead min(5,000, 1,000) = 1,000 ms: three renewals in ~3 s.
-        // renew-mid: 12,000 ms lifetime, lead min(5,000, 6,000) = 5,000 ms: one renewal at 7 s.
-        for (name, life, lead, renewals) in
-            [("renew-short", 2000.0, 1000.0, 3usize), ("renew-mid", 12000.0, 5000.0, 1usize)]
-        {
-            let log = wait_for(h, &format!("{renewals} renewals of {name}"), Duration::from_secs(12), || async {
-                let log = peer_log(h, name).await?;
-                let n = renewal_gaps(&log).len();
-                Ok(if n >= renewals { Poll::Ready(log) } else { Poll::Pending(format!("{n} renewals so far")) })
-            })
-            .await?;
-            let due = life - lead;
-            for (i, gap) in renewal_gaps(&log).into_iter().take(renewals).enumerate() {
-                anyhow::ensure!(
+    run_host_opts(
+        HostOptions::new(Layout::Managed, Engine::Iframe).extras([Extra::RenewShort, Extra::RenewMid]),
+        async |h| {
+            // renew-short: 2,000 ms lifetime, lead min(5,000, 1,000) = 1,000 ms: three renewals in ~3 s.
+            // renew-mid: 12,000 ms lifetime, lead min(5,000, 6,000) = 5,000 ms: one renewal at 7 s.
+            for (name, life, lead, renewals) in
+                [("renew-short", 2000.0, 1000.0, 3usize), ("renew-mid", 12000.0, 5000.0, 1usize)]
+            {
+                let log = wait_for(h, &format!("{renewals} renewals of {name}"), Duration::from_secs(12), || async {
+                    let log = peer_log(h, name).await?;
+                    let n = renewal_gaps(&log).len();
+                    Ok(if n >= renewals { Poll::Ready(log) } else { Poll::Pending(format!("{n} renewals so far")) })
+                })
+                .await?;
+                let due = life - lead;
+                for (i, gap) in renewal_gaps(&log).into_iter().take(renewals).enumerate() {
+                    anyhow::ensure!(
                     gap >= due - 2.0 && gap <= due + LATE_BOUND_MS,
                     "{name}: renewal {} came {gap:.1} ms after the grant it renews; due at {due} ms (lifetime {life} - lead {lead})",
                     i + 1
                 );
-                eprintln!("{name}: renewal {} at {gap:.1} ms after its grant (due {due} ms)", i + 1);
+                    eprintln!("{name}: renewal {} at {gap:.1} ms after its grant (due {due} ms)", i + 1);
+                }
+                // Past the first grant's expiry the binding is still granted, thanks to the renewals.
+                let b = binding(h, &format!("mount-{name}")).await?;
+                anyhow::ensure!(
+                    b["state"] == "granted"
+                        && b["renewals"].as_u64().unwrap_or(0) >= renewals as u64
+                        && b["lifetime_ms"] == life as u64,
+                    "{name}: the binding after {renewals} renewals: {b}"
+                );
             }
-            // Past the first grant's expiry the binding is still granted, thanks to the renewals.
-            let b = binding(h, &format!("mount-{name}")).await?;
-            anyhow::ensure!(
-                b["state"] == "granted"
-                    && b["renewals"].as_u64().unwrap_or(0) >= renewals as u64
-                    && b["lifetime_ms"] == life as u64,
-                "{name}: the binding after {renewals} renewals: {b}"
-            );
-        }
-        Ok(())
-    });
+            Ok(())
+        },
+    );
 }

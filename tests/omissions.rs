@@ -7,7 +7,7 @@
 
 use attention_harness::checks::{candidate_at, candidates, describe, require_valid_payload};
 use attention_harness::contract::spec_rules::is_transport_detail;
-use attention_harness::{run_host_with, Engine, Host, Layout};
+use attention_harness::{run_host_opts, Engine, Extra, Host, HostOptions, Layout};
 use rstest::rstest;
 use serde_json::{json, Value};
 
@@ -32,7 +32,7 @@ const RELAY_CODES: &[&str] = &[
 /// One case: the extra, the omission it must produce, the detail it must carry (None: no detail),
 /// whether the omission names the extra's own mount, and the sampling options.
 struct Case {
-    extra: &'static str,
+    extra: Extra,
     reason: &'static str,
     detail: Option<&'static str>,
     own_mount: bool,
@@ -46,7 +46,7 @@ struct Case {
     timeout_ms: Option<u32>,
 }
 
-const fn case(extra: &'static str, reason: &'static str, detail: Option<&'static str>) -> Case {
+const fn case(extra: Extra, reason: &'static str, detail: Option<&'static str>) -> Case {
     Case {
         extra,
         reason,
@@ -61,24 +61,27 @@ const fn case(extra: &'static str, reason: &'static str, detail: Option<&'static
 }
 
 const CASES: &[Case] = &[
-    case("bare", "capability-unavailable", Some("transport:unavailable:stage:query-call")),
-    case("hang", "child-timeout", Some("transport:deadline-exceeded:stage:query-await")),
-    case("vanish", "child-disconnected", Some("transport:disconnected:stage:query-await")),
+    case(Extra::Bare, "capability-unavailable", Some("transport:unavailable:stage:query-call")),
+    case(Extra::Hang, "child-timeout", Some("transport:deadline-exceeded:stage:query-await")),
+    case(Extra::Vanish, "child-disconnected", Some("transport:disconnected:stage:query-await")),
     // The new realm's grant ends the in-flight query with `navigation`; a long deadline keeps a busy
     // machine (a slow navigation) from turning the race into child-timeout, and costs nothing when
     // the grant comes in time.
-    Case { timeout_ms: Some(8000), ..case("navigate", "navigation", Some("transport:navigation:stage:query-await")) },
-    case("remount", "stale-mount", Some("transport:generation-mismatch:stage:query-await")),
-    case("sandboxed", "unsupported-boundary", None),
-    case("rotated", "unsupported-transform", None),
+    Case {
+        timeout_ms: Some(8000),
+        ..case(Extra::Navigate, "navigation", Some("transport:navigation:stage:query-await"))
+    },
+    case(Extra::Remount, "stale-mount", Some("transport:generation-mismatch:stage:query-await")),
+    case(Extra::Sandboxed, "unsupported-boundary", None),
+    case(Extra::Rotated, "unsupported-transform", None),
     // Nine nested realms: the eighth level is granted depth 0, so the ninth is cut (its own mount).
-    Case { own_mount: false, child_candidates: false, ..case("nested", "depth-limit", None) },
+    Case { own_mount: false, child_candidates: false, ..case(Extra::Nested, "depth-limit", None) },
     // More than the 256 granted points land in one child (radius 12, step 1: 453 points).
-    Case { child_candidates: true, dx: -8.0, radius: 12, step: 1, ..case("dense", "point-budget", None) },
+    Case { child_candidates: true, dx: -8.0, radius: 12, step: 1, ..case(Extra::Dense, "point-budget", None) },
     // Two children share 128 candidates (64 each); the grid child has ~150 distinct cells under the
     // lattice (radius 20, step 2) and its 64 candidates exceed its 64 KiB byte lease.
-    Case { child_candidates: true, radius: 20, step: 2, ..case("grid", "candidate-budget", None) },
-    Case { child_candidates: true, radius: 20, step: 2, ..case("grid", "response-budget", None) },
+    Case { child_candidates: true, radius: 20, step: 2, ..case(Extra::Grid, "candidate-budget", None) },
+    Case { child_candidates: true, radius: 20, step: 2, ..case(Extra::Grid, "response-budget", None) },
     // Two children share the root's 128 queries (63 each after their own); the fan child has ~75 of
     // its 100 tiny realms under the lattice (radius 20, step 2), so the ones past its lease are cut.
     // (63 sub-queries in one child: a longer timeout, so a busy machine does not turn this into child-timeout.)
@@ -88,7 +91,7 @@ const CASES: &[Case] = &[
         radius: 20,
         step: 2,
         timeout_ms: Some(8000),
-        ..case("fan", "query-budget", None)
+        ..case(Extra::Fan, "query-budget", None)
     },
 ];
 
@@ -177,7 +180,7 @@ fn every_omission_reason_comes_from_a_real_child_and_the_sibling_stays(
     reason: &str,
 ) {
     let c = case_named(reason);
-    run_host_with(layout, Engine::Iframe, &format!("extras={},sibling", c.extra), async |h| {
+    run_host_opts(HostOptions::new(layout, Engine::Iframe).extras([c.extra, Extra::Sibling]), async |h| {
         let started = std::time::Instant::now();
         let (snap, omissions) = sample_pair(h, c).await?;
         let wall = started.elapsed();
@@ -234,7 +237,7 @@ fn child_without_runtime_is_an_explicit_capability_omission_and_siblings_stay(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host_with(layout, engine, "extras=no-runtime", async |h| {
+    run_host_opts(HostOptions::new(layout, engine).extra(Extra::NoRuntime), async |h| {
         // The Host marks the mount it serves without the runtime, so ready() does not wait out 50
         // discovery attempts (5 s) for it, while discovery itself goes on at the spec's pace.
         let waited = h.timings.ready_ms - h.timings.mounted_ms;
@@ -284,7 +287,7 @@ async fn no_runtime_binding(h: &Host) -> anyhow::Result<Value> {
 
 #[test]
 fn discovery_of_a_child_without_runtime_gives_up_after_50_attempts_at_100_ms() {
-    run_host_with(Layout::Managed, Engine::Iframe, "extras=no-runtime", async |h| {
+    run_host_opts(HostOptions::new(Layout::Managed, Engine::Iframe).extra(Extra::NoRuntime), async |h| {
         let first = no_runtime_binding(h).await?;
         let a0 = first["attempts"].as_u64().unwrap_or(0);
         let t0 = std::time::Instant::now();

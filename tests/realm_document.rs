@@ -5,14 +5,14 @@
 //! leaves the realm silently missing (harness/src/checks/realms.rs).
 
 use attention_harness::checks::realms::blank_then_navigated_realm_is_never_missing;
-use attention_harness::{run_host_with, Engine, Layout};
+use attention_harness::{run_host_opts, Engine, Extra, HostOptions, Layout};
 use rstest::rstest;
 
 #[rstest]
 fn a_runtime_that_reached_the_initial_about_blank_follows_the_navigated_document_in_50_loads(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
 ) {
-    run_host_with(layout, Engine::Iframe, "extras=blank-nav", async |h| {
+    run_host_opts(HostOptions::new(layout, Engine::Iframe).extra(Extra::BlankNav), async |h| {
         let line = blank_then_navigated_realm_is_never_missing(h, 50).await?;
         eprintln!("{} {layout}: {line}", h.url);
         Ok(())

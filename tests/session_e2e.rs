@@ -45,7 +45,7 @@ use anyhow::{ensure, Context};
 use attention_harness::checks::session::{
     compose, composer_ready, enter_and_settle, session_id, session_of, set_automatic_context,
 };
-use attention_harness::{run_host_with, Harness, Host};
+use attention_harness::{run_host_opts, Harness, Host, HostOptions};
 use serde_json::json;
 
 /// Makes the composer send, as its context, the runtime's envelope with a forged hash: a context
@@ -105,7 +105,7 @@ fn a_rejected_send_shows_undelivered_keeps_the_draft_and_is_never_resent(
 fn no_receipt_shows_delivery_not_confirmed_and_nothing_is_resent(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
 ) {
-    run_host_with(layout, Engine::Iframe, "receipt_timeout_ms=400", async |h| {
+    run_host_opts(HostOptions::new(layout, Engine::Iframe).receipt_timeout_ms(400), async |h| {
         let session = session_of(h)?;
         let sid = session_id(&composer_ready(h).await?)?;
         session.hold_replies(&sid, true);
@@ -156,8 +156,8 @@ fn a_session_without_attention_gets_plain_messages_only() {
                 .await
                 .unwrap();
         let cdp = harness.cdp().await.unwrap();
-        let url = server.host_url("/host/compat.html?engine=iframe");
-        let mut host = Host::open_url(&cdp, &url, server.child_origin(), Layout::Compat, Engine::Iframe).await.unwrap();
+        let options = HostOptions::new(Layout::Compat, Engine::Iframe);
+        let mut host = Host::open(&cdp, server.host_origin(), server.child_origin(), options).await.unwrap();
         host.session = Some(server.session().clone());
         let result = async {
             let state = composer_ready(&host).await?;

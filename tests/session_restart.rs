@@ -12,7 +12,7 @@ use anyhow::{ensure, Context};
 use attention_harness::checks::expect::Leaf;
 use attention_harness::checks::session::{compose, enter_and_settle};
 use attention_harness::checks::{snapshot_at, wait_for, Poll};
-use attention_harness::{Engine, Harness, Host, Layout};
+use attention_harness::{Engine, Harness, Host, HostOptions, Layout};
 use serde_json::{json, Value};
 
 struct Served {
@@ -107,8 +107,8 @@ fn history_with_the_runtimes_attachment_survives_a_server_process_restart() {
     let harness = Harness::global();
     let (sid, row) = harness.block_on(async {
         let cdp = harness.cdp().await.expect("browser");
-        let url = format!("{}/host/managed.html?engine=iframe", first.host);
-        let host = Host::open_url(&cdp, &url, &first.child_origin, Layout::Managed, Engine::Iframe)
+        let options = HostOptions::new(Layout::Managed, Engine::Iframe);
+        let host = Host::open(&cdp, &first.host, &first.child_origin, options)
             .await
             .expect("Host of the served process opens");
         let out = send_with_context(&host).await;

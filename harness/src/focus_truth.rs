@@ -4,10 +4,13 @@
 //! with `pierce` finds the shadow root, `ShadowRoot.activeElement` on that root object says what is
 //! focused inside it). The runtime's own API is never used here.
 
-use serde_json::{json, Value};
+use chromiumoxide::cdp::browser_protocol::dom::DescribeNodeParams;
+use chromiumoxide::cdp::browser_protocol::page::GetFrameTreeParams;
+use chromiumoxide::cdp::js_protocol::runtime::RemoteObjectId;
+use serde_json::Value;
 
 use crate::cdp::Session;
-use crate::host::{Host, HostError};
+use crate::frames::{FrameSessions, HostError};
 use crate::oracle::BoxRect;
 
 /// The element that has focus, as Chromium says.
@@ -110,20 +113,15 @@ struct FrameAt {
     owner_frame_id: Option<String>,
 }
 
-impl Host {
+/// Chromium's focus on a Host page's frame sessions.
+impl FrameSessions {
     /// The element that has keyboard focus, or `None` when no frame of this page has focus (the
     /// window lost focus, or focus is on the document itself).
     pub async fn focused_truth(&self) -> Result<Option<Focused>, HostError> {
         for frame in self.frames_for_truth().await? {
             let reply = frame
                 .session
-                .call("Runtime.evaluate", {
-                    let mut p = json!({"expression": "document.hasFocus() ? document.activeElement : null", "returnByValue": false});
-                    if let Some(c) = frame.context {
-                        p["contextId"] = json!(c);
-                    }
-                    p
-                })
+                .evaluate_handle("document.hasFocus() ? document.activeElement : null", frame.context)
                 .await?;
             let Some(mut object) = reply.pointer("/result/objectId").and_then(Value::as_str).map(str::to_string) else {
                 continue;
@@ -131,10 +129,14 @@ impl Host {
             // Follow shadow roots (open, closed, and the Web Fragment's own) down to the element.
             let mut owner_is_frame = false;
             for _ in 0..32 {
-                let node = frame
-                    .session
-                    .call("DOM.describeNode", json!({"objectId": object, "depth": 1, "pierce": true}))
-                    .await?;
+                let describe = DescribeNodeParams {
+                    object_id: Some(RemoteObjectId::new(object.as_str())),
+                    depth: Some(1),
+                    pierce: Some(true),
+                    ..Default::default()
+                };
+                // The node as JSON, as the oracle's DOM walks read it (`cdp/dom.rs`).
+                let node = frame.session.send(&describe).await?;
                 let node = &node["node"];
                 let local = node["localName"].as_str().unwrap_or_default();
                 if local == "iframe" || local == "frame" {
@@ -148,11 +150,10 @@ impl Host {
                     .find(|r| r["shadowRootType"].as_str() != Some("user-agent"))
                     .and_then(|r| r["backendNodeId"].as_i64());
                 let Some(root) = root else { break };
-                let resolved = frame.session.call("DOM.resolveNode", json!({"backendNodeId": root})).await?;
-                let Some(root_obj) = resolved.pointer("/object/objectId").and_then(Value::as_str) else { break };
+                let Some(root_obj) = frame.session.resolve_node(root).await? else { break };
                 let inner = frame
                     .session
-                    .call("Runtime.callFunctionOn", json!({"objectId": root_obj, "functionDeclaration": "function () { return this.activeElement; }", "returnByValue": false}))
+                    .call_function_on(&root_obj, "function () { return this.activeElement; }", false)
                     .await?;
                 match inner.pointer("/result/objectId").and_then(Value::as_str) {
                     Some(o) => object = o.to_string(),
@@ -164,9 +165,9 @@ impl Host {
             }
             let facts = frame
                 .session
-                .call(
-                    "Runtime.callFunctionOn",
-                    json!({"objectId": object, "returnByValue": true, "functionDeclaration": "function () {
+                .call_function_on(
+                    &object,
+                    "function () {
                         const a = (n) => (this.getAttribute(n) || '');
                         let composer = false, excluded = false;
                         for (let n = this; n; n = n.parentNode || n.host) {
@@ -177,15 +178,16 @@ impl Host {
                         return { landmark: this.getAttribute('data-landmark'), tag: this.localName, input_type: a('type').toLowerCase(),
                                  autocomplete: a('autocomplete'), name: a('name'), id: a('id'), in_composer: composer, in_excluded: excluded,
                                  is_body: this === document.body || this === document.documentElement };
-                    }"}),
+                    }",
+                    true,
                 )
                 .await?;
             let facts = facts.pointer("/result/value").cloned().unwrap_or(Value::Null);
             if facts["is_body"] == true {
                 continue; // the document itself has focus, no element
             }
-            let model = frame.session.call("DOM.getBoxModel", json!({"objectId": object})).await?;
-            let mut rect = crate::oracle::rect_of_quad(&model["model"]["border"]);
+            let model = frame.session.box_model_of_object(&object).await?;
+            let mut rect = crate::oracle::rect_of_quad(&model.border);
             if let Some(fid) = &frame.owner_frame_id {
                 let (dx, dy) = self.frame_offset(fid).await?;
                 rect.x += dx;
@@ -223,9 +225,9 @@ impl Host {
                 owner_frame_id: Some(c.target_id),
             })
             .collect();
-        let tree = self.page.call("Page.getFrameTree", json!({})).await?;
+        let tree = self.page.send(&GetFrameTreeParams::default()).await?;
         let mut frames = Vec::new();
-        crate::host::flatten_frames(&tree["frameTree"], &mut frames);
+        crate::frames::flatten_frames(&tree["frameTree"], &mut frames);
         for f in frames.iter().skip(1).rev() {
             let id = f["id"].as_str().unwrap_or_default();
             if let Some(c) = self.tracked.lock().ok().and_then(|t| t.contexts.get(id).copied()) {
@@ -244,10 +246,9 @@ impl Host {
 
     /// Where an out-of-process frame's viewport sits in the Host viewport (its owner's content box).
     async fn frame_offset(&self, frame_id: &str) -> Result<(f64, f64), HostError> {
-        let owner = self.page.call("DOM.getFrameOwner", json!({"frameId": frame_id})).await?;
-        let owner_id = owner["backendNodeId"].as_i64().unwrap_or_default();
-        let model = self.page.call("DOM.getBoxModel", json!({"backendNodeId": owner_id})).await?;
-        let r = crate::oracle::rect_of_quad(&model["model"]["content"]);
+        let owner_id = self.page.frame_owner(frame_id).await?;
+        let model = self.page.box_model(owner_id).await?;
+        let r = crate::oracle::rect_of_quad(&model.content);
         Ok((r.x, r.y))
     }
 }

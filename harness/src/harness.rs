@@ -13,7 +13,7 @@ use tokio::sync::Mutex;
 
 use crate::browser::{BrowserError, Chromium};
 use crate::cdp::{Cdp, CdpError};
-use crate::host::{Engine, Host, HostError, Layout, OpenOptions};
+use crate::host::{Engine, Host, HostError, HostOptions, Layout};
 use crate::report;
 use crate::server::{default_pages_dir, Server, ServerError};
 
@@ -131,36 +131,15 @@ impl Harness {
         }
     }
 
-    /// The URL of a layout and engine of the reference Host.
-    pub fn host_url(&self, layout: Layout, engine: Engine) -> String {
-        self.server.host_url(&format!("/host/{}.html?engine={}", layout.name(), engine.name()))
-    }
-
-    /// Opens the reference Host in a fresh browser context.
+    /// Opens the default reference Host of `layout` and `engine` in a fresh browser context.
     pub async fn open(&self, layout: Layout, engine: Engine) -> Result<Host, HarnessError> {
-        self.open_with(layout, engine, "").await
+        self.open_with(HostOptions::new(layout, engine)).await
     }
 
-    /// Opens the reference Host with extra query parameters (`extras=no-runtime`, `layout=...`).
-    pub async fn open_with(&self, layout: Layout, engine: Engine, query: &str) -> Result<Host, HarnessError> {
-        self.open_emulated(layout, engine, query, OpenOptions::default()).await
-    }
-
-    /// Opens the reference Host with extra query parameters and emulation options (DPR).
-    pub async fn open_emulated(
-        &self,
-        layout: Layout,
-        engine: Engine,
-        query: &str,
-        options: OpenOptions,
-    ) -> Result<Host, HarnessError> {
-        let mut url = self.host_url(layout, engine);
-        if !query.is_empty() {
-            url.push('&');
-            url.push_str(query);
-        }
+    /// Opens the reference Host `options` describe in a fresh browser context.
+    pub async fn open_with(&self, options: HostOptions) -> Result<Host, HarnessError> {
         let cdp = self.cdp().await?;
-        let mut host = Host::open_url_with(&cdp, &url, self.server.child_origin(), layout, engine, options).await?;
+        let mut host = Host::open(&cdp, self.server.host_origin(), self.server.child_origin(), options).await?;
         host.session = Some(self.server.session().clone());
         Ok(host)
     }
@@ -173,26 +152,19 @@ pub fn run_host<F>(layout: Layout, engine: Engine, body: F)
 where
     F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
 {
-    run_host_with(layout, engine, "", body)
+    run_host_opts(HostOptions::new(layout, engine), body)
 }
 
-/// [`run_host`] with extra query parameters for the Host page.
-pub fn run_host_with<F>(layout: Layout, engine: Engine, query: &str, body: F)
-where
-    F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
-{
-    run_host_emulated(layout, engine, query, OpenOptions::default(), body)
-}
-
-/// [`run_host_with`] with emulation options (device scale factor).
-pub fn run_host_emulated<F>(layout: Layout, engine: Engine, query: &str, options: OpenOptions, body: F)
+/// [`run_host`] on the Host `options` describe (agent actions, extras, corpus, DPR ...).
+pub fn run_host_opts<F>(options: HostOptions, body: F)
 where
     F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
 {
     let harness = Harness::global();
     let test = report::current_test_name();
+    let (layout, engine) = (options.layout(), options.engine());
     harness.block_on(async {
-        let host = match harness.open_emulated(layout, engine, query, options).await {
+        let host = match harness.open_with(options).await {
             Ok(h) => h,
             Err(e) => panic!("[{test}] cannot open the {layout} / {engine} Host: {e}"),
         };

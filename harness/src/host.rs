@@ -1,16 +1,39 @@
 //! One opened reference Host: a fresh browser context and page on the shared browser, navigated to
-//! a layout and engine, with every frame's CDP session tracked (out-of-process iframes included),
-//! console output collected, and the runtime's public API one call away.
+//! the page [`HostOptions`] describe, with every frame's CDP session tracked (out-of-process iframes
+//! included), console output collected, and the runtime's public API one call away.
+//!
+//! A [`Host`]'s methods, grouped by what a test does with them (each group in one module):
+//! - open and close: [`Host::open`], [`Host::close`], [`Host::options`] (here; options in
+//!   `host/options.rs`);
+//! - observe, the runtime's public API: [`Host::wait_ready`], [`Host::eval`], [`Host::snapshot`],
+//!   [`Host::snapshot_with`], [`Host::envelope`], [`Host::last_snapshot`], [`Host::console`] (here);
+//! - input, trusted input as a user sends it: `move_to`, `click_at`, `drag`, `tap`, `press_key`,
+//!   `type_text` ... (`input.rs`);
+//! - read truth, what Chromium says beside the runtime: [`Host::landmark_rect`],
+//!   [`Host::landmark_ax`], [`Host::locate_landmark`], [`Host::focused_truth`],
+//!   [`Host::eval_in_frame`] (`host/truth.rs`), [`Host::screenshot_png`] (here); every other ground-truth read
+//!   (frame chains, hit tests, located nodes, a frame's own session) is on [`Host::frames`], the
+//!   page's [`FrameSessions`] (`frames.rs`, `oracle.rs`, `focus_truth.rs`), which takes no Host;
+//! - act as the embedder: [`Host::capture_provider`] (`capture/`), and the reference Session behind
+//!   the composer ([`Host::session`], the agent in `agent.rs`).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
+use chromiumoxide::cdp::browser_protocol::browser::BrowserContextId;
+use chromiumoxide::cdp::browser_protocol::{dom, emulation, page, target};
+use chromiumoxide::cdp::js_protocol::runtime;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
 use crate::cdp::EvalError;
 use crate::cdp::{Cdp, CdpError, Session};
+use crate::frames::short;
+pub use crate::frames::{ChildTarget, Frame, FrameSessions, HostError};
+
+mod options;
+mod truth;
+pub use options::{Corpus, Declaration, Extra, Geometry, HostOptions, Mount, VIEWPORT};
 
 /// The two reference Host shells (DESIGN.md "The two layouts").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
@@ -62,76 +85,12 @@ impl std::fmt::Display for Engine {
     }
 }
 
-/// The viewport every Host is opened with (CSS px, DPR 1 unless [`OpenOptions::device_scale_factor`]
-/// says otherwise), so geometry and goldens are stable.
-pub const VIEWPORT: (u32, u32) = (1280, 720);
-
-/// How a Host page is emulated when it is opened.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OpenOptions {
-    /// `Emulation.setDeviceMetricsOverride`'s `deviceScaleFactor` (device pixels per CSS px).
-    pub device_scale_factor: f64,
-}
-
-impl Default for OpenOptions {
-    fn default() -> Self {
-        OpenOptions { device_scale_factor: 1.0 }
-    }
-}
 /// How long navigation may take until the load event.
 pub const LOAD_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the runtime may take to negotiate with every child realm.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(15);
 
-#[derive(Debug, thiserror::Error)]
-pub enum HostError {
-    #[error(transparent)]
-    Cdp(#[from] CdpError),
-    #[error("{what}: {source}")]
-    Eval { what: String, source: EvalError },
-    #[error("navigation to {url} failed: {reason}")]
-    Navigation { url: String, reason: String },
-    #[error("timed out after {after:?} waiting for {what}")]
-    Timeout { what: String, after: Duration },
-    #[error("no frame matches {0}")]
-    NoFrame(String),
-    #[error("no element with data-landmark=\"{0}\" in any frame")]
-    NoLandmark(String),
-    #[error("the runtime returned an unexpected value for {what}: {detail}")]
-    Unexpected { what: String, detail: String },
-}
-
-/// A frame of the opened Host, for ground-truth reads.
-#[derive(Debug, Clone)]
-pub enum Frame {
-    Top,
-    /// The first frame whose URL contains this text (out-of-process iframes are searched first).
-    UrlContains(String),
-    /// The frame whose `name` attribute is this.
-    Name(String),
-}
-
-/// A child target session (an out-of-process iframe).
-#[derive(Debug, Clone)]
-pub struct ChildTarget {
-    pub session_id: String,
-    pub target_id: String,
-    pub url: String,
-    /// The session it was attached through: the frame that owns its `<iframe>` element.
-    pub parent_session_id: String,
-}
-
-#[derive(Default)]
-pub(crate) struct Tracked {
-    pub children: Vec<ChildTarget>,
-    /// frameId -> main-world execution context id, for frames in the page's process.
-    pub contexts: HashMap<String, i64>,
-    /// frameId -> (session id, main-world execution context id), for frames of every session.
-    pub frame_contexts: HashMap<String, (String, i64)>,
-    pub console: Vec<String>,
-}
-
-/// Where the time of [`Host::open_url`] went, in milliseconds from the call (cumulative marks),
+/// Where the time of [`Host::open`] went, in milliseconds from the call (cumulative marks),
 /// for the `host-open` benchmark.
 #[derive(Debug, Clone, Copy, Default, serde::Serialize)]
 pub struct OpenTimings {
@@ -151,14 +110,15 @@ pub struct OpenTimings {
 pub struct Host {
     pub layout: Layout,
     pub engine: Engine,
-    pub options: OpenOptions,
+    options: HostOptions,
     pub url: String,
     /// The child site's origin (`http://localhost:<b>`), what cross-origin frame_origin must say.
     pub child_origin: String,
-    pub page: Session,
-    pub cdp: Cdp,
-    pub(crate) context_id: String,
-    pub(crate) tracked: Arc<Mutex<Tracked>>,
+    /// The top page's session (also in `frames`): the runtime API evaluates there.
+    pub(crate) page: Session,
+    /// The page's sessions and tracked frames, for ground truth.
+    frames: FrameSessions,
+    context_id: String,
     pub(crate) mouse: Mutex<(f64, f64)>,
     pub(crate) last_snapshot: Mutex<Option<Value>>,
     /// Where the time of opening this Host went.
@@ -171,41 +131,23 @@ pub struct Host {
 }
 
 impl Host {
-    /// Opens `url` in a fresh browser context on `cdp`'s browser.
-    pub async fn open_url(
+    /// Opens the Host page `options` describe, served from `host_origin` (whose Child site is
+    /// `child_origin`), in a fresh browser context on `cdp`'s browser.
+    pub async fn open(
         cdp: &Cdp,
-        url: &str,
+        host_origin: &str,
         child_origin: &str,
-        layout: Layout,
-        engine: Engine,
-    ) -> Result<Host, HostError> {
-        Self::open_url_with(cdp, url, child_origin, layout, engine, OpenOptions::default()).await
-    }
-
-    /// [`Host::open_url`] with emulation options (device scale factor).
-    pub async fn open_url_with(
-        cdp: &Cdp,
-        url: &str,
-        child_origin: &str,
-        layout: Layout,
-        engine: Engine,
-        options: OpenOptions,
+        options: HostOptions,
     ) -> Result<Host, HostError> {
         let started = std::time::Instant::now();
-        let ctx = cdp.call("Target.createBrowserContext", None, json!({"disposeOnDetach": true})).await?;
-        let context_id = str_field(&ctx, "browserContextId")?;
-        match Self::open_in_context(cdp, &context_id, url, child_origin, layout, engine, options, started).await {
+        let create = target::CreateBrowserContextParams { dispose_on_detach: Some(true), ..Default::default() };
+        let context_id = cdp.execute(None, &create).await?.browser_context_id.inner().clone();
+        let url = options.url(host_origin);
+        match Self::open_in_context(cdp, &context_id, &url, child_origin, options, started).await {
             Ok(host) => Ok(host),
             Err(e) => {
                 // Nothing of a Host that failed to open is left behind in the shared browser.
-                let _ = cdp
-                    .call_with_timeout(
-                        "Target.disposeBrowserContext",
-                        None,
-                        json!({"browserContextId": context_id}),
-                        Duration::from_secs(5),
-                    )
-                    .await;
+                let _ = dispose_context(cdp, &context_id).await;
                 Err(e)
             }
         }
@@ -216,52 +158,56 @@ impl Host {
         context_id: &str,
         url: &str,
         child_origin: &str,
-        layout: Layout,
-        engine: Engine,
-        options: OpenOptions,
+        options: HostOptions,
         started: std::time::Instant,
     ) -> Result<Host, HostError> {
         let since = || started.elapsed().as_secs_f64() * 1000.0;
         let mut timings = OpenTimings { context_ms: since(), ..OpenTimings::default() };
         let context_id = context_id.to_string();
-        let target = cdp
-            .call("Target.createTarget", None, json!({"url": "about:blank", "browserContextId": context_id}))
-            .await?;
-        let target_id = str_field(&target, "targetId")?;
-        let attached = cdp.call("Target.attachToTarget", None, json!({"targetId": target_id, "flatten": true})).await?;
-        let page = Session { cdp: cdp.clone(), id: str_field(&attached, "sessionId")? };
+        let mut create = target::CreateTargetParams::new("about:blank");
+        create.browser_context_id = Some(BrowserContextId::new(context_id.clone()));
+        let target_id = cdp.execute(None, &create).await?.target_id;
+        let mut attach = target::AttachToTargetParams::new(target_id.clone());
+        attach.flatten = Some(true);
+        let attached = cdp.execute(None, &attach).await?;
+        let page = Session { cdp: cdp.clone(), id: attached.session_id.inner().clone() };
+        let target_id = target_id.inner().clone();
 
-        let tracked = Arc::new(Mutex::new(Tracked::default()));
+        let frames = FrameSessions::new(cdp.clone(), page.clone());
         let mut events = cdp.events();
-        let watcher =
-            AbortOnDrop(Some(tokio::spawn(watch(cdp.clone(), page.id.clone(), tracked.clone(), cdp.events()))));
+        let watcher = AbortOnDrop(Some(tokio::spawn(crate::frames::watch(
+            cdp.clone(),
+            page.id.clone(),
+            frames.tracked.clone(),
+            cdp.events(),
+        ))));
 
         // Chromium runs one session's commands in order, so these are sent together: the same
         // effect as one after another, without waiting a round trip for each.
-        let (w, h) = VIEWPORT;
+        let (w, h) = options.viewport_size();
         let metrics =
-            json!({"width": w, "height": h, "deviceScaleFactor": options.device_scale_factor, "mobile": false});
+            emulation::SetDeviceMetricsOverrideParams::new(i64::from(w), i64::from(h), options.scale_factor(), false);
+        let (page_domain, runtime_domain, dom_domain) =
+            (page::EnableParams::default(), runtime::EnableParams::default(), dom::EnableParams::default());
+        let attach = crate::frames::auto_attach();
         tokio::try_join!(
-            page.call("Page.enable", json!({})),
-            page.call("Runtime.enable", json!({})),
-            page.call("DOM.enable", json!({})),
-            page.call(
-                "Target.setAutoAttach",
-                json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true})
-            ),
-            page.call("Emulation.setDeviceMetricsOverride", metrics),
+            page.execute(&page_domain),
+            page.execute(&runtime_domain),
+            page.execute(&dom_domain),
+            page.execute(&attach),
+            page.execute(&metrics),
         )?;
-        // The capture provider serves only Hosts whose agent actions are on (`actions=on`), the only
-        // ones whose overlay can ask for a capture; other Hosts get neither binding nor task.
-        let capture = url.contains("actions=on");
+        // The capture provider serves only Hosts whose agent actions are on, the only ones whose
+        // overlay can ask for a capture; other Hosts get neither binding nor task.
+        let capture = options.actions_enabled();
         if capture {
-            page.call("Runtime.addBinding", json!({"name": crate::capture::provider::BINDING})).await?;
+            page.execute(&runtime::AddBindingParams::new(crate::capture::provider::BINDING)).await?;
         }
         timings.page_ms = since();
 
-        let nav = page.call("Page.navigate", json!({"url": url})).await?;
-        if let Some(err) = nav.get("errorText").and_then(Value::as_str).filter(|e| !e.is_empty()) {
-            return Err(HostError::Navigation { url: url.to_string(), reason: err.to_string() });
+        let nav = page.execute(&page::NavigateParams::new(url)).await?;
+        if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
+            return Err(HostError::Navigation { url: url.to_string(), reason: err });
         }
         let load = async {
             loop {
@@ -281,15 +227,14 @@ impl Host {
         }
         timings.load_ms = since();
         let mut host = Host {
-            layout,
-            engine,
+            layout: options.layout(),
+            engine: options.engine(),
             options,
             url: url.to_string(),
             child_origin: child_origin.to_string(),
             page,
-            cdp: cdp.clone(),
+            frames,
             context_id,
-            tracked,
             mouse: Mutex::new((0.0, 0.0)),
             last_snapshot: Mutex::new(None),
             timings,
@@ -298,7 +243,11 @@ impl Host {
             watcher: watcher.take(),
         };
         if capture {
-            host.capture = Some(crate::capture::CaptureProvider::start(host.view(), target_id.clone()));
+            host.capture = Some(crate::capture::CaptureProvider::start(
+                host.frames.clone(),
+                target_id.clone(),
+                host.options.scale_factor(),
+            ));
         }
         let ready = host.wait_ready().await?;
         // The page measured when the Host finished mounting, on its own clock: place that mark
@@ -308,6 +257,11 @@ impl Host {
         host.timings.mounted_ms = (ready_ms - page_span).max(host.timings.load_ms);
         host.timings.ready_ms = ready_ms;
         Ok(host)
+    }
+
+    /// The options this Host was opened with.
+    pub fn options(&self) -> &HostOptions {
+        &self.options
     }
 
     /// Waits until the runtime reports every child realm negotiated or given up on. Returns the
@@ -372,133 +326,37 @@ impl Host {
 
     /// Console messages and exceptions from every frame, oldest first.
     pub fn console(&self) -> Vec<String> {
-        self.tracked.lock().map(|t| t.console.clone()).unwrap_or_default()
+        self.frames.console()
     }
 
-    /// The out-of-process iframes attached so far.
-    pub fn child_targets(&self) -> Vec<ChildTarget> {
-        self.tracked.lock().map(|t| t.children.clone()).unwrap_or_default()
-    }
-
-    /// Evaluates `expr` in a given frame's main world: ground truth the runtime does not supply
-    /// (a leaf's own event log, for example).
-    pub async fn eval_in_frame(&self, frame: &Frame, expr: &str) -> Result<Value, HostError> {
-        let (session, context) = self.resolve_frame(frame).await?;
-        session
-            .eval_in(expr, context, crate::cdp::COMMAND_TIMEOUT)
-            .await
-            .map_err(|e| HostError::Eval { what: format!("{} in {frame:?}", short(expr)), source: e })
-    }
-
-    /// The session (and, for in-process frames, the execution context) of a frame.
-    pub async fn resolve_frame(&self, frame: &Frame) -> Result<(Session, Option<i64>), HostError> {
-        match frame {
-            Frame::Top => return Ok((self.page.clone(), None)),
-            Frame::UrlContains(part) => {
-                if let Some(child) = self.child_targets().into_iter().find(|c| c.url.contains(part.as_str())) {
-                    return Ok((Session { cdp: self.cdp.clone(), id: child.session_id }, None));
-                }
-            }
-            Frame::Name(_) => {}
-        }
-        let tree = self.page.call("Page.getFrameTree", json!({})).await?;
-        let mut frames = Vec::new();
-        flatten_frames(&tree["frameTree"], &mut frames);
-        let found = frames.into_iter().find(|f| match frame {
-            Frame::UrlContains(part) => f["url"].as_str().is_some_and(|u| u.contains(part.as_str())),
-            Frame::Name(name) => f["name"].as_str() == Some(name.as_str()),
-            Frame::Top => false,
-        });
-        let found = match found {
-            Some(f) => Some(f),
-            // An in-process frame inside an out-of-process frame (a grandchild realm of the Child site).
-            None => self.find_in_child_trees(frame).await,
-        };
-        let Some(f) = found else { return Err(HostError::NoFrame(format!("{frame:?}"))) };
-        let id = f["id"].as_str().unwrap_or_default().to_string();
-        // An out-of-process frame named by `name`: its target id is its frame id.
-        if let Some(child) = self.child_targets().into_iter().find(|c| c.target_id == id) {
-            return Ok((Session { cdp: self.cdp.clone(), id: child.session_id }, None));
-        }
-        let context = self.tracked.lock().ok().and_then(|t| t.contexts.get(&id).copied());
-        if let Some(c) = context {
-            return Ok((self.page.clone(), Some(c)));
-        }
-        match self.tracked.lock().ok().and_then(|t| t.frame_contexts.get(&id).cloned()) {
-            Some((sid, c)) => Ok((Session { cdp: self.cdp.clone(), id: sid }, Some(c))),
-            None => Err(HostError::NoFrame(format!("{frame:?} (no main-world context yet)"))),
-        }
-    }
-
-    /// The first frame matching `frame` in the frame trees of the out-of-process frames.
-    async fn find_in_child_trees(&self, frame: &Frame) -> Option<Value> {
-        for child in self.child_targets() {
-            let session = Session { cdp: self.cdp.clone(), id: child.session_id };
-            let Ok(tree) = session.call("Page.getFrameTree", json!({})).await else { continue };
-            let mut frames = Vec::new();
-            flatten_frames(&tree["frameTree"], &mut frames);
-            if let Some(f) = frames.into_iter().find(|f| match frame {
-                Frame::UrlContains(part) => f["url"].as_str().is_some_and(|u| u.contains(part.as_str())),
-                Frame::Name(name) => f["name"].as_str() == Some(name.as_str()),
-                Frame::Top => false,
-            }) {
-                return Some(f);
-            }
-        }
-        None
-    }
-
-    /// A handle on the same page, sessions and tracked frames, for a task that outlives a borrow of
-    /// this Host (the capture provider). It owns nothing: dropping it stops no watcher and it is
-    /// never closed (closing would dispose of the real Host's browser context).
-    pub(crate) fn view(&self) -> Host {
-        Host {
-            layout: self.layout,
-            engine: self.engine,
-            options: self.options,
-            url: self.url.clone(),
-            child_origin: self.child_origin.clone(),
-            page: self.page.clone(),
-            cdp: self.cdp.clone(),
-            context_id: self.context_id.clone(),
-            tracked: self.tracked.clone(),
-            mouse: Mutex::new((0.0, 0.0)),
-            last_snapshot: Mutex::new(None),
-            timings: self.timings,
-            session: None,
-            capture: None,
-            watcher: tokio::spawn(async {}),
-        }
+    /// The page's CDP sessions and tracked frames: the ground-truth reads beyond the shortcuts of
+    /// `host/truth.rs` (frame chains, Chromium's hit test, located nodes), and the typed escape hatch
+    /// for a read of a test's own (`host.frames().page().execute(..)`).
+    pub fn frames(&self) -> &FrameSessions {
+        &self.frames
     }
 
     /// The capture provider of this Host page (configure it, read what it served). Hosts opened
-    /// with `actions=on` have one.
+    /// with agent actions on ([`HostOptions::actions`]) have one.
     pub fn capture_provider(&self) -> &crate::capture::CaptureProvider {
-        self.capture.as_ref().expect("a Host opened with actions=on has a capture provider")
+        self.capture.as_ref().expect("a Host opened with agent actions on has a capture provider")
     }
 
     /// A PNG of the viewport.
     pub async fn screenshot_png(&self) -> Result<Vec<u8>, HostError> {
-        let shot = self.page.call("Page.captureScreenshot", json!({"format": "png"})).await?;
-        let data = shot["data"].as_str().unwrap_or_default();
+        let png =
+            page::CaptureScreenshotParams { format: Some(page::CaptureScreenshotFormat::Png), ..Default::default() };
+        let shot = self.page.execute(&png).await?;
         use base64::Engine as _;
         base64::engine::general_purpose::STANDARD
-            .decode(data)
+            .decode(AsRef::<str>::as_ref(&shot.data))
             .map_err(|e| HostError::Unexpected { what: "Page.captureScreenshot".into(), detail: e.to_string() })
     }
 
     /// Disposes of the browser context (and with it the page and its frames).
     pub async fn close(self) {
         self.watcher.abort();
-        let _ = self
-            .cdp
-            .call_with_timeout(
-                "Target.disposeBrowserContext",
-                None,
-                json!({"browserContextId": self.context_id}),
-                Duration::from_secs(5),
-            )
-            .await;
+        let _ = dispose_context(&self.frames.cdp, &self.context_id).await;
     }
 }
 
@@ -539,141 +397,8 @@ impl Drop for AbortOnDrop {
     }
 }
 
-pub(crate) fn flatten_frames(node: &Value, out: &mut Vec<Value>) {
-    out.push(node["frame"].clone());
-    if let Some(children) = node["childFrames"].as_array() {
-        for c in children {
-            flatten_frames(c, out);
-        }
-    }
-}
-
-fn str_field(v: &Value, key: &str) -> Result<String, HostError> {
-    v.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| HostError::Unexpected { what: key.to_string(), detail: short(&v.to_string()) })
-}
-
-fn short(s: &str) -> String {
-    if s.chars().count() > 120 {
-        format!("{}...", s.chars().take(120).collect::<String>())
-    } else {
-        s.to_string()
-    }
-}
-
-/// Follows the page's targets and frames: attaches to out-of-process iframes (and theirs),
-/// records main-world contexts and collects console output.
-async fn watch(
-    cdp: Cdp,
-    page_session: String,
-    tracked: Arc<Mutex<Tracked>>,
-    mut events: tokio::sync::broadcast::Receiver<Arc<crate::cdp::Event>>,
-) {
-    let mut ours: Vec<String> = vec![page_session.clone()];
-    loop {
-        let ev = match events.recv().await {
-            Ok(ev) => ev,
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
-                tracing::warn!("host watcher lagged by {n} CDP events");
-                continue;
-            }
-            Err(_) => return,
-        };
-        let Some(sid) = ev.session_id.clone() else { continue };
-        if !ours.contains(&sid) {
-            continue;
-        }
-        match ev.method.as_str() {
-            "Target.attachedToTarget" => {
-                let child_sid = ev.params["sessionId"].as_str().unwrap_or_default().to_string();
-                let info = &ev.params["targetInfo"];
-                if info["type"].as_str() != Some("iframe") {
-                    continue;
-                }
-                ours.push(child_sid.clone());
-                if let Ok(mut t) = tracked.lock() {
-                    t.children.push(ChildTarget {
-                        session_id: child_sid.clone(),
-                        target_id: info["targetId"].as_str().unwrap_or_default().to_string(),
-                        url: info["url"].as_str().unwrap_or_default().to_string(),
-                        parent_session_id: sid.clone(),
-                    });
-                }
-                let cdp = cdp.clone();
-                tokio::spawn(async move {
-                    let s = Some(child_sid.as_str());
-                    let _ = cdp.call("Runtime.enable", s, json!({})).await;
-                    let _ = cdp
-                        .call(
-                            "Target.setAutoAttach",
-                            s,
-                            json!({"autoAttach": true, "waitForDebuggerOnStart": false, "flatten": true}),
-                        )
-                        .await;
-                });
-            }
-            "Target.detachedFromTarget" => {
-                let gone = ev.params["sessionId"].as_str().unwrap_or_default();
-                if let Ok(mut t) = tracked.lock() {
-                    t.children.retain(|c| c.session_id != gone);
-                }
-            }
-            "Target.targetInfoChanged" => {
-                let info = &ev.params["targetInfo"];
-                if let (Some(id), Some(url), Ok(mut t)) =
-                    (info["targetId"].as_str(), info["url"].as_str(), tracked.lock())
-                {
-                    for c in t.children.iter_mut().filter(|c| c.target_id == id) {
-                        c.url = url.to_string();
-                    }
-                }
-            }
-            "Runtime.executionContextCreated" => {
-                let ctx = &ev.params["context"];
-                if ctx.pointer("/auxData/isDefault").and_then(Value::as_bool) == Some(true) {
-                    if let (Some(frame), Some(id), Ok(mut t)) =
-                        (ctx.pointer("/auxData/frameId").and_then(Value::as_str), ctx["id"].as_i64(), tracked.lock())
-                    {
-                        if sid == page_session {
-                            t.contexts.insert(frame.to_string(), id);
-                        }
-                        t.frame_contexts.insert(frame.to_string(), (sid.clone(), id));
-                    }
-                }
-            }
-            "Runtime.consoleAPICalled" => {
-                let args: Vec<String> = ev.params["args"]
-                    .as_array()
-                    .map(|a| {
-                        a.iter()
-                            .map(|x| {
-                                x.get("value")
-                                    .map(|v| v.to_string())
-                                    .or_else(|| x["description"].as_str().map(str::to_string))
-                                    .unwrap_or_default()
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let line = format!("[{}] {}", ev.params["type"].as_str().unwrap_or("log"), args.join(" "));
-                if let Ok(mut t) = tracked.lock() {
-                    t.console.push(line);
-                }
-            }
-            "Runtime.exceptionThrown" => {
-                let d = &ev.params["exceptionDetails"];
-                let text = d
-                    .pointer("/exception/description")
-                    .and_then(Value::as_str)
-                    .or(d["text"].as_str())
-                    .unwrap_or("exception");
-                if let Ok(mut t) = tracked.lock() {
-                    t.console.push(format!("[exception] {text}"));
-                }
-            }
-            _ => {}
-        }
-    }
+/// Disposes of a browser context (and every page in it), waiting at most 5 s.
+async fn dispose_context(cdp: &Cdp, context_id: &str) -> Result<Value, CdpError> {
+    let dispose = target::DisposeBrowserContextParams::new(BrowserContextId::new(context_id));
+    cdp.send_with_timeout(None, &dispose, Duration::from_secs(5)).await
 }

@@ -1,6 +1,11 @@
 //! Trusted input through CDP `Input.dispatch*` on the top page's session; Chromium routes it into
 //! out-of-process iframes itself. Each method reads like the user action it sends.
 
+use chromiumoxide::cdp::browser_protocol::emulation::SetTouchEmulationEnabledParams;
+use chromiumoxide::cdp::browser_protocol::input::{
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventPointerType,
+    DispatchMouseEventType, DispatchTouchEventParams, DispatchTouchEventType, MouseButton, TouchPoint,
+};
 use serde_json::json;
 
 use crate::host::{Host, HostError};
@@ -69,12 +74,13 @@ impl Host {
         for i in 1..=steps {
             let t = f64::from(i) / f64::from(steps);
             let (px, py) = (x0 + (x - x0) * t, y0 + (y - y0) * t);
-            let mut params =
-                json!({"type": "mouseMoved", "x": px, "y": py, "buttons": buttons, "pointerType": "mouse"});
+            let mut moved = DispatchMouseEventParams::new(DispatchMouseEventType::MouseMoved, px, py);
+            moved.buttons = Some(buttons);
+            moved.pointer_type = Some(DispatchMouseEventPointerType::Mouse);
             if buttons != 0 {
-                params["button"] = json!("left");
+                moved.button = Some(MouseButton::Left);
             }
-            self.page.call("Input.dispatchMouseEvent", params).await?;
+            self.page.execute(&moved).await?;
             *self.mouse.lock().unwrap_or_else(|e| e.into_inner()) = (px, py);
         }
         Ok(())
@@ -82,12 +88,10 @@ impl Host {
 
     /// Moves a pen (CDP `pointerType: "pen"`, no buttons) to (x, y) in one step.
     pub async fn pen_move_to(&self, x: f64, y: f64) -> Result<(), HostError> {
-        self.page
-            .call(
-                "Input.dispatchMouseEvent",
-                json!({"type": "mouseMoved", "x": x, "y": y, "buttons": 0, "pointerType": "pen"}),
-            )
-            .await?;
+        let mut moved = DispatchMouseEventParams::new(DispatchMouseEventType::MouseMoved, x, y);
+        moved.buttons = Some(0);
+        moved.pointer_type = Some(DispatchMouseEventPointerType::Pen);
+        self.page.execute(&moved).await?;
         *self.mouse.lock().unwrap_or_else(|e| e.into_inner()) = (x, y);
         Ok(())
     }
@@ -99,22 +103,22 @@ impl Host {
 
     /// Presses the left button where the mouse is.
     pub async fn press(&self) -> Result<(), HostError> {
-        self.button("mousePressed", LEFT_BUTTONS).await
+        self.button(DispatchMouseEventType::MousePressed, LEFT_BUTTONS).await
     }
 
     /// Releases the left button where the mouse is.
     pub async fn release(&self) -> Result<(), HostError> {
-        self.button("mouseReleased", 0).await
+        self.button(DispatchMouseEventType::MouseReleased, 0).await
     }
 
-    async fn button(&self, kind: &str, buttons: i64) -> Result<(), HostError> {
+    async fn button(&self, kind: DispatchMouseEventType, buttons: i64) -> Result<(), HostError> {
         let (x, y) = *self.mouse.lock().unwrap_or_else(|e| e.into_inner());
-        self.page
-            .call(
-                "Input.dispatchMouseEvent",
-                json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1, "pointerType": "mouse"}),
-            )
-            .await?;
+        let mut event = DispatchMouseEventParams::new(kind, x, y);
+        event.button = Some(MouseButton::Left);
+        event.buttons = Some(buttons);
+        event.click_count = Some(1);
+        event.pointer_type = Some(DispatchMouseEventPointerType::Mouse);
+        self.page.execute(&event).await?;
         Ok(())
     }
 
@@ -135,17 +139,16 @@ impl Host {
 
     /// Taps (touchStart then touchEnd) at (x, y) with touch emulation on.
     pub async fn tap(&self, x: f64, y: f64) -> Result<(), HostError> {
-        self.page.call("Emulation.setTouchEmulationEnabled", json!({"enabled": true, "maxTouchPoints": 1})).await?;
-        self.page
-            .call(
-                "Input.dispatchTouchEvent",
-                json!({"type": "touchStart", "touchPoints": [{"x": x, "y": y, "id": 1, "radiusX": 1, "radiusY": 1, "force": 1}]}),
-            )
-            .await?;
+        let mut touch = SetTouchEmulationEnabledParams::new(true);
+        touch.max_touch_points = Some(1);
+        self.page.execute(&touch).await?;
+        let mut point = TouchPoint::new(x, y);
+        (point.id, point.radius_x, point.radius_y, point.force) = (Some(1.0), Some(1.0), Some(1.0), Some(1.0));
+        self.page.execute(&DispatchTouchEventParams::new(DispatchTouchEventType::TouchStart, vec![point])).await?;
         // Raw JSON on purpose: chromiumoxide's typed touchEnd drops the required empty array
         // (`reference/spike.md` P2).
         self.page.call("Input.dispatchTouchEvent", json!({"type": "touchEnd", "touchPoints": []})).await?;
-        self.page.call("Emulation.setTouchEmulationEnabled", json!({"enabled": false})).await?;
+        self.page.execute(&SetTouchEmulationEnabledParams::new(false)).await?;
         Ok(())
     }
 
@@ -171,27 +174,16 @@ impl Host {
     }
 
     async fn key_down_with(&self, key: Key, modifiers: i64) -> Result<(), HostError> {
-        let mut down = json!({
-            "modifiers": modifiers,
-            "type": if key.text.is_some() { "keyDown" } else { "rawKeyDown" },
-            "key": key.key, "code": key.code,
-            "windowsVirtualKeyCode": key.vk, "nativeVirtualKeyCode": key.vk,
-        });
-        if let Some(text) = key.text {
-            down["text"] = json!(text);
-            down["unmodifiedText"] = json!(text);
-        }
-        self.page.call("Input.dispatchKeyEvent", down).await?;
+        let kind = if key.text.is_some() { DispatchKeyEventType::KeyDown } else { DispatchKeyEventType::RawKeyDown };
+        let mut down = key_event(kind, key, modifiers);
+        down.text = key.text.map(str::to_string);
+        down.unmodified_text = key.text.map(str::to_string);
+        self.page.execute(&down).await?;
         Ok(())
     }
 
     async fn key_up_with(&self, key: Key, modifiers: i64) -> Result<(), HostError> {
-        self.page
-            .call(
-                "Input.dispatchKeyEvent",
-                json!({"type": "keyUp", "modifiers": modifiers, "key": key.key, "code": key.code, "windowsVirtualKeyCode": key.vk, "nativeVirtualKeyCode": key.vk}),
-            )
-            .await?;
+        self.page.execute(&key_event(DispatchKeyEventType::KeyUp, key, modifiers)).await?;
         Ok(())
     }
 
@@ -208,19 +200,23 @@ impl Host {
             } else {
                 (String::new(), 0)
             };
-            self.page
-                .call(
-                    "Input.dispatchKeyEvent",
-                    json!({"type": "keyDown", "key": s, "code": code, "text": s, "unmodifiedText": s, "windowsVirtualKeyCode": vk}),
-                )
-                .await?;
-            self.page
-                .call(
-                    "Input.dispatchKeyEvent",
-                    json!({"type": "keyUp", "key": s, "code": code, "windowsVirtualKeyCode": vk}),
-                )
-                .await?;
+            let mut down = DispatchKeyEventParams::new(DispatchKeyEventType::KeyDown);
+            (down.key, down.code, down.windows_virtual_key_code) = (Some(s.clone()), Some(code.clone()), Some(vk));
+            (down.text, down.unmodified_text) = (Some(s.clone()), Some(s.clone()));
+            self.page.execute(&down).await?;
+            let mut up = DispatchKeyEventParams::new(DispatchKeyEventType::KeyUp);
+            (up.key, up.code, up.windows_virtual_key_code) = (Some(s), Some(code), Some(vk));
+            self.page.execute(&up).await?;
         }
         Ok(())
     }
+}
+
+/// A key event for `key` with `modifiers` held (its key, code and virtual key codes).
+pub(crate) fn key_event(kind: DispatchKeyEventType, key: Key, modifiers: i64) -> DispatchKeyEventParams {
+    let mut e = DispatchKeyEventParams::new(kind);
+    e.modifiers = Some(modifiers);
+    (e.key, e.code) = (Some(key.key.to_string()), Some(key.code.to_string()));
+    (e.windows_virtual_key_code, e.native_virtual_key_code) = (Some(key.vk), Some(key.vk));
+    e
 }

@@ -9,6 +9,7 @@ pub mod cdp;
 pub mod checks;
 pub mod contract;
 pub mod focus_truth;
+pub mod frames;
 pub mod golden;
 pub mod harness;
 pub mod host;
@@ -18,5 +19,6 @@ pub mod report;
 pub mod server;
 pub mod trace;
 
-pub use harness::{run_host, run_host_emulated, run_host_with, Harness, HarnessError};
-pub use host::{Engine, Frame, Host, HostError, Layout, OpenOptions};
+pub use frames::FrameSessions;
+pub use harness::{run_host, run_host_opts, Harness, HarnessError};
+pub use host::{Corpus, Declaration, Engine, Extra, Frame, Geometry, Host, HostError, HostOptions, Layout, Mount};

@@ -13,7 +13,7 @@ use attention_harness::checks::{self, snapshot_at};
 use attention_harness::contract::cli::{run as run_contract, ContractCommand};
 use attention_harness::server::session::SessionOptions;
 use attention_harness::server::{default_pages_dir, Server};
-use attention_harness::{Engine, Harness, Host, Layout};
+use attention_harness::{Engine, Harness, Host, HostOptions, Layout};
 
 #[derive(Parser)]
 #[command(
@@ -183,7 +183,7 @@ fn verify(
             h.block_on(async {
                 for check in &selected {
                     // A fresh context per check, as in the test suite: no check sees another's input.
-                    let outcome = match h.open_with(layout, engine, (check.query)(engine)).await {
+                    let outcome = match h.open_with((check.host)(HostOptions::new(layout, engine))).await {
                         Ok(host) => {
                             let r = (check.run)(&host).await;
                             host.close().await;
@@ -317,7 +317,7 @@ fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
                     "  {:8} {:9} {}",
                     layout.name(),
                     engine.name(),
-                    server.host_url(&format!("/host/{layout}.html?engine={engine}"))
+                    HostOptions::new(layout, engine).url(server.host_origin())
                 );
             }
         }

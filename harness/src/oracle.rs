@@ -11,10 +11,12 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Value};
+use chromiumoxide::cdp::browser_protocol::accessibility::{GetPartialAxTreeParams, QueryAxTreeParams};
+use chromiumoxide::cdp::browser_protocol::dom::{BackendNodeId, GetNodeForLocationParams};
+use serde_json::Value;
 
-use crate::cdp::Session;
-use crate::host::{Host, HostError};
+use crate::cdp::{quad_points, Session};
+use crate::frames::{FrameSessions, HostError};
 
 /// A rectangle in Host-viewport CSS pixels.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
@@ -237,9 +239,14 @@ pub async fn ax_rendered_text(
     backend_node_id: i64,
     skip: impl Fn(i64) -> bool,
 ) -> Result<String, HostError> {
-    let r = session
-        .call("Accessibility.queryAXTree", json!({"backendNodeId": backend_node_id, "role": "StaticText"}))
-        .await?;
+    let query = QueryAxTreeParams {
+        backend_node_id: Some(BackendNodeId::new(backend_node_id)),
+        role: Some("StaticText".into()),
+        ..Default::default()
+    };
+    // AX nodes as JSON: the generated AXNode's enums would have to know every property and value
+    // type Chromium 156 sends.
+    let r = session.send(&query).await?;
     let mut out = Vec::new();
     for n in r["nodes"].as_array().into_iter().flatten() {
         if n["ignored"].as_bool().unwrap_or(false) {
@@ -260,11 +267,8 @@ pub struct Hit {
     pub backend_node_id: i64,
 }
 
-impl Host {
-    fn session(&self, id: &str) -> Session {
-        Session { cdp: self.cdp.clone(), id: id.to_string() }
-    }
-
+/// Chromium's truth on a Host page's frame sessions (see the module comment).
+impl FrameSessions {
     /// Finds the element with `data-landmark=name` in any frame, through open and closed shadow
     /// roots (CDP's `pierce`), in-process iframes and out-of-process iframes.
     pub async fn locate_landmark(&self, name: &str) -> Result<Located, HostError> {
@@ -274,12 +278,10 @@ impl Host {
     /// Finds the first element with `attr=value` in any frame (the page first, then every
     /// out-of-process frame in attach order).
     pub async fn locate_attr(&self, attr: &str, value: &str) -> Result<Option<Located>, HostError> {
-        let mut sessions = vec![self.page.clone()];
-        sessions.extend(self.child_targets().into_iter().map(|c| self.session(&c.session_id)));
-        for session in sessions {
-            let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+        for session in self.sessions() {
+            let root = session.pierced_document().await?;
             let mut frames = Vec::new();
-            if let Some(id) = find_node(&doc["root"], attr, value, &mut frames) {
+            if let Some(id) = find_node(&root, attr, value, &mut frames) {
                 return Ok(Some(Located { session, backend_node_id: id, inner_frames: frames }));
             }
         }
@@ -287,15 +289,13 @@ impl Host {
     }
 
     /// Every element whose `attr` starts with `prefix`, in every frame (one document read per
-    /// session: the bulk form of [`Host::locate_attr`]), as `(attribute value, where)`.
+    /// session: the bulk form of [`FrameSessions::locate_attr`]), as `(attribute value, where)`.
     pub async fn locate_all(&self, attr: &str, prefix: &str) -> Result<Vec<(String, Located)>, HostError> {
-        let mut sessions = vec![self.page.clone()];
-        sessions.extend(self.child_targets().into_iter().map(|c| self.session(&c.session_id)));
         let mut out = Vec::new();
-        for session in sessions {
-            let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+        for session in self.sessions() {
+            let root = session.pierced_document().await?;
             let mut found = Vec::new();
-            collect_nodes(&doc["root"], attr, prefix, &mut Vec::new(), &mut found);
+            collect_nodes(&root, attr, prefix, &mut Vec::new(), &mut found);
             for (value, backend_node_id, inner_frames) in found {
                 out.push((value, Located { session: session.clone(), backend_node_id, inner_frames }));
             }
@@ -320,8 +320,7 @@ impl Host {
             .find(|c| c.session_id == session_id)
             .ok_or_else(|| HostError::NoFrame(format!("no out-of-process frame with session {session_id}")))?;
         let parent = self.session(&child.parent_session_id);
-        let owner = parent.call("DOM.getFrameOwner", json!({"frameId": child.target_id})).await?;
-        let owner_id = owner["backendNodeId"].as_i64().unwrap_or_default();
+        let owner_id = parent.frame_owner(&child.target_id).await?;
         let parent_chain = Box::pin(self.session_chain(&parent.id)).await?;
         let child_session = self.session(&child.session_id);
         self.compose_frame(&parent, owner_id, &parent_chain, &child_session, None).await
@@ -337,8 +336,8 @@ impl Host {
         child: &Session,
         context: Option<i64>,
     ) -> Result<FrameChain, HostError> {
-        let model = parent.call("DOM.getBoxModel", json!({"backendNodeId": owner_id})).await?;
-        let content = parent_chain.to_host.map_quad(&quad(&model["model"]["content"]));
+        let model = parent.box_model(owner_id).await?;
+        let content = parent_chain.to_host.map_quad(&quad_points(&model.content));
         let (w, h) = self.viewport_size(child, context).await?;
         let to_host = Affine::viewport_to_quad(w, h, &content);
         let mut clips = parent_chain.clips.clone();
@@ -364,8 +363,8 @@ impl Host {
         let mut chain = self.session_chain(&at.session.id).await?;
         for owner in &at.inner_frames {
             // Chromium already maps in-process frames into their local root: only their viewport clips.
-            let model = at.session.call("DOM.getBoxModel", json!({"backendNodeId": owner})).await?;
-            let content = chain.to_host.map_quad(&quad(&model["model"]["content"]));
+            let model = at.session.box_model(*owner).await?;
+            let content = chain.to_host.map_quad(&quad_points(&model.content));
             chain.clips.push(BoxRect::from_quad(&content));
         }
         Ok(chain)
@@ -383,14 +382,14 @@ impl Host {
         backend_node_id: i64,
         chain: &FrameChain,
     ) -> Result<BoxRect, HostError> {
-        let model = session.call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id})).await?;
-        Ok(BoxRect::from_quad(&chain.to_host.map_quad(&quad(&model["model"]["border"]))))
+        let model = session.box_model(backend_node_id).await?;
+        Ok(BoxRect::from_quad(&chain.to_host.map_quad(&quad_points(&model.border))))
     }
 
     /// The frame chain of the document inside the `<iframe>` at `at` (in process or not).
     pub async fn frame_behind(&self, at: &Located) -> Result<FrameChain, HostError> {
-        let desc = at.session.call("DOM.describeNode", json!({"backendNodeId": at.backend_node_id})).await?;
-        let frame_id = desc.pointer("/node/frameId").and_then(Value::as_str).unwrap_or_default().to_string();
+        let desc = at.session.describe_node(at.backend_node_id).await?;
+        let frame_id = desc["frameId"].as_str().unwrap_or_default().to_string();
         if let Some(child) = self.child_targets().into_iter().find(|c| c.target_id == frame_id) {
             return self.session_chain(&child.session_id).await;
         }
@@ -426,20 +425,16 @@ impl Host {
         self.hit_at_with(x, y, &mut FrameChains::default()).await
     }
 
-    /// [`Host::hit_at`] reading the frame chains through `chains`: a caller that asks about many
+    /// [`FrameSessions::hit_at`] reading the frame chains through `chains`: a caller that asks about many
     /// points of a page whose frames do not move (the fidelity corpora) composes each chain once.
     pub async fn hit_at_with(&self, x: f64, y: f64, chains: &mut FrameChains) -> Result<Option<Hit>, HostError> {
         let mut session = self.page.clone();
         let (mut lx, mut ly) = (x, y);
         for _ in 0..8 {
-            let r = session
-                .call(
-                    "DOM.getNodeForLocation",
-                    json!({"x": lx.round() as i64, "y": ly.round() as i64, "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false}),
-                )
-                .await;
-            let Ok(r) = r else { return Ok(None) };
-            let Some(id) = r["backendNodeId"].as_i64() else { return Ok(None) };
+            let mut at = GetNodeForLocationParams::new(lx.round() as i64, ly.round() as i64);
+            (at.include_user_agent_shadow_dom, at.ignore_pointer_events_none) = (Some(false), Some(false));
+            let Ok(r) = session.execute(&at).await else { return Ok(None) };
+            let id = *r.backend_node_id.inner();
             let (name, frame) = chains.described(&session, id).await?;
             let oop =
                 (name == "IFRAME").then(|| self.child_targets().into_iter().find(|c| c.target_id == frame)).flatten();
@@ -464,9 +459,14 @@ impl Host {
 
 /// Role, name and whether Chromium ignores the node, from `Accessibility.getPartialAXTree`.
 pub async fn ax_facts(session: &Session, backend_node_id: i64) -> Result<AxFacts, HostError> {
-    let tree = session
-        .call("Accessibility.getPartialAXTree", json!({"backendNodeId": backend_node_id, "fetchRelatives": false}))
-        .await?;
+    let partial = GetPartialAxTreeParams {
+        backend_node_id: Some(BackendNodeId::new(backend_node_id)),
+        fetch_relatives: Some(false),
+        ..Default::default()
+    };
+    // AX nodes as JSON: the generated AXNode's enums would have to know every property and value
+    // type Chromium 156 sends.
+    let tree = session.send(&partial).await?;
     let node = tree["nodes"]
         .as_array()
         .and_then(|n| n.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend_node_id)).or(n.first()))
@@ -485,9 +485,9 @@ pub async fn ax_facts(session: &Session, backend_node_id: i64) -> Result<AxFacts
 /// A node's border quad from Chromium's box model (`DOM.getBoxModel`), in its frame's local root;
 /// `None` when it has no box (display: none or contents, a hidden input, a node gone).
 pub async fn border_quad(session: &Session, backend_node_id: i64) -> Option<Vec<f64>> {
-    let model = session.call("DOM.getBoxModel", json!({"backendNodeId": backend_node_id})).await.ok()?;
-    let q: Vec<f64> = model["model"]["border"].as_array()?.iter().filter_map(Value::as_f64).collect();
-    (q.len() == 8).then_some(q)
+    let model = session.box_model(backend_node_id).await.ok()?;
+    let q = model.border.inner();
+    (q.len() == 8).then(|| q.clone())
 }
 
 /// [`border_quad`] mapped into the Host viewport (CSS px) by `to_host`.
@@ -496,7 +496,7 @@ pub async fn border_box(session: &Session, backend_node_id: i64, to_host: &Affin
 }
 
 /// Frame chains already composed, by CDP session id, and the node name and frame id of nodes
-/// already described (see [`Host::hit_at_with`]). Only for a page whose frames keep their place
+/// already described (see [`FrameSessions::hit_at_with`]). Only for a page whose frames keep their place
 /// while it is used; a fresh one reads everything anew.
 #[derive(Default)]
 pub struct FrameChains {
@@ -506,11 +506,11 @@ pub struct FrameChains {
 
 impl FrameChains {
     /// The chain of the frame tree behind `session_id`, composed on first use.
-    pub async fn chain(&mut self, host: &Host, session_id: &str) -> Result<FrameChain, HostError> {
+    pub async fn chain(&mut self, frames: &FrameSessions, session_id: &str) -> Result<FrameChain, HostError> {
         if let Some(c) = self.chains.get(session_id) {
             return Ok(c.clone());
         }
-        let c = host.session_chain(session_id).await?;
+        let c = frames.session_chain(session_id).await?;
         self.chains.insert(session_id.to_string(), c.clone());
         Ok(c)
     }
@@ -522,8 +522,8 @@ impl FrameChains {
         if let Some(d) = self.nodes.get(&key) {
             return Ok(d.clone());
         }
-        let desc = session.call("DOM.describeNode", json!({"backendNodeId": backend_node_id})).await?;
-        let node = &desc["node"];
+        let desc = session.describe_node(backend_node_id).await?;
+        let node = &desc;
         let d = (
             node["nodeName"].as_str().unwrap_or_default().to_string(),
             node["frameId"].as_str().unwrap_or_default().to_string(),
@@ -555,8 +555,7 @@ pub struct DomIndex {
 
 impl DomIndex {
     pub async fn load(session: &Session) -> Result<DomIndex, HostError> {
-        let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
-        Ok(DomIndex::from_tree(&doc["root"]))
+        Ok(DomIndex::from_tree(&session.pierced_document().await?))
     }
 
     pub fn from_tree(root: &Value) -> DomIndex {
@@ -663,17 +662,8 @@ impl DomIndex {
 }
 
 /// The bounding rectangle of a CDP box-model quad (`DOM.getBoxModel` `border`, `content` ...).
-pub(crate) fn rect_of_quad(v: &Value) -> BoxRect {
-    BoxRect::from_quad(&quad(v))
-}
-
-fn quad(v: &Value) -> Vec<f64> {
-    let q: Vec<f64> = v.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
-    if q.len() == 8 {
-        q
-    } else {
-        vec![0.0; 8]
-    }
+pub(crate) fn rect_of_quad(q: &chromiumoxide::cdp::browser_protocol::dom::Quad) -> BoxRect {
+    BoxRect::from_quad(&quad_points(q))
 }
 
 /// Depth-first search of a pierced DOM tree for `attr=value`; `frames` collects the in-process
@@ -736,6 +726,7 @@ fn collect_nodes(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn in_process_frame_documents_map_to_their_owner() {

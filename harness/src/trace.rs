@@ -17,10 +17,13 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::cdp::{Cdp, CdpError};
+use chromiumoxide::cdp::browser_protocol::tracing::{
+    EndParams, StartParams, StartTransferMode, TraceConfig, TraceConfigRecordMode,
+};
 
 /// The path the reference server serves the runtime bundle at, in every realm.
 pub const RUNTIME_SCRIPT: &str = crate::server::RUNTIME_PATH;
@@ -69,11 +72,17 @@ pub async fn start(cdp: &Cdp) -> Result<Recording, TraceError> {
             }
         }
     });
-    let config = json!({
-        "traceConfig": {"includedCategories": ["devtools.timeline"], "recordMode": "recordAsMuchAsPossible"},
-        "transferMode": "ReportEvents",
-    });
-    if let Err(e) = cdp.call("Tracing.start", None, config).await {
+    let trace_config = TraceConfig {
+        included_categories: Some(vec!["devtools.timeline".into()]),
+        record_mode: Some(TraceConfigRecordMode::RecordAsMuchAsPossible),
+        ..Default::default()
+    };
+    let start = StartParams {
+        trace_config: Some(trace_config),
+        transfer_mode: Some(StartTransferMode::ReportEvents),
+        ..Default::default()
+    };
+    if let Err(e) = cdp.execute(None, &start).await {
         collector.abort();
         return Err(e.into());
     }
@@ -84,7 +93,7 @@ impl Recording {
     /// Ends the trace and waits (at most [`FLUSH_TIMEOUT`]) for every event Chromium collected.
     pub async fn stop(self) -> Result<Trace, TraceError> {
         let Recording { cdp, mut collector } = self;
-        if let Err(e) = cdp.call("Tracing.end", None, json!({})).await {
+        if let Err(e) = cdp.execute(None, &EndParams::default()).await {
             collector.abort();
             return Err(e.into());
         }
@@ -238,6 +247,7 @@ impl Trace {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     const RT: &str = "http://127.0.0.1:4000/runtime/attention.js";
 

@@ -5,17 +5,15 @@
 //! The provider does not take the runtime's word for where the target is: a runtime that reports a
 //! rect from an earlier event, or misses a transform on an ancestor, must not approve a moved crop.
 //! Chromium's hit test at the approved rect's centre (`DOM.getNodeForLocation`, followed into
-//! out-of-process frames: `Host::hit_at`) gives a node; that node or one of its flat-tree ancestors,
+//! out-of-process frames: `FrameSessions::hit_at`) gives a node; that node or one of its flat-tree ancestors,
 //! up through in-process and out-of-process frame owners, must have the approved rect as its border
 //! box (`DOM.getBoxModel`, composed into Host-viewport CSS px through every frame: oracle.rs), to
 //! within [`MOVE_TOLERANCE`](super::provider::MOVE_TOLERANCE). The local names of the elements that
 //! match are returned, so the provider can check that the runtime's target is one of them.
 
-use serde_json::json;
-
 use super::limits::CssRect;
-use crate::cdp::Session;
-use crate::host::{Host, HostError};
+use crate::cdp::CdpError;
+use crate::frames::{FrameSessions, HostError};
 use crate::oracle::{border_box, BoxRect, DomIndex};
 
 /// How many ancestors (all frames together) the walk visits at most.
@@ -32,7 +30,7 @@ pub enum AtApproved {
 }
 
 /// Walks up from Chromium's hit at the approved rect's centre; see the module comment.
-pub async fn elements_at(host: &Host, approved: &CssRect, tolerance: f64) -> Result<AtApproved, HostError> {
+pub async fn elements_at(host: &FrameSessions, approved: &CssRect, tolerance: f64) -> Result<AtApproved, HostError> {
     let want = BoxRect { x: approved.x, y: approved.y, width: approved.width, height: approved.height };
     let (cx, cy) = want.center();
     let Some(hit) = host.hit_at(cx, cy).await? else { return Ok(AtApproved::Missing { nearest: None }) };
@@ -41,8 +39,7 @@ pub async fn elements_at(host: &Host, approved: &CssRect, tolerance: f64) -> Res
     let mut nearest = None;
     let mut steps = 0;
     loop {
-        let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
-        let ix = DomIndex::from_tree(&doc["root"]);
+        let ix = DomIndex::from_tree(&session.pierced_document().await?);
         let chain = host.session_chain(&session.id).await?;
         let mut at = Some(node);
         while let Some(n) = at {
@@ -66,9 +63,13 @@ pub async fn elements_at(host: &Host, approved: &CssRect, tolerance: f64) -> Res
         }
         // The root of an out-of-process frame: continue at its owner in the parent frame.
         let Some(child) = host.child_targets().into_iter().find(|c| c.session_id == session.id) else { break };
-        let parent = Session { cdp: host.cdp.clone(), id: child.parent_session_id.clone() };
-        let owner = parent.call("DOM.getFrameOwner", json!({"frameId": child.target_id})).await?;
-        let Some(owner_id) = owner["backendNodeId"].as_i64() else { break };
+        let parent = host.session(&child.parent_session_id);
+        let owner_id = match parent.frame_owner(&child.target_id).await {
+            Ok(id) => id,
+            // A reply without an owner: the walk ends here.
+            Err(CdpError::Decode { .. }) => break,
+            Err(e) => return Err(e.into()),
+        };
         (session, node) = (parent, owner_id);
     }
     Ok(done(found, nearest))

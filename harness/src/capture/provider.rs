@@ -29,6 +29,7 @@
 use std::sync::{Arc, Mutex};
 
 use base64::Engine as _;
+use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CaptureScreenshotParams, Viewport};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -36,7 +37,7 @@ use super::encode::{encode, paint_redactions, Format};
 use super::geometry::{elements_at, AtApproved};
 use super::limits::{check_dimensions, covering_pixels, fit_scale, scale_outward, CssRect, PixelRect};
 use super::privacy::{collect, Reason};
-use crate::host::Host;
+use crate::frames::{Frame, FrameSessions};
 use crate::oracle::{border_quad, BoxRect, Located};
 
 /// The binding's name in the Host realm.
@@ -64,7 +65,7 @@ pub struct ProviderConfig {
     pub refusal: Option<Refusal>,
     /// Test hook: JavaScript evaluated once in a frame of the page, after approval and before the
     /// provider revalidates (what the page does between approval and capture, e.g. move the target).
-    pub before_capture: Option<(crate::host::Frame, String)>,
+    pub before_capture: Option<(Frame, String)>,
 }
 
 impl Default for ProviderConfig {
@@ -112,14 +113,15 @@ impl Drop for CaptureProvider {
 }
 
 impl CaptureProvider {
-    /// Starts answering the binding of `view`'s page; `top_frame_id` is the page's main frame.
-    pub(crate) fn start(view: Host, top_frame_id: String) -> CaptureProvider {
+    /// Starts answering the binding of the page `frames` reach; `top_frame_id` is the page's main
+    /// frame, `device_scale_factor` what the page is emulated at.
+    pub(crate) fn start(frames: FrameSessions, top_frame_id: String, device_scale_factor: f64) -> CaptureProvider {
         let config = Arc::new(Mutex::new(ProviderConfig::default()));
         let records = Arc::new(Mutex::new(Vec::new()));
-        let view = Arc::new(view);
+        let view = Arc::new(frames);
         let (c, r) = (config.clone(), records.clone());
         let task = tokio::spawn(async move {
-            let mut events = view.cdp.events();
+            let mut events = view.cdp().events();
             loop {
                 let ev = match events.recv().await {
                     Ok(ev) => ev,
@@ -127,14 +129,14 @@ impl CaptureProvider {
                     Err(_) => return,
                 };
                 if ev.method != "Runtime.bindingCalled"
-                    || ev.session_id.as_deref() != Some(view.page.id.as_str())
+                    || ev.session_id.as_deref() != Some(view.page().id.as_str())
                     || ev.params["name"] != BINDING
                 {
                     continue;
                 }
                 // Only the Host realm (the top frame's main world) may ask for pixels.
                 let context = ev.params["executionContextId"].as_i64();
-                let top = view.tracked.lock().ok().and_then(|t| t.contexts.get(&top_frame_id).copied());
+                let top = view.main_context(&top_frame_id);
                 if context.is_none() || context != top {
                     continue;
                 }
@@ -143,12 +145,13 @@ impl CaptureProvider {
                 tokio::spawn(async move {
                     let hook = c.lock().ok().and_then(|mut c| c.before_capture.take());
                     let (formats, refusal) = c.lock().map(|c| (c.formats.clone(), c.refusal)).unwrap_or_default();
-                    let (id, answer, record) = serve(&view, &payload, &formats, refusal, hook).await;
+                    let (id, answer, record) =
+                        serve(&view, device_scale_factor, &payload, &formats, refusal, hook).await;
                     if let Ok(mut r) = r.lock() {
                         r.push(record);
                     }
                     let expr = format!("window.__wippyCaptureAnswer && window.__wippyCaptureAnswer({id}, {answer})");
-                    let _ = view.page.eval_in(&expr, context, crate::cdp::COMMAND_TIMEOUT).await;
+                    let _ = view.page().eval_in(&expr, context, crate::cdp::COMMAND_TIMEOUT).await;
                 });
             }
         });
@@ -179,18 +182,19 @@ struct Request {
 
 /// Serves one request: (request id, answer JSON, record).
 async fn serve(
-    host: &Host,
+    host: &FrameSessions,
+    device_scale_factor: f64,
     payload: &str,
     formats: &[Format],
     refusal: Option<Refusal>,
-    hook: Option<(crate::host::Frame, String)>,
+    hook: Option<(Frame, String)>,
 ) -> (u64, Value, CaptureRecord) {
     let mut record = CaptureRecord {
         id: 0,
         status: "error".into(),
         reason: None,
         format: None,
-        device_scale_factor: host.options.device_scale_factor,
+        device_scale_factor,
         clip: None,
         scale: 1.0,
         redactions: Vec::new(),
@@ -229,11 +233,11 @@ async fn serve(
 type Refused = (&'static str, String);
 
 async fn capture(
-    host: &Host,
+    host: &FrameSessions,
     req: &Request,
     formats: &[Format],
     refusal: Option<Refusal>,
-    hook: Option<(crate::host::Frame, String)>,
+    hook: Option<(Frame, String)>,
     record: &mut CaptureRecord,
 ) -> Result<Value, Refused> {
     let format = Format::parse(&req.format)
@@ -248,6 +252,7 @@ async fn capture(
     }
     let first = check_target(host, &req.target, &req.approved).await?;
     let page = host
+        .page()
         .eval("({dpr: window.devicePixelRatio, w: window.innerWidth, h: window.innerHeight})")
         .await
         .map_err(|e| ("error", format!("cannot read the viewport: {e}")))?;
@@ -262,17 +267,23 @@ async fn capture(
     record.clip = Some(px);
     let fit = fit_scale(px.width(), px.height());
     record.scale = fit.scale;
-    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": fit.scale});
-    let shot = host
-        .page
-        .call(
-            "Page.captureScreenshot",
-            json!({"format": "png", "clip": clip, "fromSurface": true, "captureBeyondViewport": false}),
-        )
-        .await
-        .map_err(|e| ("error", format!("screenshot failed: {e}")))?;
+    let clip = Viewport {
+        x: px.x0 as f64 / dpr,
+        y: px.y0 as f64 / dpr,
+        width: px.width() as f64 / dpr,
+        height: px.height() as f64 / dpr,
+        scale: fit.scale,
+    };
+    let screenshot = CaptureScreenshotParams {
+        format: Some(CaptureScreenshotFormat::Png),
+        clip: Some(clip),
+        from_surface: Some(true),
+        capture_beyond_viewport: Some(false),
+        ..Default::default()
+    };
+    let shot = host.page().execute(&screenshot).await.map_err(|e| ("error", format!("screenshot failed: {e}")))?;
     let png = base64::engine::general_purpose::STANDARD
-        .decode(shot["data"].as_str().unwrap_or_default())
+        .decode(AsRef::<str>::as_ref(&shot.data))
         .map_err(|e| ("error", format!("screenshot is not base64: {e}")))?;
     let mut img = image::load_from_memory_with_format(&png, image::ImageFormat::Png)
         .map_err(|e| ("error", format!("screenshot does not decode: {e}")))?
@@ -317,7 +328,7 @@ async fn capture(
 /// The approved target is still where it was approved, by Chromium's geometry first (the runtime
 /// is what is under test and may be wrong), then by a fresh runtime snapshot (identity), and the
 /// two agree on the element. Returns the runtime's answer (its `snapshot_id`).
-async fn check_target(host: &Host, target: &Value, approved: &CssRect) -> Result<Value, Refused> {
+async fn check_target(host: &FrameSessions, target: &Value, approved: &CssRect) -> Result<Value, Refused> {
     let tags = match elements_at(host, approved, MOVE_TOLERANCE)
         .await
         .map_err(|e| ("error", format!("cannot read Chromium's geometry: {e}")))?
@@ -350,7 +361,7 @@ async fn check_target(host: &Host, target: &Value, approved: &CssRect) -> Result
 
 /// A fresh runtime snapshot at the approved rect's centre must sample the target there, unchanged.
 /// A candidate only known from an earlier event keeps that event's geometry, so it proves nothing.
-async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<Value, Refused> {
+async fn revalidate(host: &FrameSessions, target: &Value, approved: &CssRect) -> Result<Value, Refused> {
     let stale = |r: &str| ("stale", r.to_string());
     let (x, y) = (approved.x + approved.width / 2.0, approved.y + approved.height / 2.0);
     let target_id = serde_json::to_string(&target["target_id"]).unwrap_or_default();
@@ -361,7 +372,7 @@ async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<V
            const leaf = c && Array.isArray(c.path) ? c.path[c.path.length - 1] : null;
            return {{host: window.wippyAttention.host_instance_id, snapshot_id: s.snapshot_id, ref: c ? c.action_ref || null : null, tag: leaf ? leaf.tag_name || null : null}}; }})()"
     );
-    let now = host.eval(&expr).await.map_err(|e| ("error", format!("revalidation failed: {e}")))?;
+    let now = host.page().eval(&expr).await.map_err(|e| ("error", format!("revalidation failed: {e}")))?;
     if now["host"] != target["host_instance_id"] {
         return Err(stale("Host instance changed"));
     }
@@ -386,16 +397,12 @@ async fn revalidate(host: &Host, target: &Value, approved: &CssRect) -> Result<V
 }
 
 /// Every covered element of every frame, as its visible border box in Host-viewport CSS px.
-async fn privacy_rects(host: &Host) -> Result<Vec<(Reason, BoxRect)>, crate::host::HostError> {
-    let mut sessions = vec![host.page.clone()];
-    sessions.extend(
-        host.child_targets().into_iter().map(|c| crate::cdp::Session { cdp: host.cdp.clone(), id: c.session_id }),
-    );
+async fn privacy_rects(host: &FrameSessions) -> Result<Vec<(Reason, BoxRect)>, crate::frames::HostError> {
     let mut out = Vec::new();
-    for session in sessions {
-        let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+    for session in host.sessions() {
+        let root = session.pierced_document().await?;
         let mut found = Vec::new();
-        collect(&doc["root"], &mut Vec::new(), &mut found);
+        collect(&root, &mut Vec::new(), &mut found);
         for (reason, backend_node_id, inner_frames) in found {
             // Elements without a box (display: none, hidden inputs) show nothing.
             let Some(q) = border_quad(&session, backend_node_id).await else { continue };

@@ -1,18 +1,27 @@
-//! A small CDP client on chromiumoxide's public `Connection`: raw commands with an optional
-//! flattened `sessionId` (what chromiumoxide's `Page` cannot send, so OOPIFs are reachable),
-//! correlated replies, a timeout on every call, and a broadcast of events.
+//! A small CDP client on chromiumoxide's public `Connection`: chromiumoxide's typed commands (and raw
+//! ones where a type is missing or does not match Chromium 156) with an optional flattened
+//! `sessionId` (what chromiumoxide's `Page` cannot send, so OOPIFs are reachable), correlated
+//! replies, a timeout on every call, and a broadcast of events.
+//!
+//! [`Cdp::execute`] / [`Session::execute`] send a typed command and deserialize its typed reply;
+//! [`Cdp::send`] / [`Session::send`] send a typed command and return the reply as JSON, for replies
+//! whose generated type does not deserialize against Chromium 156 (new enum values or fields in DOM
+//! nodes, AX nodes, remote objects and frame trees); `call` is the raw form.
 //!
 //! chromiumoxide's `Browser`/`Handler` layer is not used: it drops out-of-process iframes from its
 //! frame list, silently drops some Chromium 156 events, and cannot address child sessions
 //! (`reference/spike.md` P1, P5). Its `Connection` and generated parameter types are used as is.
 
+mod dom;
 mod session;
+
+pub use dom::quad_points;
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use chromiumoxide::types::{CallId, Message, MethodId};
+use chromiumoxide::types::{CallId, Command, Message, MethodId};
 use chromiumoxide::Connection;
 use futures::StreamExt;
 use serde_json::Value;
@@ -35,6 +44,8 @@ pub enum CdpError {
     Closed { method: String },
     #[error("cannot encode CDP {method} parameters: {reason}")]
     Encode { method: String, reason: String },
+    #[error("cannot decode the reply to CDP {method}: {reason}")]
+    Decode { method: String, reason: String },
 }
 
 /// One CDP event, as Chromium sent it.
@@ -118,16 +129,28 @@ impl Cdp {
         }
     }
 
-    /// Sends a typed chromiumoxide command, serialized as Chromium expects it.
-    pub async fn send<C: chromiumoxide::types::Command>(
+    /// Sends a typed chromiumoxide command, serialized as Chromium expects it; the reply as JSON.
+    pub async fn send<C: Command>(&self, session_id: Option<&str>, cmd: &C) -> Result<Value, CdpError> {
+        self.send_with_timeout(session_id, cmd, COMMAND_TIMEOUT).await
+    }
+
+    /// [`Cdp::send`] waiting at most `timeout` for the reply.
+    pub async fn send_with_timeout<C: Command>(
         &self,
         session_id: Option<&str>,
         cmd: &C,
+        timeout: Duration,
     ) -> Result<Value, CdpError> {
         let method = cmd.identifier().to_string();
         let params = serde_json::to_value(cmd)
             .map_err(|e| CdpError::Encode { method: method.clone(), reason: e.to_string() })?;
-        self.call(&method, session_id, params).await
+        self.call_with_timeout(&method, session_id, params, timeout).await
+    }
+
+    /// Sends a typed command and deserializes the reply into its typed response.
+    pub async fn execute<C: Command>(&self, session_id: Option<&str>, cmd: &C) -> Result<C::Response, CdpError> {
+        let reply = self.send(session_id, cmd).await?;
+        decode::<C>(cmd, reply)
     }
 
     /// A receiver of every event from now on. Subscribe before sending the command that causes
@@ -140,6 +163,13 @@ impl Cdp {
     pub fn is_open(&self) -> bool {
         !self.requests.is_closed()
     }
+}
+
+/// The typed response of `cmd` from its JSON reply (an empty reply is an empty object).
+fn decode<C: Command>(cmd: &C, reply: Value) -> Result<C::Response, CdpError> {
+    let reply = if reply.is_null() { Value::Object(Default::default()) } else { reply };
+    C::response_from_value(reply)
+        .map_err(|e| CdpError::Decode { method: cmd.identifier().to_string(), reason: e.to_string() })
 }
 
 async fn drive(

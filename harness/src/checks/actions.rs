@@ -656,76 +656,73 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     Ok(format!("tool cancel -> cancelled ({:?}), overlay closed without a Host result, focus back on {} in {}; next action selected; a late Host result refused as duplicate", res.reason, Leaf::Right.landmark(), f.frame_url))
 }
 
-/// Host query parameters of the agent-action checks: agent actions on.
-pub const ACTIONS_QUERY: &str = "actions=on";
-
-/// The operational checklist item 5 rows (each on a Host opened with [`ACTIONS_QUERY`]).
+/// The operational checklist item 5 rows (each on a Host opened with agent actions on).
 pub fn checks() -> Vec<super::Check> {
     use super::Check;
     vec![
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-highlight-by-keyboard-and-pointer-each-permissioned",
             run: |h| Box::pin(pointer_and_keyboard_are_permissioned_independently(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-confirm-by-pointer-swallows-input-below",
             run: |h| Box::pin(confirm_by_pointer(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-select-by-keyboard",
             run: |h| Box::pin(select_by_keyboard_restores_focus(h, Leaf::Left)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-cancel-by-escape",
             run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::ClosedShadow)),
         },
-        Check { query: actions_host, name: "checklist-5-timeout-expires", run: |h| Box::pin(timeout_expires(h)) },
-        Check { query: actions_host, name: "checklist-5-stale-target", run: |h| Box::pin(stale_targets(h)) },
+        Check { host: actions_host, name: "checklist-5-timeout-expires", run: |h| Box::pin(timeout_expires(h)) },
+        Check { host: actions_host, name: "checklist-5-stale-target", run: |h| Box::pin(stale_targets(h)) },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-moved-after-approval-is-stale",
             run: |h| Box::pin(moved_after_approval_is_stale(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-unavailable-while-pending-and-permission-denied-when-turned-off",
             run: |h| Box::pin(refused_while_pending_and_revoked(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-navigation-makes-stale",
             run: |h| Box::pin(host_navigation_makes_stale(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-disconnect-and-reconnect",
             run: |h| Box::pin(disconnect_then_reconnect(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-focus-restoration-oopif",
             run: |h| Box::pin(escape_cancels_and_restores_focus(h, Leaf::Oopif)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-cancel-by-tool",
             run: |h| Box::pin(tool_cancel_closes_the_overlay(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-5-error-when-the-overlay-fails-or-is-removed",
             run: |h| Box::pin(overlay_failures_end_error(h)),
         },
     ]
 }
 
-/// The Host query of the item 5 rows, whatever the engine.
-fn actions_host(_: crate::host::Engine) -> &'static str {
-    ACTIONS_QUERY
+/// The Host of the item 5 and 6 rows, whatever the engine: agent actions on.
+pub(crate) fn actions_host(options: crate::host::HostOptions) -> crate::host::HostOptions {
+    options.actions(true)
 }
 
 /// Zero-target select with capture_region: a trusted pointer drag over the left leaf chooses the

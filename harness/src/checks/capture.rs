@@ -8,6 +8,7 @@
 
 use anyhow::{bail, ensure, Context};
 use base64::Engine as _;
+use chromiumoxide::cdp::browser_protocol::page::{CaptureScreenshotFormat, CaptureScreenshotParams, Viewport};
 use image::RgbaImage;
 use serde_json::{json, Value};
 
@@ -66,10 +67,21 @@ pub fn decode(bytes: &[u8], mime: &str) -> anyhow::Result<RgbaImage> {
 /// them within §7 (1 unless they exceed it).
 async fn fresh_clip(host: &Host, px: &PixelRect, dpr: f64) -> anyhow::Result<RgbaImage> {
     let scale = fit_scale(px.width(), px.height()).scale;
-    let clip = json!({"x": px.x0 as f64 / dpr, "y": px.y0 as f64 / dpr, "width": px.width() as f64 / dpr, "height": px.height() as f64 / dpr, "scale": scale});
-    let shot =
-        host.page.call("Page.captureScreenshot", json!({"format": "png", "clip": clip, "fromSurface": true})).await?;
-    let png = base64::engine::general_purpose::STANDARD.decode(shot["data"].as_str().unwrap_or_default())?;
+    let clip = Viewport {
+        x: px.x0 as f64 / dpr,
+        y: px.y0 as f64 / dpr,
+        width: px.width() as f64 / dpr,
+        height: px.height() as f64 / dpr,
+        scale,
+    };
+    let screenshot = CaptureScreenshotParams {
+        format: Some(CaptureScreenshotFormat::Png),
+        clip: Some(clip),
+        from_surface: Some(true),
+        ..Default::default()
+    };
+    let shot = host.frames().page().execute(&screenshot).await?;
+    let png = base64::engine::general_purpose::STANDARD.decode(AsRef::<str>::as_ref(&shot.data))?;
     Ok(image::load_from_memory_with_format(&png, image::ImageFormat::Png)?.to_rgba8())
 }
 
@@ -210,8 +222,12 @@ async fn scope_pressed(host: &Host, key: &str) -> anyhow::Result<Option<String>>
 
 /// Clicks a composer file's "Remove" (trusted) and waits until it and its upload are gone.
 async fn remove_by_pointer(host: &Host, sid: &str, uuid: &str) -> anyhow::Result<()> {
-    let at = host.locate_attr("data-remove-upload", uuid).await?.context("no Remove button for the composer file")?;
-    let (x, y) = host.node_rect(&at).await?.center();
+    let at = host
+        .frames()
+        .locate_attr("data-remove-upload", uuid)
+        .await?
+        .context("no Remove button for the composer file")?;
+    let (x, y) = host.frames().node_rect(&at).await?.center();
     host.click_at(x, y).await?;
     let session = session_of(host)?;
     wait_for(host, "the removed file's upload to be deleted", POINTER_TIMEOUT, || async {
@@ -244,7 +260,7 @@ pub async fn bind(host: &Host) -> anyhow::Result<Ctx> {
     let sid = agent.route().session_id.clone();
     let messages_at_start = session_of(host)?.messages(&sid)?.len();
     let target = leaf_ref(host, Leaf::Left).await?;
-    Ok(Ctx { agent, sid, target, dpr: host.options.device_scale_factor, messages_at_start })
+    Ok(Ctx { agent, sid, target, dpr: host.options().scale_factor(), messages_at_start })
 }
 
 fn mime(format: Format) -> &'static str {
@@ -739,14 +755,11 @@ pub async fn captures_end_to_end(host: &Host) -> anyhow::Result<String> {
 
 /// verify rows (operational check of "Optional visual capture"), one Host each.
 pub fn checks() -> Vec<super::Check> {
-    use super::actions::ACTIONS_QUERY;
+    use super::actions::actions_host;
     use super::Check;
-    fn actions_host(_: crate::host::Engine) -> &'static str {
-        ACTIONS_QUERY
-    }
     vec![
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-consent-prepares-a-file-and-sends-nothing",
             run: |h| {
                 Box::pin(async move {
@@ -758,22 +771,22 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-denial-and-cancel-leave-no-draft",
             run: |h| Box::pin(denial_and_cancel(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-redaction-leaves-no-canary",
             run: |h| Box::pin(async move { viewport(h, &bind(h).await?, Format::Png).await }),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-png-upload",
             run: |h| Box::pin(async move { Ok(target(h, &bind(h).await?, Format::Png).await?.1) }),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-webp-upload",
             run: |h| {
                 Box::pin(async move {
@@ -786,7 +799,7 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-agent-region-and-input-permissions",
             run: |h| {
                 Box::pin(async move {
@@ -796,12 +809,12 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-stale-when-moved-after-approval",
             run: |h| Box::pin(stale_when_moved_after_approval(h)),
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-refused-by-the-os-is-denied",
             run: |h| {
                 Box::pin(async move {
@@ -811,7 +824,7 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-reference-authorization",
             run: |h| {
                 Box::pin(async move {
@@ -823,7 +836,7 @@ pub fn checks() -> Vec<super::Check> {
             },
         },
         Check {
-            query: actions_host,
+            host: actions_host,
             name: "checklist-6-capture-image-delivered",
             run: |h| {
                 Box::pin(async move {

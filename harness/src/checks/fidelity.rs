@@ -28,6 +28,7 @@ use super::{rect_of, require_valid_payload, wait_for, Poll};
 use crate::cdp::Session;
 use crate::host::Host;
 use crate::oracle::{ax_facts, ax_rendered_text, border_box, AxFacts, BoxRect, DomIndex, FrameChains};
+use chromiumoxide::cdp::browser_protocol::dom::{BackendNodeId, GetContentQuadsParams};
 
 /// Grid step over the corpus, CSS px (issue 7).
 pub const GRID_STEP: f64 = 40.0;
@@ -231,21 +232,21 @@ impl Oracle<'_> {
     }
 
     async fn truth_at(&mut self, x: f64, y: f64) -> anyhow::Result<Option<Truth>> {
-        let Some(hit) = self.host.hit_at_with(x, y, &mut self.chains).await? else { return Ok(None) };
+        let Some(hit) = self.host.frames().hit_at_with(x, y, &mut self.chains).await? else { return Ok(None) };
         let s = hit.session.clone();
-        let chain_to_host = self.chains.chain(self.host, &s.id).await?;
+        let chain_to_host = self.chains.chain(self.host.frames(), &s.id).await?;
         // DOM.getNodeForLocation answers a text hit with the text's DOM parent; for a shadow host
         // whose own slotted text is under the point, start from that text node (its layout quads
         // contain the point), whose flat-tree parent is its slot.
         let mut start = hit.backend_node_id;
         let texts = self.index(&s).await?.slotted_text_children(start);
         for t in texts {
-            let Ok(q) = s.call("DOM.getContentQuads", json!({"backendNodeId": t})).await else { continue };
-            let hit_text = q["quads"].as_array().into_iter().flatten().any(|quad| {
-                let q: Vec<f64> =
-                    quad.as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+            let quads = GetContentQuadsParams { backend_node_id: Some(BackendNodeId::new(t)), ..Default::default() };
+            let Ok(q) = s.execute(&quads).await else { continue };
+            let hit_text = q.quads.iter().any(|quad| {
+                let q = quad.inner();
                 q.len() == 8 && {
-                    let r = BoxRect::from_quad(&chain_to_host.to_host.map_quad(&q));
+                    let r = BoxRect::from_quad(&chain_to_host.to_host.map_quad(q));
                     x >= r.x && x < r.right() && y >= r.y && y < r.bottom()
                 }
             });
@@ -376,13 +377,12 @@ fn text_agrees(text: &str, rendered: &str) -> bool {
 /// The mount id the runtime of the node's realm gives an element (its internal test hook), to
 /// match an omission's `mount_id` with the element Chromium names.
 async fn runtime_mount_id(s: &Session, backend_node_id: i64) -> anyhow::Result<Option<String>> {
-    let obj = s.call("DOM.resolveNode", json!({"backendNodeId": backend_node_id})).await?;
-    let Some(object_id) = obj["object"]["objectId"].as_str() else { return Ok(None) };
+    let Some(object_id) = s.resolve_node(backend_node_id).await? else { return Ok(None) };
     let r = s
-        .call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object_id, "returnByValue": true,
-                   "functionDeclaration": "function () { const r = window.__wippyAttentionRuntime; return r && r.mountIdOf ? r.mountIdOf(this) : null; }"}),
+        .call_function_on(
+            &object_id,
+            "function () { const r = window.__wippyAttentionRuntime; return r && r.mountIdOf ? r.mountIdOf(this) : null; }",
+            true,
         )
         .await?;
     Ok(r["result"]["value"].as_str().map(str::to_string))
@@ -396,15 +396,15 @@ fn norm(s: &str) -> String {
 pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     // The corpus announces itself once its components are defined, rendered and their icons drawn.
     wait_for(host, "the corpus app reporting data-app-ready", std::time::Duration::from_secs(20), || async {
-        Ok(match host.locate_attr("data-app-ready", "true").await? {
+        Ok(match host.frames().locate_attr("data-app-ready", "true").await? {
             Some(_) => Poll::Ready(()),
             None => Poll::Pending("no data-app-ready yet".into()),
         })
     })
     .await?;
     let app = host.locate_landmark("corpus-app").await.context("the Host has no corpus mounted (?corpus=...)")?;
-    let app_chain = host.chain_of(&app).await?;
-    let area = app_chain.clip(&host.node_rect(&app).await?);
+    let app_chain = host.frames().chain_of(&app).await?;
+    let area = app_chain.clip(&host.frames().node_rect(&app).await?);
     ensure!(area.width > 100.0 && area.height > 100.0, "the corpus area {area:?} is not visible");
 
     // Grid points, then every element centre (the corpus document, shadow trees included).
@@ -418,9 +418,9 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
         }
         y += GRID_STEP;
     }
-    let doc = app.session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+    let root = app.session.pierced_document().await?;
     let mut ids = Vec::new();
-    collect_elements_under(&doc["root"], &mut ids, false, app.backend_node_id);
+    collect_elements_under(&root, &mut ids, false, app.backend_node_id);
     for id in ids {
         let Some(r) = border_box(&app.session, id, &app_chain.to_host).await else { continue };
         let c = r.center();
@@ -602,7 +602,7 @@ fn collect_elements_under(node: &Value, out: &mut Vec<i64>, inside: bool, root_i
 pub async fn corpus_agrees_with_chromium(host: &Host) -> anyhow::Result<String> {
     let f = measure(host).await?;
     let line = f.line();
-    eprintln!("fidelity {} (DPR {}): {line}", host.url, host.options.device_scale_factor);
+    eprintln!("fidelity {} (DPR {}): {line}", host.url, host.options().scale_factor());
     for e in &f.examples {
         eprintln!("  {e}");
     }

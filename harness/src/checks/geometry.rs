@@ -26,8 +26,8 @@ pub struct GeometryFigures {
 /// every path segment above it against Chromium.
 pub async fn leaf_geometry(host: &Host, landmark: &str) -> anyhow::Result<GeometryFigures> {
     let at = host.locate_landmark(landmark).await?;
-    let truth = host.node_rect(&at).await?;
-    let chain = host.chain_of(&at).await?;
+    let truth = host.frames().node_rect(&at).await?;
+    let chain = host.frames().chain_of(&at).await?;
     let visible = chain.clip(&truth);
     ensure!(
         visible.width > 2.0 && visible.height > 2.0,
@@ -60,11 +60,11 @@ pub async fn check_path(host: &Host, what: &str, path: &[Value], figures: &mut G
         let kind = seg["kind"].as_str().unwrap_or("?");
         let mount = seg["mount_id"].as_str().unwrap_or_default();
         let Some(seg_rect) = seg.get("rect").and_then(rect_of) else { continue };
-        let Some(el) = host.locate_attr("data-wippy-mount-id", mount).await? else {
+        let Some(el) = host.frames().locate_attr("data-wippy-mount-id", mount).await? else {
             // A generated mount id names no attribute: nothing to compare it with.
             continue;
         };
-        let truth = host.node_rect(&el).await?;
+        let truth = host.frames().node_rect(&el).await?;
         let composed = to_host.map_rect(&seg_rect);
         let d = composed.max_edge_delta(&truth);
         ensure!(
@@ -74,7 +74,7 @@ pub async fn check_path(host: &Host, what: &str, path: &[Value], figures: &mut G
         figures.max_error = figures.max_error.max(d);
         // clip_rect: the element's box within the viewport of the realm that holds it. The runtime
         // documents it for `iframe` segments (absent = not clipped); a boundary segment may carry it.
-        let realm = host.chain_of(&el).await?;
+        let realm = host.frames().chain_of(&el).await?;
         let viewport = realm.clips.last().copied().unwrap_or(truth);
         let want = truth.intersect(&viewport);
         let got = match seg.get("clip_rect").and_then(rect_of) {
@@ -100,7 +100,7 @@ pub async fn check_path(host: &Host, what: &str, path: &[Value], figures: &mut G
             let local = Affine::from_column_major(&m)
                 .ok_or_else(|| anyhow!("{what}: local_to_parent of {mount} is not a 4x4 matrix"))?;
             let child = local.then(&to_host);
-            let truth_frame = host.frame_behind(&el).await?;
+            let truth_frame = host.frames().frame_behind(&el).await?;
             let (w, h) = truth_frame.viewport;
             let d = child.max_corner_delta(&truth_frame.to_host, w, h);
             ensure!(

@@ -25,7 +25,7 @@ use anyhow::{anyhow, bail, ensure, Context};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::host::Host;
+use crate::host::{Corpus, Host, HostOptions, Mount};
 use crate::oracle::BoxRect;
 
 pub use expect::{expected_kinds, leaf_frame, Leaf};
@@ -38,172 +38,174 @@ pub const POINTER_TIMEOUT: Duration = Duration::from_secs(5);
 /// A named check; `run` returns a one-line detail on success.
 pub struct Check {
     pub name: &'static str,
-    /// Extra Host query parameters the check needs for an engine ("" = the default Host).
-    pub query: fn(crate::host::Engine) -> &'static str,
+    /// The Host the check needs, from the default Host of a layout and engine.
+    pub host: fn(HostOptions) -> HostOptions,
     pub run: for<'a> fn(&'a Host) -> BoxFuture<'a, anyhow::Result<String>>,
 }
 
-pub(crate) fn default_host(_: crate::host::Engine) -> &'static str {
-    ""
+pub(crate) fn default_host(options: HostOptions) -> HostOptions {
+    options
+}
+
+/// The mount of a corpus that is cross-origin in engine iframe, a Web Fragment in engine fragment.
+fn corpus_mount(options: &HostOptions) -> Mount {
+    match options.engine() {
+        crate::host::Engine::Iframe => Mount::CrossOrigin,
+        crate::host::Engine::Fragment => Mount::Fragment,
+    }
 }
 
 /// The Shoelace corpus, cross-origin in engine iframe, a Web Fragment in engine fragment.
-fn shoelace_corpus(engine: crate::host::Engine) -> &'static str {
-    match engine {
-        crate::host::Engine::Iframe => "corpus=shoelace&mount=cross-origin",
-        crate::host::Engine::Fragment => "corpus=shoelace&mount=fragment",
-    }
+fn shoelace_corpus(options: HostOptions) -> HostOptions {
+    let mount = corpus_mount(&options);
+    options.corpus(Corpus::Shoelace, mount)
 }
 
 /// The Material Web corpus (roles and ARIA state from ElementInternals), mounted like Shoelace's.
-fn material_corpus(engine: crate::host::Engine) -> &'static str {
-    match engine {
-        crate::host::Engine::Iframe => "corpus=material&mount=cross-origin",
-        crate::host::Engine::Fragment => "corpus=material&mount=fragment",
-    }
+fn material_corpus(options: HostOptions) -> HostOptions {
+    let mount = corpus_mount(&options);
+    options.corpus(Corpus::Material, mount)
 }
 
 /// The sensitive-controls corpus, cross-origin in engine iframe, a Web Fragment in engine fragment.
-fn sensitive_corpus(engine: crate::host::Engine) -> &'static str {
-    match engine {
-        crate::host::Engine::Iframe => "corpus=sensitive&mount=cross-origin",
-        crate::host::Engine::Fragment => "corpus=sensitive&mount=fragment",
-    }
+fn sensitive_corpus(options: HostOptions) -> HostOptions {
+    let mount = corpus_mount(&options);
+    options.corpus(Corpus::Sensitive, mount)
 }
 
 /// Every check `verify` runs, in order.
 /// The hand-written ElementInternals corpus (closed roots the runtime must enter or declare it
 /// cannot, required context, per-role state): a cross-origin iframe in both engines (it parses its
 /// declarative shadow roots itself, so it is never a fragment).
-fn internals_corpus(_: crate::host::Engine) -> &'static str {
-    "corpus=internals&mount=cross-origin"
+fn internals_corpus(options: HostOptions) -> HostOptions {
+    options.corpus(Corpus::Internals, Mount::CrossOrigin)
 }
 
 pub fn all() -> Vec<Check> {
     vec![
         Check {
-            query: default_host,
+            host: default_host,
             name: "runtime-runs-before-page-scripts",
             run: |h| Box::pin(realms::runtime_before_page_scripts(h)),
         },
         // The spec's operational checklist ("Operational verification"), items 1-4 and 7.
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-1-automatic-context-off-sends-no-attachment",
             run: |h| Box::pin(session::checklist_1(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-2-pointer-path-left-leaf",
             run: |h| Box::pin(sampling::pointer_path(h, Leaf::Left)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-2-pointer-path-right-leaf",
             run: |h| Box::pin(sampling::pointer_path(h, Leaf::Right)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-2-pointer-path-oopif-leaf",
             run: |h| Box::pin(sampling::pointer_path(h, Leaf::Oopif)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-2-pointer-path-closed-shadow-leaf",
             run: |h| Box::pin(sampling::pointer_path(h, Leaf::ClosedShadow)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-3-boundary-sample-finds-both-leaves",
             run: |h| Box::pin(sampling::boundary_sample(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-4-message-and-attachment-persist",
             run: |h| Box::pin(session::checklist_4(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-7-capabilities-and-plain-message-received",
             run: |h| Box::pin(session::checklist_7(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "envelope-accepted-by-session-rules",
             run: |h| Box::pin(sampling::envelope_accepted(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "privacy-probes-leave-no-canary",
             run: |h| Box::pin(privacy::canaries_absent(h)),
         },
         Check {
-            query: sensitive_corpus,
+            host: sensitive_corpus,
             name: "sensitive-controls-excluded-and-no-canary-leaves",
             run: |h| Box::pin(sensitive::sensitive_controls_leave_no_trace(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "trusted-input-reaches-leaves",
             run: |h| Box::pin(trusted::input_reaches_leaves(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "untrusted-events-are-ignored",
             run: |h| Box::pin(trusted::untrusted_ignored(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "sensitive-focus-clears-a-kept-focus",
             run: |h| Box::pin(focus::sensitive_focus_clears_a_kept_focus(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "excluded-focus-clears-a-kept-focus",
             run: |h| Box::pin(focus::excluded_focus_clears_a_kept_focus(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "tab-traversal-focus-matches-chromium",
             run: |h| Box::pin(focus::tab_traversal_matches_chromium(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "composer-transfer-keeps-focus-while-send-disables-it",
             run: |h| Box::pin(focus::composer_transfer_keeps_focus_while_send_disables_it(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "script-dispatched-focus-is-ignored",
             run: |h| Box::pin(focus::script_dispatched_focus_is_ignored(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "remounted-or-detached-focus-is-invalidated",
             run: |h| Box::pin(focus::remounted_or_detached_focus_is_invalidated(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "boundary-snapshot-matches-golden",
             run: |h| Box::pin(sampling::boundary_golden(h)),
         },
         Check {
-            query: shoelace_corpus,
+            host: shoelace_corpus,
             name: "shoelace-corpus-agrees-with-chromium",
             run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)),
         },
         Check {
-            query: material_corpus,
+            host: material_corpus,
             name: "material-corpus-agrees-with-chromium",
             run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)),
         },
         Check {
-            query: internals_corpus,
+            host: internals_corpus,
             name: "internals-corpus-agrees-with-chromium",
             run: |h| Box::pin(fidelity::corpus_agrees_with_chromium(h)),
         },
         Check {
-            query: default_host,
+            host: default_host,
             name: "checklist-1-interactive-capabilities-off-open-no-overlay",
             run: |h| Box::pin(actions::no_overlay_when_actions_off(h)),
         },
@@ -214,7 +216,6 @@ pub fn all() -> Vec<Check> {
     .collect()
 }
 
-/// Host query parameters a check's Host is opened with (`verify`): agent actions for item 5.
 /// Looks a check up by name.
 pub fn named(name: &str) -> Option<Check> {
     all().into_iter().find(|c| c.name == name)

@@ -15,11 +15,12 @@
 use std::sync::{Arc, Mutex};
 
 use anyhow::{ensure, Context};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::task::JoinHandle;
 
 use crate::cdp::Session;
 use crate::host::Host;
+use chromiumoxide::cdp::browser_protocol::{network, page};
 
 /// The isolated world's name (what `Page.createIsolatedWorld` creates in each frame).
 const WORLD: &str = "attention-harness-output-capture";
@@ -61,7 +62,7 @@ impl OutputCapture {
     /// Starts capturing in every frame the Host has now (call after it is ready).
     pub async fn install(host: &Host) -> anyhow::Result<OutputCapture> {
         let network = Arc::new(Mutex::new(Vec::new()));
-        let mut events = host.cdp.events();
+        let mut events = host.frames().cdp().events();
         let sink = network.clone();
         let task = tokio::spawn(async move {
             loop {
@@ -89,24 +90,20 @@ impl OutputCapture {
                 }
             }
         });
-        let mut sessions = vec![host.page.clone()];
-        sessions.extend(host.child_targets().into_iter().map(|c| Session { cdp: host.cdp.clone(), id: c.session_id }));
         let mut worlds = Vec::new();
-        for session in sessions {
-            session.call("Network.enable", json!({})).await?;
-            let tree = session.call("Page.getFrameTree", json!({})).await?;
+        for session in host.frames().sessions() {
+            session.execute(&network::EnableParams::default()).await?;
+            let tree = session.send(&page::GetFrameTreeParams::default()).await?;
             let mut frames = Vec::new();
-            crate::host::flatten_frames(&tree["frameTree"], &mut frames);
+            crate::frames::flatten_frames(&tree["frameTree"], &mut frames);
             for f in frames {
                 let id = f["id"].as_str().unwrap_or_default();
                 let url = f["url"].as_str().unwrap_or_default().to_string();
                 // A frame of another process listed in this tree has no world here: its own session installs it.
-                let Ok(made) =
-                    session.call("Page.createIsolatedWorld", json!({"frameId": id, "worldName": WORLD})).await
-                else {
-                    continue;
-                };
-                let Some(ctx) = made["executionContextId"].as_i64() else { continue };
+                let mut world = page::CreateIsolatedWorldParams::new(page::FrameId::new(id));
+                world.world_name = Some(WORLD.into());
+                let Ok(made) = session.execute(&world).await else { continue };
+                let ctx = *made.execution_context_id.inner();
                 if session.eval_in(LISTEN, Some(ctx), crate::cdp::COMMAND_TIMEOUT).await.is_ok() {
                     worlds.push((session.clone(), ctx, url));
                 }

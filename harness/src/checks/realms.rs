@@ -20,7 +20,7 @@ pub async fn runtime_before_page_scripts(host: &Host) -> anyhow::Result<String> 
     // The cross-origin leaves must really be out of process (their own CDP targets), as in
     // production: a browser that keeps them in process (chromium-headless-shell without
     // --site-per-process) would make every "through an OOPIF" check pass on the easy case.
-    let oopifs = host.child_targets().iter().filter(|c| c.url.starts_with(&host.child_origin)).count();
+    let oopifs = host.frames().child_targets().iter().filter(|c| c.url.starts_with(&host.child_origin)).count();
     if host.engine == crate::host::Engine::Iframe {
         ensure!(oopifs >= 3, "the cross-origin leaves (left, right, bridge) are not out-of-process iframes: {oopifs} child targets on {}", host.child_origin);
     }
@@ -49,7 +49,7 @@ pub async fn blank_then_navigated_realm_is_never_missing(host: &Host, loads: usi
             "load {load}: the Host variant did not reproduce the case (window kept, document replaced: {kept})"
         );
         let at = host.locate_landmark("plain-leaf").await?;
-        let truth = host.node_rect(&at).await?;
+        let truth = host.frames().node_rect(&at).await?;
         let (x, y) = truth.center();
         let snap = host
             .snapshot_with(serde_json::json!({"point": {"x": x.round(), "y": y.round()}, "radius_css_px": 0}))

@@ -5,12 +5,13 @@
 //! composed to the Host viewport with Chromium's box model of the frame owners (oracle.rs).
 
 use anyhow::{anyhow, ensure, Context};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{expected_kinds, rect_of, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
 use crate::host::{Engine, Host};
 use crate::input::{Key, SHIFT};
 use crate::oracle::{BoxRect, Located};
+use chromiumoxide::cdp::js_protocol::runtime::{CallArgument, CallFunctionOnParams, RemoteObjectId};
 
 /// What the realm holding `landmarks[0]` reports about its own selection.
 #[derive(Debug, Clone)]
@@ -34,15 +35,13 @@ pub async fn selection_truth(host: &Host, landmarks: &[&str]) -> anyhow::Result<
     for name in &landmarks[1..] {
         let at = host.locate_landmark(name).await?;
         if at.session.id == first.session.id {
-            args.push(json!({"objectId": object_of(&at).await?}));
+            let object_id = Some(RemoteObjectId::new(object_of(&at).await?));
+            args.push(CallArgument { object_id, value: None, unserializable_value: None });
         }
     }
     let object = object_of(&first).await?;
-    let reply = first
-        .session
-        .call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object, "arguments": args, "returnByValue": true, "functionDeclaration": "function (...others) {
+    let mut call = CallFunctionOnParams::new(
+        "function (...others) {
                 const roots = [];
                 for (const start of [this, ...others]) for (let n = start; n; n = n.parentNode || n.host) if (n.nodeType === 11 && !roots.includes(n)) roots.push(n);
                 const sel = window.getSelection();
@@ -59,9 +58,13 @@ pub async fn selection_truth(host: &Host, landmarks: &[&str]) -> anyhow::Result<
                 const touches = (q) => all.some((root) => [...root.querySelectorAll(q)].some((el) => sel.containsNode(el, true)));
                 return { text: sel.toString(), direction: sel.direction, rect,
                          excluded: touches('[data-wippy-attention=exclude], input[type=password]'), redacted: touches('[data-wippy-attention=redact]') };
-            }"}),
-        )
-        .await?;
+            }",
+    );
+    call.object_id = Some(RemoteObjectId::new(object));
+    call.arguments = Some(args);
+    call.return_by_value = Some(true);
+    // The reply as JSON: its remote object's type and subtype may be newer than the generated enums.
+    let reply = first.session.send(&call).await?;
     let v = reply.pointer("/result/value").cloned().unwrap_or(Value::Null);
     if v.is_null() {
         return Ok(None);
@@ -80,11 +83,7 @@ pub async fn selection_truth(host: &Host, landmarks: &[&str]) -> anyhow::Result<
 }
 
 async fn object_of(at: &Located) -> anyhow::Result<String> {
-    let r = at.session.call("DOM.resolveNode", json!({"backendNodeId": at.backend_node_id})).await?;
-    r.pointer("/object/objectId")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-        .ok_or_else(|| anyhow!("could not resolve a landmark node"))
+    at.session.resolve_node(at.backend_node_id).await?.ok_or_else(|| anyhow!("could not resolve a landmark node"))
 }
 
 /// The map from the viewport of the realm holding `landmark` to the Host viewport.
@@ -92,9 +91,9 @@ async fn realm_to_host(host: &Host, at: &Located, landmark: &str) -> anyhow::Res
     if landmark.starts_with("closed-shadow") {
         // The srcdoc frame is in process: compose its owner's content box.
         let owner = host.locate_landmark("closed-shadow-frame").await?;
-        return Ok(host.frame_behind(&owner).await?.to_host);
+        return Ok(host.frames().frame_behind(&owner).await?.to_host);
     }
-    Ok(host.chain_of(at).await?.to_host)
+    Ok(host.frames().chain_of(at).await?.to_host)
 }
 
 fn norm(s: &str) -> String {

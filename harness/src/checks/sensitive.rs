@@ -20,15 +20,21 @@
 use std::collections::BTreeMap;
 
 use anyhow::{anyhow, bail, ensure, Context};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::outputs::{files_under, find_canary, Output, OutputCapture};
 use super::privacy::{sampled_inside, CANARY};
 use super::{candidate_at, require_valid_payload, wait_for, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
 use crate::cdp::Session;
 use crate::host::Host;
-use crate::input::Key;
+use crate::input::{key_event, Key};
 use crate::oracle::{BoxRect, Located};
+use chromiumoxide::cdp::browser_protocol::accessibility::GetPartialAxTreeParams;
+use chromiumoxide::cdp::browser_protocol::dom::{
+    BackendNodeId, DescribeNodeParams, NodeId, QuerySelectorAllParams, SetFileInputFilesParams,
+};
+use chromiumoxide::cdp::browser_protocol::input::DispatchKeyEventType;
+use chromiumoxide::cdp::browser_protocol::page::SetInterceptFileChooserDialogParams;
 
 /// What the spec requires of a kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,7 +93,7 @@ impl Control {
 /// The test body: see the module comment. Returns figures (controls per kind, outputs scanned).
 pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<String> {
     wait_for(host, "the sensitive corpus reporting data-app-ready", std::time::Duration::from_secs(20), || async {
-        Ok(match host.locate_attr("data-app-ready", "true").await? {
+        Ok(match host.frames().locate_attr("data-app-ready", "true").await? {
             Some(_) => Poll::Ready(()),
             None => Poll::Pending("no data-app-ready yet".into()),
         })
@@ -97,7 +103,7 @@ pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<St
     for s in sessions(host) {
         // A click on a file input opens no dialog; Chromium reports the chooser instead.
         // Best effort: a frame whose Page domain refuses it has no dialog in a headless browser either.
-        let _ = s.call("Page.setInterceptFileChooserDialog", json!({"enabled": true})).await;
+        let _ = s.execute(&SetInterceptFileChooserDialogParams::new(true)).await;
     }
     let controls = enumerate(host).await?;
     let mut per_kind: BTreeMap<(&str, &str), usize> = BTreeMap::new();
@@ -193,9 +199,7 @@ pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<St
 }
 
 fn sessions(host: &Host) -> Vec<Session> {
-    let mut s = vec![host.page.clone()];
-    s.extend(host.child_targets().into_iter().map(|c| Session { cdp: host.cdp.clone(), id: c.session_id }));
-    s
+    host.frames().sessions()
 }
 
 /// The corpus's controls, enumerated by Chromium: every tree root of every session (documents of
@@ -204,9 +208,9 @@ fn sessions(host: &Host) -> Vec<Session> {
 async fn enumerate(host: &Host) -> anyhow::Result<Vec<Control>> {
     let mut out: Vec<Control> = Vec::new();
     for session in sessions(host) {
-        let doc = session.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+        let root = session.pierced_document().await?;
         let mut roots = Vec::new();
-        tree_roots(&doc["root"], &mut roots);
+        tree_roots(&root, &mut roots);
         for (node_id, closed) in roots {
             for (kind, selector, rule) in KINDS {
                 let sel = if closed {
@@ -214,9 +218,10 @@ async fn enumerate(host: &Host) -> anyhow::Result<Vec<Control>> {
                 } else {
                     format!("[data-landmark=sensitive-light] :is({selector})")
                 };
-                let found = session.call("DOM.querySelectorAll", json!({"nodeId": node_id, "selector": sel})).await?;
-                for id in found["nodeIds"].as_array().into_iter().flatten().filter_map(Value::as_i64) {
-                    let desc = session.call("DOM.describeNode", json!({"nodeId": id})).await?;
+                let found = session.execute(&QuerySelectorAllParams::new(NodeId::new(node_id), sel)).await?;
+                for id in found.node_ids {
+                    let describe = DescribeNodeParams { node_id: Some(id), ..Default::default() };
+                    let desc = session.send(&describe).await?;
                     let node = &desc["node"];
                     let backend = node["backendNodeId"].as_i64().context("a node without backendNodeId")?;
                     if out.iter().any(|c| c.at.session.id == session.id && c.at.backend_node_id == backend) {
@@ -238,14 +243,14 @@ async fn enumerate(host: &Host) -> anyhow::Result<Vec<Control>> {
                     let rect = if input_type == "hidden" {
                         BoxRect { x: 0.0, y: 0.0, width: 0.0, height: 0.0 }
                     } else {
-                        host.node_rect(&at).await?
+                        host.frames().node_rect(&at).await?
                     };
-                    let ax = session
-                        .call(
-                            "Accessibility.getPartialAXTree",
-                            json!({"backendNodeId": backend, "fetchRelatives": false}),
-                        )
-                        .await?;
+                    let partial = GetPartialAxTreeParams {
+                        backend_node_id: Some(BackendNodeId::new(backend)),
+                        fetch_relatives: Some(false),
+                        ..Default::default()
+                    };
+                    let ax = session.send(&partial).await?;
                     let axn = ax["nodes"]
                         .as_array()
                         .and_then(|n| n.iter().find(|n| n["backendDOMNodeId"].as_i64() == Some(backend)))
@@ -311,27 +316,16 @@ fn tree_roots(node: &Value, out: &mut Vec<(i64, bool)>) {
 async fn select_all(host: &Host) -> anyhow::Result<()> {
     const CTRL: i64 = 2;
     let k = Key::KEY_A;
-    host.page
-        .call("Input.dispatchKeyEvent", json!({"type": "rawKeyDown", "modifiers": CTRL, "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.vk, "nativeVirtualKeyCode": k.vk}))
-        .await?;
-    host.page
-        .call("Input.dispatchKeyEvent", json!({"type": "keyUp", "modifiers": CTRL, "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.vk, "nativeVirtualKeyCode": k.vk}))
-        .await?;
+    let page = host.frames().page();
+    page.execute(&key_event(DispatchKeyEventType::RawKeyDown, k, CTRL)).await?;
+    page.execute(&key_event(DispatchKeyEventType::KeyUp, k, CTRL)).await?;
     Ok(())
 }
 
 /// Calls `function` on the control's node in its page (ground truth from the page itself).
 async fn on_node(c: &Control, function: &str) -> anyhow::Result<Value> {
-    let resolved = c.at.session.call("DOM.resolveNode", json!({"backendNodeId": c.at.backend_node_id})).await?;
-    let object =
-        resolved.pointer("/object/objectId").and_then(Value::as_str).context("the control cannot be resolved")?;
-    let r =
-        c.at.session
-            .call(
-                "Runtime.callFunctionOn",
-                json!({"objectId": object, "functionDeclaration": function, "returnByValue": true}),
-            )
-            .await?;
+    let object = c.at.session.resolve_node(c.at.backend_node_id).await?.context("the control cannot be resolved")?;
+    let r = c.at.session.call_function_on(&object, function, true).await?;
     Ok(r.pointer("/result/value").cloned().unwrap_or(Value::Null))
 }
 
@@ -397,12 +391,9 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
         std::fs::create_dir_all(&dir)?;
         let file = dir.join(format!("{canary}.txt"));
         std::fs::write(&file, format!("{canary}\n"))?;
-        c.at.session
-            .call(
-                "DOM.setFileInputFiles",
-                json!({"files": [file.display().to_string()], "backendNodeId": c.at.backend_node_id}),
-            )
-            .await?;
+        let mut files = SetFileInputFilesParams::new(vec![file.display().to_string()]);
+        files.backend_node_id = Some(BackendNodeId::new(c.at.backend_node_id));
+        c.at.session.execute(&files).await?;
     }
     let held = on_node(c, content).await?;
     ensure!(
