@@ -29,7 +29,7 @@ fn typed_text_lands_in_a_cross_origin_field_as_trusted_keys_and_never_in_a_snaps
             leaf_log(h, Leaf::Left).await?.into_iter().skip(from).filter(|e| e["type"] == "keydown").collect();
         anyhow::ensure!(keys.len() == 7 && keys.iter().all(|e| e["isTrusted"] == true), "keydowns: {keys:?}");
         let snap = snapshot_at(h, x, y).await?;
-        anyhow::ensure!(!snap.to_string().contains("xyzzy"), "typed password text reached the snapshot");
+        anyhow::ensure!(!snap.json().to_string().contains("xyzzy"), "typed password text reached the snapshot");
         Ok(())
     });
 }

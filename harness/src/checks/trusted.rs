@@ -5,6 +5,7 @@ use anyhow::ensure;
 use serde_json::Value;
 
 use super::{leaf_frame, leaf_log, snapshot_at, wait_for, Leaf, Poll, POINTER_TIMEOUT};
+use crate::attention::{EventType, ObservedEvent, Snapshot};
 use crate::host::Host;
 use crate::input::Key;
 
@@ -86,8 +87,8 @@ pub async fn input_reaches_leaves(host: &Host) -> anyhow::Result<String> {
     Ok(format!("trusted pointer, key and touch events in {}", checked.join(", ")))
 }
 
-fn discrete(snap: &Value) -> Vec<Value> {
-    snap["recent_events"].as_array().into_iter().flatten().filter(|e| e["type"] != "pointermove").cloned().collect()
+fn discrete(snap: &Snapshot) -> Vec<ObservedEvent> {
+    snap.recent_events.iter().filter(|e| e.event_type != EventType::Pointermove).cloned().collect()
 }
 
 /// Script-dispatched pointer events reach the leaf (its log says isTrusted=false) but never the
@@ -95,7 +96,7 @@ fn discrete(snap: &Value) -> Vec<Value> {
 pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
     let leaf = Leaf::Left;
     let (x, y) = host.landmark_rect(leaf.landmark()).await?.center();
-    let before = discrete(&snapshot_at(host, x, y).await?);
+    let before = discrete(snapshot_at(host, x, y).await?.value());
     let from = leaf_log(host, leaf).await?.len();
     let forge = r#"(() => {
         const b = document.querySelector('[data-landmark="left-leaf"]');
@@ -113,14 +114,14 @@ pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
         .await?;
     let forged = leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| e["isTrusted"] == false).count();
     ensure!(forged >= 3, "the forged events did not reach the leaf (its log has {forged} untrusted entries)");
-    let after = discrete(&host.snapshot().await?);
+    let after = discrete(host.snapshot().await?.value());
     ensure!(after == before, "untrusted events entered the history: before {before:?}, after {after:?}");
 
     host.click_at(x, y).await?;
     let after = &after;
     let recorded = wait_for(host, "a trusted click entering the history", POINTER_TIMEOUT, || async move {
-        let now = discrete(&host.snapshot().await?);
-        Ok(if now.iter().any(|e| e["type"] == "pointerdown") && now.len() > after.len() {
+        let now = discrete(host.snapshot().await?.value());
+        Ok(if now.iter().any(|e| e.event_type == EventType::Pointerdown) && now.len() > after.len() {
             Poll::Ready(now.len() - after.len())
         } else {
             Poll::Pending(format!("recent discrete events {now:?} (so this check would prove nothing)"))
