@@ -119,20 +119,13 @@ pub fn require_same_attachments(stored: &StoredMessage, sent: &Value) -> anyhow:
         sent.len()
     );
     for (a, s) in stored.attachments.iter().zip(sent) {
-        ensure!(
-            Some(a.attachment_id.as_str()) == s["attachment_id"].as_str(),
-            "attachment_id {} != {}",
-            a.attachment_id,
-            s["attachment_id"]
-        );
-        ensure!(
-            Some(a.content_hash.as_str()) == s["content_hash"].as_str(),
-            "content_hash {} != {}",
-            a.content_hash,
-            s["content_hash"]
-        );
+        let s: Reported<Envelope> =
+            Reported::parse(s.clone()).context("an attachment the Host sent is not a strict envelope")?;
+        ensure!(a.attachment_id == s.attachment_id, "attachment_id {} != {}", a.attachment_id, s.attachment_id);
+        ensure!(a.content_hash == s.content_hash, "content_hash {} != {}", a.content_hash, s.content_hash);
+        // Byte-level identity: the stored JSON against the JSON the runtime produced.
         let env: Value = serde_json::from_str(&a.envelope)?;
-        ensure!(&env == s, "the stored envelope differs from the one the runtime produced");
+        ensure!(&env == s.json(), "the stored envelope differs from the one the runtime produced");
     }
     Ok(())
 }
