@@ -125,7 +125,7 @@ use serde_json::json;
 
 use super::focus::await_truth;
 use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of};
-use super::{leaf_log, wait_for, Poll, POINTER_TIMEOUT};
+use super::{leaf_log, wait_for, LeafEvent, Poll, POINTER_TIMEOUT};
 use crate::agent::{ActionOptions, ActionResult, Agent, Status};
 use crate::input::Key;
 use crate::server::session::ui_actions::Mode;
@@ -210,8 +210,8 @@ pub(crate) fn require_status(r: &ActionResult, status: Status) -> anyhow::Result
     Ok(())
 }
 
-fn pointer_downs(log: &[Value]) -> usize {
-    log.iter().filter(|e| e["type"] == "pointerdown").count()
+fn pointer_downs(log: &[LeafEvent]) -> usize {
+    log.iter().filter(|e| e.is("pointerdown")).count()
 }
 
 /// Confirm by pointer over two targets at the boundary: a click on a target outline selects it and
@@ -459,8 +459,8 @@ pub async fn stale_targets(host: &Host) -> anyhow::Result<String> {
 
 /// Events of the leaf's own log that are input (pointer, touch, click, key, text input); focus
 /// events are not: focus returning into the leaf is expected.
-fn input_events(log: &[Value]) -> usize {
-    log.iter().filter(|e| !matches!(e["type"].as_str(), Some("focusin" | "focusout"))).count()
+fn input_events(log: &[LeafEvent]) -> usize {
+    log.iter().filter(|e| !matches!(e.event_type.as_str(), "focusin" | "focusout")).count()
 }
 
 /// Elements of the overlay anywhere in the Host document (root, outlines, answers, dialog).

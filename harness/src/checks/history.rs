@@ -188,7 +188,7 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
     let log = leaf_log(host, Leaf::Right).await?;
     for ty in ["pen", "touch"] {
         ensure!(
-            log.iter().any(|e| e["pointerType"] == ty && e["isTrusted"] == true),
+            log.iter().any(|e| e.pointer_type.as_deref() == Some(ty) && e.is_trusted),
             "the right leaf's own log has no trusted {ty} event"
         );
     }
@@ -233,8 +233,8 @@ pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Res
     let truth: Vec<String> = leaf_log(host, Leaf::Left)
         .await?
         .into_iter()
-        .filter(|e| e["isTrusted"] == true && matches!(e["type"].as_str(), Some("pointerdown" | "pointerup" | "click")))
-        .map(|e| e["type"].as_str().unwrap_or_default().to_string())
+        .filter(|e| e.is_trusted && matches!(e.event_type.as_str(), "pointerdown" | "pointerup" | "click"))
+        .map(|e| e.event_type.clone())
         .collect();
     let reported: Vec<String> = discrete.iter().map(|e| e.event_type.as_str().to_string()).collect();
     ensure!(
@@ -311,13 +311,10 @@ pub async fn window_drops_events_older_than_60_s(host: &Host) -> anyhow::Result<
     );
     // The leaves really received what the runtime aged out.
     let l = leaf_log(host, Leaf::Left).await?;
-    ensure!(
-        l.iter().any(|e| e["type"] == "click" && e["isTrusted"] == true),
-        "the left leaf's own log has no trusted click"
-    );
+    ensure!(l.iter().any(|e| e.is("click") && e.is_trusted), "the left leaf's own log has no trusted click");
     let r = leaf_log(host, Leaf::Right).await?;
     ensure!(
-        r.iter().any(|e| e["type"] == "pointermove" && e["isTrusted"] == true),
+        r.iter().any(|e| e.is("pointermove") && e.is_trusted),
         "the right leaf's own log has no trusted pointermove"
     );
     Ok("click kept at 58 s, dropped at 61 s; move kept at 3 s; nothing at 64 s".into())

@@ -369,14 +369,47 @@ pub fn require_candidate<'a>(snap: &'a Snapshot, truth: &BoxRect, what: &str) ->
         .ok_or_else(|| anyhow!("no candidate for {what} at Chromium's box {truth:?}; candidates: {}", describe(snap)))
 }
 
+/// One entry of a leaf realm's own event log (`pages/apps/leaf-log.js`): what the page received,
+/// independent of the runtime.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafEvent {
+    /// The DOM event type (`pointerdown`, `keydown`, `focusin`, ...).
+    #[serde(rename = "type")]
+    pub event_type: String,
+    #[serde(rename = "isTrusted")]
+    pub is_trusted: bool,
+    /// The target's `data-landmark`, else its local name.
+    pub target: Option<String>,
+    pub x: Option<f64>,
+    pub y: Option<f64>,
+    /// The event's `timeStamp`.
+    pub t: f64,
+    #[serde(rename = "pointerType", default)]
+    pub pointer_type: Option<String>,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub code: Option<String>,
+}
+
+impl LeafEvent {
+    /// Whether this is a `ty` event (the DOM type name).
+    pub fn is(&self, ty: &str) -> bool {
+        self.event_type == ty
+    }
+}
+
 /// Reads a realm's `__leafLog` (ground truth of what it received).
-pub async fn leaf_log(host: &Host, leaf: Leaf) -> anyhow::Result<Vec<Value>> {
+pub async fn leaf_log(host: &Host, leaf: Leaf) -> anyhow::Result<Vec<LeafEvent>> {
     let frame = leaf_frame(host.engine, leaf);
     let log = host
         .eval_in_frame(&frame, "JSON.parse(JSON.stringify(window.__leafLog || []))")
         .await
         .with_context(|| format!("reading the {} realm's own event log", leaf.landmark()))?;
-    Ok(log.as_array().cloned().unwrap_or_default())
+    let log = if log.is_null() { Value::Array(Vec::new()) } else { log };
+    serde_json::from_value(log)
+        .with_context(|| format!("the {} realm's event log is not a list of entries", leaf.landmark()))
 }
 
 #[cfg(test)]

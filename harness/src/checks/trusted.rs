@@ -2,23 +2,29 @@
 //! events never enter the runtime's observation history.
 
 use anyhow::ensure;
-use serde_json::Value;
 
-use super::{leaf_frame, leaf_log, snapshot_at, wait_for, Leaf, Poll, POINTER_TIMEOUT};
+use super::{leaf_frame, leaf_log, snapshot_at, wait_for, Leaf, LeafEvent, Poll, POINTER_TIMEOUT};
 use crate::attention::{EventType, ObservedEvent, Snapshot};
 use crate::host::Host;
 use crate::input::Key;
 
 /// Waits until `leaf`'s log has grown past `from` with entries satisfying `want`, or fails naming
 /// what arrived instead.
-async fn await_log(host: &Host, leaf: Leaf, from: usize, want: &[(&str, Option<&str>)]) -> anyhow::Result<Vec<Value>> {
+async fn await_log(
+    host: &Host,
+    leaf: Leaf,
+    from: usize,
+    want: &[(&str, Option<&str>)],
+) -> anyhow::Result<Vec<LeafEvent>> {
     let what = format!("{} logging {:?}", leaf.landmark(), want.iter().map(|(t, _)| *t).collect::<Vec<_>>());
     wait_for(host, &what, POINTER_TIMEOUT, || async move {
-        let fresh: Vec<Value> = leaf_log(host, leaf).await?.into_iter().skip(from).collect();
+        let fresh: Vec<LeafEvent> = leaf_log(host, leaf).await?.into_iter().skip(from).collect();
         let complete = want.iter().all(|(ty, code)| {
-            fresh
-                .iter()
-                .any(|e| e["type"] == *ty && e["target"] == leaf.landmark() && code.is_none_or(|c| e["code"] == c))
+            fresh.iter().any(|e| {
+                e.is(ty)
+                    && e.target.as_deref() == Some(leaf.landmark())
+                    && code.is_none_or(|c| e.code.as_deref() == Some(c))
+            })
         });
         Ok(if complete {
             Poll::Ready(fresh)
@@ -27,7 +33,7 @@ async fn await_log(host: &Host, leaf: Leaf, from: usize, want: &[(&str, Option<&
                 "{:?}",
                 fresh
                     .iter()
-                    .map(|e| format!("{}@{}", e["type"].as_str().unwrap_or("?"), e["target"].as_str().unwrap_or("?")))
+                    .map(|e| format!("{}@{}", e.event_type, e.target.as_deref().unwrap_or("?")))
                     .collect::<Vec<_>>()
             ))
         })
@@ -52,7 +58,7 @@ async fn hover_until_seen(host: &Host, leaf: Leaf, x: f64, y: f64) -> anyhow::Re
                 .await?
                 .into_iter()
                 .skip(from)
-                .any(|e| e["type"] == "pointermove" && e["target"] == leaf.landmark() && e["isTrusted"] == true);
+                .any(|e| e.is("pointermove") && e.target.as_deref() == Some(leaf.landmark()) && e.is_trusted);
             Ok(if seen { Poll::Ready(()) } else { Poll::Pending("no trusted pointermove on the leaf yet".into()) })
         }
     })
@@ -71,14 +77,14 @@ pub async fn input_reaches_leaves(host: &Host) -> anyhow::Result<String> {
         host.press_key(Key::KEY_A).await?;
         let fresh =
             await_log(host, leaf, from, &[("pointerdown", None), ("click", None), ("keydown", Some("KeyA"))]).await?;
-        let untrusted: Vec<&Value> = fresh.iter().filter(|e| e["isTrusted"] != true).collect();
+        let untrusted: Vec<&LeafEvent> = fresh.iter().filter(|e| !e.is_trusted).collect();
         ensure!(untrusted.is_empty(), "{} received untrusted events from CDP input: {untrusted:?}", leaf.landmark());
         let from = fresh.len() + from;
         host.tap(x, y).await?;
         let touched =
             await_log(host, leaf, from, &[("touchstart", None), ("touchend", None), ("pointerdown", None)]).await?;
         ensure!(
-            touched.iter().any(|e| e["type"] == "pointerdown" && e["pointerType"] == "touch" && e["isTrusted"] == true),
+            touched.iter().any(|e| e.is("pointerdown") && e.pointer_type.as_deref() == Some("touch") && e.is_trusted),
             "{}: the tap produced no trusted touch pointerdown: {touched:?}",
             leaf.landmark()
         );
@@ -112,7 +118,7 @@ pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
         a.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, composed: true, clientX: 9, clientY: 9 }));
         a.dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, clientX: 9, clientY: 9 })); return true; })()"#)
         .await?;
-    let forged = leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| e["isTrusted"] == false).count();
+    let forged = leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| !e.is_trusted).count();
     ensure!(forged >= 3, "the forged events did not reach the leaf (its log has {forged} untrusted entries)");
     let after = discrete(host.snapshot().await?.value());
     ensure!(after == before, "untrusted events entered the history: before {before:?}, after {after:?}");
