@@ -260,7 +260,7 @@ pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Reported
             Some((px, py)) if (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0 => Poll::Ready(snap),
             _ => Poll::Pending(format!(
                 "pointer {}",
-                snap.json().get("pointer").map(|p| p["point"].to_string()).unwrap_or_else(|| "none".into())
+                snap.pointer.as_ref().map(|p| serde_json::json!(p.point).to_string()).unwrap_or_else(|| "none".into())
             )),
         })
     })
