@@ -24,6 +24,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{bail, ensure, Context};
+use attention_harness::attention::OmissionReason;
 use attention_harness::checks::sampling::boundary_point;
 use attention_harness::checks::snapshot_at;
 use attention_harness::server::{default_pages_dir, Server};
@@ -129,7 +130,7 @@ fn capture(h: &Harness, n: usize) -> anyhow::Result<()> {
                 let mut ms = Vec::with_capacity(n);
                 for _ in 0..n {
                     let snap = host.snapshot().await?;
-                    ms.push(snap["capture"]["duration_ms"].as_f64().context("a snapshot without capture.duration_ms")?);
+                    ms.push(snap.capture.duration_ms);
                 }
                 host.close().await;
                 row(&format!("{layout}/{engine}"), &mut ms);
@@ -156,12 +157,11 @@ fn hung_child(h: &Harness, n: usize) -> anyhow::Result<()> {
                 let snap = host.snapshot_with(point.clone()).await?;
                 wall.push(t.elapsed().as_secs_f64() * 1000.0);
                 ensure!(
-                    snap["omissions"].as_array().is_some_and(|o| o.iter().any(|o| o["reason"] == "child-timeout")),
-                    "no child-timeout omission beside the hung child: {}",
-                    snap["omissions"]
+                    snap.omissions.iter().any(|o| o.reason == OmissionReason::ChildTimeout),
+                    "no child-timeout omission beside the hung child: {:?}",
+                    snap.omissions
                 );
-                capture
-                    .push(snap["capture"]["duration_ms"].as_f64().context("a snapshot without capture.duration_ms")?);
+                capture.push(snap.capture.duration_ms);
             }
             host.close().await;
             row(&format!("{layout} capture.duration_ms"), &mut capture);
@@ -189,11 +189,7 @@ fn realms(h: &Harness, n: usize) -> anyhow::Result<()> {
                     let mut ms = Vec::with_capacity(n);
                     for _ in 0..n {
                         let snap = host.snapshot_with(options.clone()).await?;
-                        ms.push(
-                            snap["capture"]["duration_ms"]
-                                .as_f64()
-                                .context("a snapshot without capture.duration_ms")?,
-                        );
+                        ms.push(snap.capture.duration_ms);
                     }
                     row(&format!("{layout} {count} realms r{radius}/s{step}"), &mut ms);
                 }
@@ -372,7 +368,7 @@ fn scenario(h: &Harness) -> anyhow::Result<()> {
         let (x, y, _, _) = boundary_point(&host).await?;
         let snap = snapshot_at(&host, x, y).await?;
         let env = host.envelope(&snap).await?;
-        ensure!(env["content_hash"].as_str().is_some_and(|s| s.starts_with("sha256:")), "no envelope: {env}");
+        ensure!(env.content_hash.starts_with("sha256:"), "no envelope: {}", env.json());
         host.close().await;
         anyhow::Ok(())
     })

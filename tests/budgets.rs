@@ -21,7 +21,8 @@
 //! The per-grant limits (256 points, 128 candidates, 128 KiB per transport grant) are tested at N
 //! and N + 1 on `?extras=realms-buttons` (see "Per-grant limits at the boundary" below).
 
-use attention_harness::checks::{candidate_at, describe, rect_of, require_valid_payload};
+use attention_harness::attention::{Omission, OmissionReason, Reported, Snapshot};
+use attention_harness::checks::{box_of, candidate_at, describe, require_valid_payload};
 use attention_harness::oracle::BoxRect;
 use attention_harness::{run_host_opts, Engine, Extra, Frame, Host, HostOptions, Layout};
 use rstest::rstest;
@@ -187,22 +188,11 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
         before.insert(r.name.clone(), u(&accounting(h, &frame_of(r)).await?["handled"]));
     }
     let snap = h.snapshot_with(json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step, "timeout_ms": timeout_ms})).await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     let what = format!("{artifact} radius {radius} step {step}");
 
     // The runtime's lattice is the contract's.
-    let got: Vec<(String, f64, f64)> = snap["capture"]["points"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .map(|p| {
-            (
-                p["point_id"].as_str().unwrap_or("").to_string(),
-                p["x"].as_f64().unwrap_or(f64::NAN),
-                p["y"].as_f64().unwrap_or(f64::NAN),
-            )
-        })
-        .collect();
+    let got: Vec<(String, f64, f64)> = snap.capture.points.iter().map(|p| (p.point_id.clone(), p.x, p.y)).collect();
     let want: Vec<(String, f64, f64)> = points.iter().map(|p| (p.id.clone(), p.x, p.y)).collect();
     anyhow::ensure!(
         got == want,
@@ -213,21 +203,25 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
 
     // Only the snapshot's own limits may make it partial: at most 128 candidates (`candidate-budget`)
     // and a 30 KiB envelope (`response-budget`), both without a mount_id; no realm is cut.
-    let omissions = snap["omissions"].as_array().cloned().unwrap_or_default();
-    let snapshot_limit = |o: &Value| {
-        (o["reason"] == "response-budget" || o["reason"] == "candidate-budget") && o.get("mount_id").is_none()
+    let omissions = &snap.omissions;
+    let snapshot_limit = |o: &Omission| {
+        matches!(o.reason, OmissionReason::ResponseBudget | OmissionReason::CandidateBudget) && o.mount_id.is_none()
     };
     let trimmed = omissions.iter().any(snapshot_limit);
     // Host-document privacy omissions are allowed for points outside every realm (a large lattice
     // covers the Host's privacy probes next to the extras).
-    let outside =
-        |pid: &Value| points.iter().any(|p| pid == p.id.as_str() && !realms.iter().any(|r| contains(&r.region, p)));
-    for o in &omissions {
+    let outside = |pid: Option<&str>| {
+        points.iter().any(|p| pid == Some(p.id.as_str()) && !realms.iter().any(|r| contains(&r.region, p)))
+    };
+    for o in omissions {
         let snapshot_trim = snapshot_limit(o);
-        let host_privacy = (o["reason"] == "redacted" || o["reason"] == "excluded")
-            && o.get("mount_id").is_none()
-            && outside(&o["point_id"]);
-        anyhow::ensure!(snapshot_trim || host_privacy, "{what}: unexpected omission {o} (every realm fits its lease)");
+        let host_privacy = matches!(o.reason, OmissionReason::Redacted | OmissionReason::Excluded)
+            && o.mount_id.is_none()
+            && outside(o.point_id.as_deref());
+        anyhow::ensure!(
+            snapshot_trim || host_privacy,
+            "{what}: unexpected omission {o:?} (every realm fits its lease)"
+        );
     }
 
     // Every realm received exactly the points that land in it (up to the 1 px edge rule), in exactly
@@ -382,14 +376,14 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
     for r in &realms {
         match candidate_at(&snap, &r.leaf) {
             Some(c) => {
-                let got = ids(&c["sample_point_ids"]);
+                let got = c.sample_point_ids.clone();
                 anyhow::ensure!(
                     within(&got, &exp.must_leaf[&r.name], &exp.may_leaf[&r.name], &order),
                     "{what}: realm {}'s candidate sampled at {got:?}, its leaf holds {:?}",
                     r.name,
                     exp.must_leaf[&r.name]
                 );
-                let rect = rect_of(&c["rect"]).unwrap_or(r.leaf);
+                let rect = box_of(&c.rect);
                 anyhow::ensure!(
                     rect.max_edge_delta(&r.leaf) <= 1.0,
                     "{what}: realm {} candidate rect {rect:?} vs box {:?}",
@@ -409,10 +403,10 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
         }
     }
     anyhow::ensure!(
-        snap["capture"]["complete"] == omissions.is_empty(),
+        snap.capture.complete == omissions.is_empty(),
         "{what}: capture.complete disagrees with the omissions"
     );
-    let ms = snap["capture"]["duration_ms"].as_f64().unwrap_or(f64::NAN);
+    let ms = snap.capture.duration_ms;
     let leaves = realms.iter().filter(|r| !exp.must_leaf[&r.name].is_empty()).count();
     eprintln!(
         "{what}: {} points, {realm_queries} queries / {received_total} query points used (of 128 / 4,096), {present} realm candidates in the snapshot ({leaves} leaves hold a point more than 1 px inside){}, capture.duration_ms {ms:.1}",
@@ -571,7 +565,7 @@ async fn straddle_snapshot(
     n: usize,
     step: f64,
     phase: f64,
-) -> anyhow::Result<(Value, Vec<Point>, Value, Value)> {
+) -> anyhow::Result<(Reported<Snapshot>, Vec<Point>, Value, Value)> {
     let (cx, cy, radius) = straddling(region, n, step, phase)
         .ok_or_else(|| anyhow::anyhow!("no step-{step} lattice puts exactly {n} points into {region:?}"))?;
     let pts = lattice(cx, cy, radius, step);
@@ -582,11 +576,8 @@ async fn straddle_snapshot(
             json!({"point": {"x": cx, "y": cy}, "radius_css_px": radius, "step_css_px": step, "timeout_ms": 8000}),
         )
         .await?;
-    require_valid_payload(&snap)?;
-    anyhow::ensure!(
-        snap["capture"]["points"].as_array().map(Vec::len) == Some(pts.len()),
-        "capture.points differ from the lattice definition"
-    );
+    require_valid_payload(snap.json())?;
+    anyhow::ensure!(snap.capture.points.len() == pts.len(), "capture.points differ from the lattice definition");
     let realm = accounting(h, &buttons_frame()).await?["last"].clone();
     let top = h.eval("window.__wippyAttentionRuntime.debug().accounting").await?["last"].clone();
     let children = top["children"].as_array().cloned().unwrap_or_default();
@@ -602,8 +593,8 @@ async fn straddle_snapshot(
     Ok((snap, inside, realm, children[0].clone()))
 }
 
-fn omissions_of<'a>(snap: &'a Value, reason: &str) -> Vec<&'a Value> {
-    snap["omissions"].as_array().into_iter().flatten().filter(|o| o["reason"] == reason).collect()
+fn omissions_of(snap: &Snapshot, reason: OmissionReason) -> Vec<&Omission> {
+    snap.omissions.iter().filter(|o| o.reason == reason).collect()
 }
 
 fn id_list(points: &[Point]) -> Vec<String> {
@@ -620,9 +611,9 @@ async fn point_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
         "256 points: the realm did not receive exactly its 256 points"
     );
     anyhow::ensure!(
-        omissions_of(&snap, "point-budget").is_empty(),
+        omissions_of(&snap, OmissionReason::PointBudget).is_empty(),
         "256 points (the grant's limit) were cut: {:?}",
-        snap["omissions"]
+        snap.omissions
     );
     anyhow::ensure!(
         u(&realm["candidates_found"]) <= GRANT_CANDIDATES as u64,
@@ -635,16 +626,16 @@ async fn point_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
         ids(&child["point_ids"]) == want && ids(&realm["point_ids"]) == want,
         "257 points: the realm must receive exactly the first 256"
     );
-    let cut = omissions_of(&snap, "point-budget");
+    let cut = omissions_of(&snap, OmissionReason::PointBudget);
     anyhow::ensure!(
         cut.len() == 1
-            && cut[0]["mount_id"] == BUTTONS_MOUNT
-            && cut[0]["point_id"] == inside[GRANT_POINTS].id.as_str()
-            && cut[0].get("detail").is_none(),
+            && cut[0].mount_id.as_deref() == Some(BUTTONS_MOUNT)
+            && cut[0].point_id.as_deref() == Some(inside[GRANT_POINTS].id.as_str())
+            && cut[0].detail.is_none(),
         "257 points: want one point-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
         inside[GRANT_POINTS].id
     );
-    anyhow::ensure!(snap["capture"]["complete"] == false, "a cut snapshot claims to be complete");
+    anyhow::ensure!(!snap.capture.complete, "a cut snapshot claims to be complete");
     Ok(())
 }
 
@@ -695,16 +686,16 @@ async fn candidate_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
             u(&realm["reply_bytes_untrimmed"]) <= GRANT_BYTES,
             "the candidate case must stay within the byte limit"
         );
-        let cut: Vec<&Value> =
-            omissions_of(&snap, "candidate-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+        let cut: Vec<&Omission> =
+            omissions_of(&snap, OmissionReason::CandidateBudget).into_iter().filter(|o| o.mount_id.is_some()).collect();
         if n == GRANT_CANDIDATES {
             anyhow::ensure!(cut.is_empty(), "128 candidates (the grant's limit) were cut: {cut:?}");
         } else {
             // Equal sample counts: the stable ranking keeps lattice order, so the last button is cut.
             anyhow::ensure!(
                 cut.len() == 1
-                    && cut[0]["mount_id"] == BUTTONS_MOUNT
-                    && cut[0]["point_id"] == inside[n - 1].id.as_str(),
+                    && cut[0].mount_id.as_deref() == Some(BUTTONS_MOUNT)
+                    && cut[0].point_id.as_deref() == Some(inside[n - 1].id.as_str()),
                 "129 candidates: want one candidate-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
                 inside[n - 1].id
             );
@@ -754,14 +745,18 @@ async fn name_buttons(h: &Host, names: &BTreeMap<Slot, usize>) -> anyhow::Result
 
 /// The realm's reply to one snapshot of lattice (cx, cy, radius, step 4) with the buttons named
 /// as given: (snapshot, realm accounting).
-async fn reply_with(h: &Host, at: (f64, f64, f64), names: &BTreeMap<Slot, usize>) -> anyhow::Result<(Value, Value)> {
+async fn reply_with(
+    h: &Host,
+    at: (f64, f64, f64),
+    names: &BTreeMap<Slot, usize>,
+) -> anyhow::Result<(Reported<Snapshot>, Value)> {
     name_buttons(h, names).await?;
     let snap = h
         .snapshot_with(
             json!({"point": {"x": at.0, "y": at.1}, "radius_css_px": at.2, "step_css_px": TILE, "timeout_ms": 8000}),
         )
         .await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     let realm = accounting(h, &buttons_frame()).await?["last"].clone();
     anyhow::ensure!(realm["outcome"] == "result", "the realm did not answer with a result: {realm}");
     Ok((snap, realm))
@@ -833,8 +828,8 @@ async fn byte_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
         realm["reply_bytes"],
         realm["candidates_sent"]
     );
-    let cut: Vec<&Value> =
-        omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+    let cut: Vec<&Omission> =
+        omissions_of(&snap, OmissionReason::ResponseBudget).into_iter().filter(|o| o.mount_id.is_some()).collect();
     anyhow::ensure!(cut.is_empty(), "a reply of exactly 128 KiB was cut: {cut:?}");
 
     // One byte more.
@@ -853,13 +848,13 @@ async fn byte_limit(h: &Host, region: &BoxRect) -> anyhow::Result<()> {
         realm["reply_bytes"],
         realm["candidates_sent"]
     );
-    let cut: Vec<&Value> =
-        omissions_of(&snap, "response-budget").into_iter().filter(|o| o.get("mount_id").is_some()).collect();
+    let cut: Vec<&Omission> =
+        omissions_of(&snap, OmissionReason::ResponseBudget).into_iter().filter(|o| o.mount_id.is_some()).collect();
     anyhow::ensure!(
         cut.len() == 1
-            && cut[0]["mount_id"] == BUTTONS_MOUNT
-            && cut[0]["point_id"] == inside[n / 2].id.as_str()
-            && cut[0].get("detail").is_none(),
+            && cut[0].mount_id.as_deref() == Some(BUTTONS_MOUNT)
+            && cut[0].point_id.as_deref() == Some(inside[n / 2].id.as_str())
+            && cut[0].detail.is_none(),
         "131,073 bytes: want one response-budget omission for {BUTTONS_MOUNT} at {}, got {cut:?}",
         inside[n / 2].id
     );

@@ -319,7 +319,7 @@ proptest! {
         prop_assume!(attention_harness::contract::attention_v1::validate_attention(&p, false).is_ok());
         let typed: attention_harness::attention::Snapshot = serde_json::from_value(p.clone()).unwrap();
         prop_assert_eq!(typed.canonical().unwrap(), canonical_json(&p).unwrap());
-        prop_assert_eq!(typed.validate(), Ok(()));
+        prop_assert_eq!(attention_harness::contract::attention_v1::validate_snapshot(&typed), Ok(()));
     }
 }
 

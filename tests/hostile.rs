@@ -16,6 +16,7 @@
 //! The seed comes from `ATTENTION_HOSTILE_SEED` (default below) and is in every failure message.
 
 use anyhow::Context;
+use attention_harness::attention::{EventType, SegmentKind};
 use attention_harness::checks::{candidate_at, candidates, describe, require_valid_payload, wait_for, Poll};
 use attention_harness::{run_host_opts, Engine, Extra, Frame, Host, HostOptions, Layout};
 use rstest::rstest;
@@ -257,25 +258,28 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
 
     // The sibling stays right, nothing of the hostile realm appears.
     let snap = h.snapshot().await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     let cand = candidate_at(&snap, &leaf)
         .with_context(|| format!("the sibling's leaf was lost; candidates: {}", describe(&snap)))?;
-    let path = cand["path"].as_array().cloned().unwrap_or_default();
-    let frame_seg =
-        path.iter().find(|s| s["kind"] == "iframe").with_context(|| format!("no iframe segment in {cand}"))?;
+    let path = &cand.path;
+    let frame_seg = path
+        .iter()
+        .find(|s| s.kind == SegmentKind::Iframe)
+        .with_context(|| format!("no iframe segment in {cand:?}"))?;
     anyhow::ensure!(
-        frame_seg["mount_id"] == "mount-sibling"
-            && frame_seg["frame_origin"] == h.child_origin.as_str()
-            && path.last().is_some_and(|s| s["kind"] == "element"),
+        frame_seg.mount_id == "mount-sibling"
+            && frame_seg.frame_origin.as_deref() == Some(h.child_origin.as_str())
+            && path.last().is_some_and(|s| s.kind == SegmentKind::Element),
         "the sibling's path is wrong: {path:?}"
     );
-    let pointer_ids = snap["pointer"]["candidate_ids"].as_array().cloned().unwrap_or_default();
+    let pointer_ids = snap.pointer.as_ref().map(|p| p.candidate_ids.clone()).unwrap_or_default();
     anyhow::ensure!(
-        pointer_ids.contains(&cand["target_id"]),
-        "the latest pointer does not name the sibling's leaf: {}",
-        snap["pointer"]
+        pointer_ids.contains(&cand.target_id),
+        "the latest pointer does not name the sibling's leaf: {:?}",
+        snap.pointer
     );
-    let text = snap.to_string();
+    // The runtime's own JSON is what is scanned.
+    let text = snap.json().to_string();
     for bad in ["HOSTILE-MARK", "mount-hostile", "mount-captive", "Peer hostile", "Peer captive", "polluted"] {
         anyhow::ensure!(!text.contains(bad), "{bad:?} from the hostile realm reached the snapshot");
     }
@@ -283,11 +287,12 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
         anyhow::ensure!(!text.contains(r), "the captive realm {r} reached the snapshot");
     }
     for c in candidates(&snap) {
-        let through_sibling = c["path"].as_array().into_iter().flatten().any(|s| s["mount_id"] == "mount-sibling");
-        let in_host = c["path"]
-            .as_array()
-            .is_some_and(|p| !p.iter().any(|s| s["kind"] == "iframe" || s["kind"] == "web-fragment"));
-        anyhow::ensure!(through_sibling || in_host, "a candidate from neither the sibling nor the Host document: {c}");
+        let through_sibling = c.path.iter().any(|s| s.mount_id == "mount-sibling");
+        let in_host = !c.path.iter().any(|s| matches!(s.kind, SegmentKind::Iframe | SegmentKind::WebFragment));
+        anyhow::ensure!(
+            through_sibling || in_host,
+            "a candidate from neither the sibling nor the Host document: {c:?}"
+        );
     }
     // The click on the sibling's leaf, as the leaf's own log has it, is in the events.
     let log = h.eval_in_frame(&sibling_frame, "JSON.parse(JSON.stringify(window.__leafLog || []))").await?;
@@ -298,24 +303,22 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
         .filter(|e| e["type"] == "click" && e["isTrusted"] == true && e["target"] == "sibling-leaf")
         .count();
     anyhow::ensure!(clicks == 2, "the sibling's leaf received {clicks} trusted clicks, expected the 2 of the test");
-    let recorded = snap["recent_events"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|e| {
-            e["type"] == "click" && e["candidate_ids"].as_array().is_some_and(|ids| ids.contains(&cand["target_id"]))
-        })
+    let recorded = snap
+        .recent_events
+        .iter()
+        .filter(|e| e.event_type == EventType::Click && e.candidate_ids.contains(&cand.target_id))
         .count();
     anyhow::ensure!(
         recorded == 2,
-        "{recorded} click events on the sibling's leaf recorded, the leaf received 2: {}",
-        snap["recent_events"]
+        "{recorded} click events on the sibling's leaf recorded, the leaf received 2: {:?}",
+        snap.recent_events
     );
     // Focus (the click focused the leaf) survived forged focus-clear / focus-invalidate messages.
-    let focus = h.eval("window.wippyAttention.focus()").await?;
+    let focus = h.focus().await?;
     anyhow::ensure!(
-        focus["candidate_id"] == cand["target_id"],
-        "the focus on the sibling's leaf was lost or replaced: {focus}"
+        focus.as_ref().and_then(|f| f.candidate_id.as_ref()) == Some(&cand.target_id),
+        "the focus on the sibling's leaf was lost or replaced: {}",
+        focus.as_ref().map_or_else(|| "null".to_string(), |f| f.json().to_string())
     );
     for frame in [Frame::Top, sibling_frame.clone()] {
         let polluted = h.eval_in_frame(&frame, "Object.prototype.polluted !== undefined || ({}).polluted !== undefined || Object.getOwnPropertyNames(Object.prototype).length").await?;
@@ -329,7 +332,7 @@ async fn hostile_run(h: &Host, seed: u32) -> anyhow::Result<()> {
     tokens.extend(captive_tokens.as_array().into_iter().flatten().filter_map(|t| t.as_str().map(str::to_string)));
     let all_grants = h.eval("(window.__relayLog || []).filter((m) => m.token).map((m) => m.token)").await?;
     tokens.extend(all_grants.as_array().into_iter().flatten().filter_map(|t| t.as_str().map(str::to_string)));
-    for (what, text) in [("snapshot", snap.to_string()), ("envelope", envelope.to_string())]
+    for (what, text) in [("snapshot", snap.json().to_string()), ("envelope", envelope.json().to_string())]
         .into_iter()
         .chain(console.iter().map(|l| ("console", l.clone())))
     {
@@ -400,13 +403,13 @@ fn navigation_or_replacement_of_a_child_invalidates_its_binding() {
         let leaf = h.landmark_rect("sibling-leaf").await?;
         let (x, y) = leaf.center();
         let snap = h.snapshot_with(json!({"point": {"x": x, "y": y}})).await?;
-        require_valid_payload(&snap)?;
+        require_valid_payload(snap.json())?;
         let cand = candidate_at(&snap, &leaf)
             .with_context(|| format!("no sibling leaf after navigation: {}", describe(&snap)))?;
         anyhow::ensure!(
-            cand["target_id"].as_str().is_some_and(|t| t.contains(&realm_b) && !t.contains(&realm_a)),
+            cand.target_id.contains(&realm_b) && !cand.target_id.contains(&realm_a),
             "the sibling's candidate is not from realm B ({realm_b}): {}",
-            cand["target_id"]
+            cand.target_id
         );
 
         // Replacement: a new iframe element, a new mount generation, realm C.

@@ -5,6 +5,7 @@
 //! mount with its reason and a detail in the safe grammar only, invent nothing inside the failing
 //! realm, and keep the sibling's candidate (Chromium's box model) in the same snapshot.
 
+use attention_harness::attention::{Candidate, Omission, OmissionReason, Reported, Snapshot};
 use attention_harness::checks::{candidate_at, candidates, describe, require_valid_payload};
 use attention_harness::contract::spec_rules::is_transport_detail;
 use attention_harness::{run_host_opts, Engine, Extra, Host, HostOptions, Layout};
@@ -100,7 +101,7 @@ fn case_named(reason: &str) -> &'static Case {
 }
 
 /// Samples the shared edge of `extra` and `sibling` and checks everything but the reason itself.
-async fn sample_pair(h: &Host, c: &Case) -> anyhow::Result<(Value, Vec<Value>)> {
+async fn sample_pair(h: &Host, c: &Case) -> anyhow::Result<(Reported<Snapshot>, Vec<Omission>)> {
     let sibling_frame = h.landmark_rect("sibling-frame").await?;
     let sibling_leaf = h.landmark_rect("sibling-leaf").await?;
     let failing = h.landmark_rect(&format!("{}-frame", c.extra)).await?;
@@ -110,11 +111,11 @@ async fn sample_pair(h: &Host, c: &Case) -> anyhow::Result<(Value, Vec<Value>)> 
         opts["timeout_ms"] = json!(t);
     }
     let snap = h.snapshot_with(opts).await?;
-    require_valid_payload(&snap)?;
-    let omissions = snap["omissions"].as_array().cloned().unwrap_or_default();
-    anyhow::ensure!(snap["capture"]["complete"] == false, "a snapshot with an omission must not claim to be complete");
+    require_valid_payload(snap.json())?;
+    let omissions = snap.omissions.clone();
+    anyhow::ensure!(!snap.capture.complete, "a snapshot with an omission must not claim to be complete");
     for o in &omissions {
-        if let Some(d) = o["detail"].as_str() {
+        if let Some(d) = o.detail.as_deref() {
             let code = d.strip_prefix("transport:").and_then(|r| r.split_once(":stage:")).map(|(c, _)| c).unwrap_or("");
             anyhow::ensure!(
                 is_transport_detail(d) && RELAY_CODES.contains(&code),
@@ -129,25 +130,23 @@ async fn sample_pair(h: &Host, c: &Case) -> anyhow::Result<(Value, Vec<Value>)> 
     );
     let own = format!("mount-{}", c.extra);
     if !c.child_candidates {
-        let inside: Vec<&Value> = candidates(&snap)
-            .iter()
-            .filter(|cand| cand["path"].as_array().into_iter().flatten().any(|s| s["mount_id"] == own.as_str()))
-            .collect();
+        let inside: Vec<&Candidate> =
+            candidates(&snap).iter().filter(|cand| cand.path.iter().any(|s| s.mount_id == own)).collect();
         anyhow::ensure!(inside.is_empty(), "candidates invented inside the failing child {own}: {inside:?}");
     }
     anyhow::ensure!(failing.width > 0.0, "the failing child's frame has no box");
     Ok((snap, omissions))
 }
 
-fn check_reason(c: &Case, omissions: &[Value]) -> anyhow::Result<()> {
+fn check_reason(c: &Case, omissions: &[Omission]) -> anyhow::Result<()> {
     let own = format!("mount-{}", c.extra);
     let found = omissions.iter().find(|o| {
-        o["reason"] == c.reason
-            && (if c.own_mount { o["mount_id"] == own.as_str() } else { o["mount_id"].is_string() })
-            && o["point_id"].is_string()
+        o.reason.as_str() == c.reason
+            && (if c.own_mount { o.mount_id.as_deref() == Some(own.as_str()) } else { o.mount_id.is_some() })
+            && o.point_id.is_some()
             && match c.detail {
-                Some(d) => o["detail"] == d,
-                None => o.get("detail").is_none(),
+                Some(d) => o.detail.as_deref() == Some(d),
+                None => o.detail.is_none(),
             }
     });
     anyhow::ensure!(
@@ -191,14 +190,13 @@ fn every_omission_reason_comes_from_a_real_child_and_the_sibling_stays(
             // x 80..100, y 12..52) that a lattice point falls in; every other reached cell is cut.
             let fan = h.landmark_rect("fan-frame").await?;
             let mut cells = std::collections::BTreeSet::new();
-            for p in snap["capture"]["points"].as_array().into_iter().flatten() {
-                let (px, py) =
-                    (p["x"].as_f64().unwrap_or(f64::NAN) - fan.x, p["y"].as_f64().unwrap_or(f64::NAN) - fan.y);
+            for p in &snap.capture.points {
+                let (px, py) = (p.x - fan.x, p.y - fan.y);
                 if (80.0..100.0).contains(&px) && (12.0..52.0).contains(&py) {
                     cells.insert((((px - 80.0) / 2.0).floor() as i64, ((py - 12.0) / 4.0).floor() as i64));
                 }
             }
-            let cut = omissions.iter().filter(|o| o["reason"] == "query-budget").count();
+            let cut = omissions.iter().filter(|o| o.reason == OmissionReason::QueryBudget).count();
             anyhow::ensure!(
                 cells.len() > 63,
                 "the lattice reaches only {} tiny realms, not more than the lease",
@@ -217,7 +215,7 @@ fn every_omission_reason_comes_from_a_real_child_and_the_sibling_stays(
             // `bench hung-child`): the snapshot waited for the hung child until the default
             // 1,500 ms query deadline less the runtime's 30 ms assembly margin (timers never fire
             // early), and it did not wait a second deadline on top of the first.
-            let ms = snap["capture"]["duration_ms"].as_f64().unwrap_or(f64::NAN);
+            let ms = snap.capture.duration_ms;
             eprintln!("hung child: capture.duration_ms {ms:.1}, wall (incl. ground truth reads) {wall:?}");
             anyhow::ensure!(
                 ms >= 1470.0,
@@ -253,23 +251,21 @@ fn child_without_runtime_is_an_explicit_capability_omission_and_siblings_stay(
         // the neighbourhood of an explicit point instead.
         h.move_to(x, y).await?;
         let snap = h.snapshot_with(serde_json::json!({"point": {"x": x, "y": y}})).await?;
-        require_valid_payload(&snap)?;
-        anyhow::ensure!(snap["capture"]["sampled_points"] == 49, "the explicit point was not sampled");
-        let omissions = snap["omissions"].as_array().cloned().unwrap_or_default();
+        require_valid_payload(snap.json())?;
+        anyhow::ensure!(snap.capture.sampled_points == 49, "the explicit point was not sampled");
+        let omissions = &snap.omissions;
         anyhow::ensure!(
-            omissions.iter().any(|o| o["reason"] == "capability-unavailable" && o["mount_id"] == "mount-no-runtime"),
+            omissions.iter().any(|o| o.reason == OmissionReason::CapabilityUnavailable
+                && o.mount_id.as_deref() == Some("mount-no-runtime")),
             "no capability-unavailable omission naming the child's mount: {omissions:?}"
         );
-        anyhow::ensure!(
-            snap["capture"]["complete"] == false,
-            "a snapshot with an omitted child must not claim to be complete"
-        );
+        anyhow::ensure!(!snap.capture.complete, "a snapshot with an omitted child must not claim to be complete");
         anyhow::ensure!(
             candidate_at(&snap, &leaf).is_none(),
             "the runtime invented a candidate inside a realm it cannot query"
         );
         anyhow::ensure!(
-            !snap.to_string().contains("Plain leaf"),
+            !snap.json().to_string().contains("Plain leaf"),
             "text from the runtime-less child leaked into the snapshot"
         );
         Ok(())

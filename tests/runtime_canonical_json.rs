@@ -41,9 +41,11 @@ fn encode_then_expand_round_trips_live_snapshots_byte_for_byte(
     run_host(layout, engine, async |h| {
         let (x, y, _, _) = attention_harness::checks::sampling::boundary_point(h).await?;
         let snap = attention_harness::checks::snapshot_at(h, x, y).await?;
-        let original = canonical_json(&snap).map_err(|e| anyhow::anyhow!("{e:?}"))?;
+        // The codecs see the runtime's own JSON, not a re-serialization of the model.
+        let original = canonical_json(snap.json()).map_err(|e| anyhow::anyhow!("{e:?}"))?;
         for version in [2u64, 3, 4] {
-            let compact = codec::encode(&snap, version).map_err(|e| anyhow::anyhow!("encode v{version}: {e:?}"))?;
+            let compact =
+                codec::encode(snap.json(), version).map_err(|e| anyhow::anyhow!("encode v{version}: {e:?}"))?;
             let (expanded, _) =
                 codec::expand(version, &compact, None).map_err(|e| anyhow::anyhow!("expand v{version}: {e:?}"))?;
             let back = canonical_json(&expanded).map_err(|e| anyhow::anyhow!("{e:?}"))?;

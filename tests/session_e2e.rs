@@ -52,9 +52,10 @@ use serde_json::json;
 /// the Session (and staging) must refuse.
 async fn pin_forged_context(h: &Host) -> anyhow::Result<()> {
     let snap = h.snapshot().await?;
-    let mut env = h.envelope(&snap).await?;
-    env["content_hash"] = json!(format!("sha256:{}", "0".repeat(64)));
-    h.eval(&format!("(window.__host.session.pinContext([{env}]), true)")).await?;
+    // An envelope is strings and integers: the typed one re-serializes to what the runtime sent.
+    let (mut env, _) = h.envelope(&snap).await?.into_parts();
+    env.content_hash = format!("sha256:{}", "0".repeat(64));
+    h.eval(&format!("(window.__host.session.pinContext([{}]), true)", json!(env))).await?;
     Ok(())
 }
 

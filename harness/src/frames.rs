@@ -31,6 +31,10 @@ pub enum HostError {
     NoLandmark(String),
     #[error("the runtime returned an unexpected value for {what}: {detail}")]
     Unexpected { what: String, detail: String },
+    /// What the runtime returned is not the strict typed model (`crate::attention`): a member the
+    /// model does not know, a missing one, or a wrong type.
+    #[error("{what} is not a strict {model}: {source}")]
+    Model { what: String, model: &'static str, source: crate::attention::ParseError },
 }
 
 /// A frame of the opened Host, for ground-truth reads.

@@ -26,6 +26,7 @@ use chromiumoxide::cdp::js_protocol::runtime;
 use serde_json::{json, Value};
 use tokio::task::JoinHandle;
 
+use crate::attention::{Envelope, Focus, Reported, Snapshot};
 use crate::cdp::EvalError;
 use crate::cdp::{Cdp, CdpError, Session};
 use crate::frames::short;
@@ -298,12 +299,13 @@ impl Host {
     }
 
     /// Asks the Host's public API for a snapshot around the latest pointer.
-    pub async fn snapshot(&self) -> Result<Value, HostError> {
+    pub async fn snapshot(&self) -> Result<Reported<Snapshot>, HostError> {
         self.snapshot_with(json!({})).await
     }
 
-    /// Asks for a snapshot with options (`point`, `radius_css_px`, `step_css_px`, ...).
-    pub async fn snapshot_with(&self, options: Value) -> Result<Value, HostError> {
+    /// Asks for a snapshot with options (`point`, `radius_css_px`, `step_css_px`, ...), read as
+    /// the strict typed model (with the runtime's JSON kept beside it).
+    pub async fn snapshot_with(&self, options: Value) -> Result<Reported<Snapshot>, HostError> {
         let expr = format!("window.wippyAttention.snapshot({options})");
         let snap = self.eval(&expr).await?;
         if !snap.is_object() {
@@ -311,12 +313,29 @@ impl Host {
         }
         record_duration(&snap);
         *self.last_snapshot.lock().unwrap_or_else(|e| e.into_inner()) = Some(snap.clone());
-        Ok(snap)
+        parse_reported(&expr, "Snapshot", snap)
     }
 
-    /// The `context_attachments` entry the runtime builds for `snapshot`.
-    pub async fn envelope(&self, snapshot: &Value) -> Result<Value, HostError> {
-        self.eval(&format!("window.wippyAttention.envelope({snapshot})")).await
+    /// The `context_attachments` entry the runtime builds for `snapshot` (the snapshot's own JSON
+    /// is what goes back to the runtime).
+    pub async fn envelope(&self, snapshot: &Reported<Snapshot>) -> Result<Reported<Envelope>, HostError> {
+        self.envelope_of(snapshot.json()).await
+    }
+
+    /// The envelope the runtime builds for any JSON value (a snapshot a check changed on purpose).
+    pub async fn envelope_of(&self, snapshot: &Value) -> Result<Reported<Envelope>, HostError> {
+        let expr = format!("window.wippyAttention.envelope({snapshot})");
+        let env = self.eval(&expr).await?;
+        parse_reported("window.wippyAttention.envelope(..)", "Envelope", env)
+    }
+
+    /// The runtime's current focus (`wippyAttention.focus()`), `None` when it reports none.
+    pub async fn focus(&self) -> Result<Option<Reported<Focus>>, HostError> {
+        let expr = "window.wippyAttention.focus()";
+        match self.eval(expr).await? {
+            Value::Null => Ok(None),
+            f => parse_reported(expr, "Focus", f).map(Some),
+        }
     }
 
     /// The last snapshot this Host returned, for failure artifacts.
@@ -401,4 +420,13 @@ impl Drop for AbortOnDrop {
 async fn dispose_context(cdp: &Cdp, context_id: &str) -> Result<Value, CdpError> {
     let dispose = target::DisposeBrowserContextParams::new(BrowserContextId::new(context_id));
     cdp.send_with_timeout(None, &dispose, Duration::from_secs(5)).await
+}
+
+/// Reads a runtime answer as the strict typed model, or names what failed and where.
+fn parse_reported<T: serde::de::DeserializeOwned>(
+    what: &str,
+    model: &'static str,
+    json: Value,
+) -> Result<Reported<T>, HostError> {
+    Reported::parse(json).map_err(|source| HostError::Model { what: short(what), model, source })
 }

@@ -264,14 +264,16 @@ fn snapshot(
             let snap = snapshot_at(&host, x, y).await.map_err(|e| format!("{e:#}"))?;
             if let Some(path) = picture {
                 let png = host.screenshot_png().await.map_err(|e| e.to_string())?;
-                let drawn = attention_harness::report::picture::annotate(&png, &snap).map_err(|e| e.to_string())?;
+                let drawn =
+                    attention_harness::report::picture::annotate(&png, snap.json()).map_err(|e| e.to_string())?;
                 std::fs::write(&path, drawn).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                 eprintln!("picture: {}", path.display());
             }
             let out = if envelope {
-                Value::Array(vec![host.envelope(&snap).await.map_err(|e| e.to_string())?])
+                // What the runtime returned, as it returned it.
+                Value::Array(vec![host.envelope(&snap).await.map_err(|e| e.to_string())?.json().clone()])
             } else {
-                snap
+                snap.json().clone()
             };
             println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
             Ok(ExitCode::SUCCESS)

@@ -5,7 +5,15 @@
 //! The structs are `deny_unknown_fields` wherever the Session's schema is strict, so a runtime
 //! that invents a member fails to deserialize here as it would fail admission. Deserializing is
 //! a typing aid, not the validator: byte limits, string lengths, enums on optional members and
-//! cross references are checked by [`crate::contract::validate`].
+//! cross references are checked by [`crate::contract::validate`] and
+//! [`crate::contract::attention_v1::validate_snapshot`]. The validator may use this model; the
+//! model never calls the validator. It does use `contract::canonical` (canonical JSON and sha256
+//! digests, a leaf utility that imports nothing of the crate) to seal and verify envelopes.
+//!
+//! What the runtime reports is read as a [`Reported`]: the typed value, plus the exact JSON the
+//! runtime returned, for whatever must see the runtime's own bytes (the validator, goldens, codec
+//! round trips, byte sizes). A typed value re-serialized is not that JSON: integers read into
+//! `f64` fields come back as `1.0`, an empty `summary` sent as `[]` comes back as `{}`.
 
 use crate::contract::canonical::{canonical_json, sha256_prefixed, CanonicalError};
 use serde::{Deserialize, Deserializer, Serialize};
@@ -32,6 +40,93 @@ where
         other => other,
     };
     T::deserialize(v).map_err(serde::de::Error::custom)
+}
+
+/// A value the runtime reported: the strict typed model of it, and the JSON it arrived as.
+/// Dereferences to the typed value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reported<T> {
+    value: T,
+    json: Value,
+}
+
+impl<T: serde::de::DeserializeOwned> Reported<T> {
+    /// Reads `json` strictly as a `T`; on failure, says where (serde's path to the member) and what.
+    /// A member whose value is `null` is refused too: the model reads it as absent (`None`), so
+    /// accepting it would make "the runtime left this out" and "the runtime sent null" the same.
+    pub fn parse(json: Value) -> Result<Reported<T>, ParseError> {
+        if let Some(path) = null_member(&json, "") {
+            return Err(ParseError {
+                path,
+                message: "a member is null (the model has no null: leave the member out)".into(),
+                json: json.to_string().chars().take(200).collect(),
+            });
+        }
+        match serde_path_to_error::deserialize(&json) {
+            Ok(value) => Ok(Reported { value, json }),
+            Err(e) => Err(ParseError {
+                path: e.path().to_string(),
+                message: e.inner().to_string(),
+                json: json.to_string().chars().take(200).collect(),
+            }),
+        }
+    }
+}
+
+/// The path (`a.b[2].c`) of the first object member whose value is `null`.
+fn null_member(v: &Value, at: &str) -> Option<String> {
+    match v {
+        Value::Object(m) => m.iter().find_map(|(k, v)| {
+            let here = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
+            if v.is_null() {
+                Some(here)
+            } else {
+                null_member(v, &here)
+            }
+        }),
+        Value::Array(a) => a.iter().enumerate().find_map(|(i, v)| null_member(v, &format!("{at}[{i}]"))),
+        _ => None,
+    }
+}
+
+impl<T> Reported<T> {
+    /// The JSON exactly as the runtime returned it.
+    pub fn json(&self) -> &Value {
+        &self.json
+    }
+
+    /// The typed value.
+    pub fn value(&self) -> &T {
+        &self.value
+    }
+
+    pub fn into_parts(self) -> (T, Value) {
+        (self.value, self.json)
+    }
+}
+
+/// Serializes as the JSON the runtime returned (what goes back to the runtime or the Session).
+impl<T> Serialize for Reported<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.json.serialize(s)
+    }
+}
+
+impl<T> std::ops::Deref for Reported<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+/// Why a reported value is not the model's type: serde's path to the failing member, its
+/// message, and the first 200 characters of the JSON.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("at `{path}`: {message} (JSON starts {json})")]
+pub struct ParseError {
+    pub path: String,
+    pub message: String,
+    pub json: String,
 }
 
 /// A `wippy.attention.v1` payload (also the v4 reconstruction, which may add `selection`).
@@ -66,11 +161,6 @@ impl Snapshot {
     /// Canonical JSON of the payload: the bytes an attachment's `content` must hold.
     pub fn canonical(&self) -> Result<String, CanonicalError> {
         canonical_json(&self.to_value())
-    }
-
-    /// The Session's v1 payload schema (a v4 reconstruction may carry `selection`).
-    pub fn validate(&self) -> Result<(), crate::contract::attention_v1::Stage> {
-        crate::contract::attention_v1::validate_attention(&self.to_value(), self.selection.is_some())
     }
 
     /// Seal as a `wippy.attention` v1 envelope.
@@ -136,6 +226,18 @@ impl EventType {
     pub fn is_discrete(self) -> bool {
         self != EventType::Pointermove
     }
+
+    /// The wire name (`pointermove`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::Pointermove => "pointermove",
+            EventType::Pointerdown => "pointerdown",
+            EventType::Pointerup => "pointerup",
+            EventType::Click => "click",
+            EventType::Touchstart => "touchstart",
+            EventType::Touchend => "touchend",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -145,6 +247,18 @@ pub enum PointerType {
     Pen,
     Touch,
     Unknown,
+}
+
+impl PointerType {
+    /// The wire name (`mouse`, `pen`, `touch`, `unknown`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PointerType::Mouse => "mouse",
+            PointerType::Pen => "pen",
+            PointerType::Touch => "touch",
+            PointerType::Unknown => "unknown",
+        }
+    }
 }
 
 /// `pointer` and each `recent_events` item.
@@ -216,6 +330,23 @@ pub enum SegmentKind {
     WebComponent,
     ShadowRoot,
     Element,
+}
+
+impl SegmentKind {
+    /// The wire name (`web-fragment`, `shadow-root`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SegmentKind::Host => "host",
+            SegmentKind::Panel => "panel",
+            SegmentKind::Artifact => "artifact",
+            SegmentKind::Page => "page",
+            SegmentKind::Iframe => "iframe",
+            SegmentKind::WebFragment => "web-fragment",
+            SegmentKind::WebComponent => "web-component",
+            SegmentKind::ShadowRoot => "shadow-root",
+            SegmentKind::Element => "element",
+        }
+    }
 }
 
 /// One realm or element on the path from the Host to the final element.
@@ -341,6 +472,36 @@ pub enum OmissionReason {
     StaleMount,
     UnsupportedTransform,
     UnsupportedBoundary,
+}
+
+impl OmissionReason {
+    /// The wire name (`selection-excluded`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OmissionReason::CandidateBudget => "candidate-budget",
+            OmissionReason::CapabilityUnavailable => "capability-unavailable",
+            OmissionReason::ChildDisconnected => "child-disconnected",
+            OmissionReason::ChildTimeout => "child-timeout",
+            OmissionReason::Clipped => "clipped",
+            OmissionReason::DepthLimit => "depth-limit",
+            OmissionReason::Excluded => "excluded",
+            OmissionReason::Navigation => "navigation",
+            OmissionReason::NonInvertibleTransform => "non-invertible-transform",
+            OmissionReason::Occluded => "occluded",
+            OmissionReason::PointBudget => "point-budget",
+            OmissionReason::QueryBudget => "query-budget",
+            OmissionReason::Redacted => "redacted",
+            OmissionReason::ResponseBudget => "response-budget",
+            OmissionReason::RuntimeMetadataUnavailable => "runtime-metadata-unavailable",
+            OmissionReason::SelectionDetached => "selection-detached",
+            OmissionReason::SelectionExcluded => "selection-excluded",
+            OmissionReason::SelectionRedacted => "selection-redacted",
+            OmissionReason::SelectionUnavailable => "selection-unavailable",
+            OmissionReason::StaleMount => "stale-mount",
+            OmissionReason::UnsupportedTransform => "unsupported-transform",
+            OmissionReason::UnsupportedBoundary => "unsupported-boundary",
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -521,7 +682,7 @@ mod tests {
         assert_eq!(snap.candidates[0].path[1].generation, 1);
         // Typed round trip gives the same canonical bytes.
         assert_eq!(snap.canonical().unwrap(), env.content);
-        assert_eq!(snap.validate(), Ok(()));
+        assert_eq!(crate::contract::attention_v1::validate_snapshot(&snap), Ok(()));
         assert_eq!(snap.seal("attachment-1", "2026-09-04T12:00:00.000Z").unwrap(), *env);
     }
 
@@ -543,6 +704,76 @@ mod tests {
         bad.content_bytes = bad.content.len() as u64;
         bad.content_hash = sha256_prefixed(bad.content.as_bytes());
         assert_eq!(bad.verify().unwrap_err().code(), "noncanonical-content");
+    }
+
+    #[test]
+    fn wire_names_are_serde_names() {
+        use SegmentKind as K;
+        for k in [
+            K::Host,
+            K::Panel,
+            K::Artifact,
+            K::Page,
+            K::Iframe,
+            K::WebFragment,
+            K::WebComponent,
+            K::ShadowRoot,
+            K::Element,
+        ] {
+            assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
+        }
+        let all: Vec<OmissionReason> = serde_json::from_value(serde_json::json!([
+            "candidate-budget",
+            "capability-unavailable",
+            "child-disconnected",
+            "child-timeout",
+            "clipped",
+            "depth-limit",
+            "excluded",
+            "navigation",
+            "non-invertible-transform",
+            "occluded",
+            "point-budget",
+            "query-budget",
+            "redacted",
+            "response-budget",
+            "runtime-metadata-unavailable",
+            "selection-detached",
+            "selection-excluded",
+            "selection-redacted",
+            "selection-unavailable",
+            "stale-mount",
+            "unsupported-transform",
+            "unsupported-boundary"
+        ]))
+        .unwrap();
+        for r in all {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
+        use EventType as E;
+        for t in [E::Pointermove, E::Pointerdown, E::Pointerup, E::Click, E::Touchstart, E::Touchend] {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+        }
+        for t in [PointerType::Mouse, PointerType::Pen, PointerType::Touch, PointerType::Unknown] {
+            assert_eq!(serde_json::to_value(t).unwrap(), t.as_str());
+        }
+    }
+
+    #[test]
+    fn reported_keeps_the_json_and_names_what_failed() {
+        let json = serde_json::json!({"x": 1, "y": 2});
+        let xy: Reported<Xy> = Reported::parse(json.clone()).unwrap();
+        assert_eq!((xy.x, xy.y), (1.0, 2.0));
+        // The runtime's JSON, not a re-serialization (which would say 1.0).
+        assert_eq!(xy.json(), &json);
+        assert_ne!(&serde_json::to_value(xy.value()).unwrap(), &json);
+        let e = Reported::<Candidate>::parse(
+            serde_json::json!({"target_id": "t", "rect": {"x": 0, "y": 0, "width": 1, "height": 1, "z": 0}}),
+        )
+        .unwrap_err();
+        assert!(e.path.contains("rect") && e.message.contains("z"), "{e}");
+        let e = Reported::<Summary>::parse(serde_json::json!({"role": "button", "name": null})).unwrap_err();
+        assert_eq!(e.path, "name");
     }
 
     #[test]

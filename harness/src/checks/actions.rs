@@ -7,7 +7,8 @@ use anyhow::{ensure, Context};
 use serde_json::Value;
 
 use super::sampling::boundary_point;
-use super::{candidates, require_candidate, require_valid_payload, snapshot_at, Leaf};
+use super::{candidate_json, candidates, require_candidate, require_valid_payload, show_rect, snapshot_at, Leaf};
+use crate::attention::{Candidate, Reported, SegmentKind, Snapshot};
 use crate::contract::canonical::{legacy_path_digest, path_digest};
 use crate::host::Host;
 use crate::oracle::BoxRect;
@@ -18,39 +19,47 @@ pub async fn agent_actions_enabled(host: &Host) -> anyhow::Result<bool> {
     v.as_bool().context("wippyAttention.configure({}) did not report agent_actions_enabled")
 }
 
-/// Checks one candidate's `action_ref` field by field against the candidate and the snapshot.
-pub fn require_action_ref(snap: &Value, cand: &Value) -> anyhow::Result<Value> {
-    let what = cand["target_id"].as_str().unwrap_or("?");
-    let r = cand.get("action_ref").with_context(|| format!("candidate {what} has no action_ref"))?;
-    let leaf = cand["path"].as_array().and_then(|p| p.last()).context("candidate without path")?;
+/// Checks one candidate's `action_ref` field by field against the candidate and the snapshot;
+/// returns it as the runtime sent it (what an agent copies verbatim into an action's `targets`).
+pub fn require_action_ref(snap: &Reported<Snapshot>, cand: &Candidate) -> anyhow::Result<Value> {
+    let what = cand.target_id.as_str();
+    let r = cand.action_ref.as_ref().with_context(|| format!("candidate {what} has no action_ref"))?;
+    let leaf = cand.path.last().context("candidate without path")?;
     ensure!(
-        r["snapshot_id"] == snap["snapshot_id"],
+        r.snapshot_id == snap.snapshot_id,
         "{what}: action_ref snapshot_id {} != {}",
-        r["snapshot_id"],
-        snap["snapshot_id"]
+        r.snapshot_id,
+        snap.snapshot_id
     );
     ensure!(
-        r["host_instance_id"] == snap["host_instance_id"],
+        r.host_instance_id == snap.host_instance_id,
         "{what}: action_ref host_instance_id differs from the snapshot's"
     );
-    ensure!(r["target_id"] == cand["target_id"], "{what}: action_ref target_id {}", r["target_id"]);
+    ensure!(r.target_id == cand.target_id, "{what}: action_ref target_id {}", r.target_id);
     ensure!(
-        r["mount_id"] == leaf["mount_id"] && r["generation"] == leaf["generation"],
+        r.mount_id == leaf.mount_id && r.generation == leaf.generation,
         "{what}: action_ref mount {}/{} is not the leaf segment's {}/{}",
-        r["mount_id"],
-        r["generation"],
-        leaf["mount_id"],
-        leaf["generation"]
+        r.mount_id,
+        r.generation,
+        leaf.mount_id,
+        leaf.generation
     );
-    ensure!(r["rect"] == cand["rect"], "{what}: action_ref rect {} != candidate rect {}", r["rect"], cand["rect"]);
-    let semantic = path_digest(&cand["path"])?;
     ensure!(
-        r["path_digest"] == semantic.as_str(),
-        "{what}: the runtime's path_digest {} is not the contract module's semantic digest {semantic} (legacy would be {})",
-        r["path_digest"],
-        legacy_path_digest(&cand["path"])?
+        r.rect == cand.rect,
+        "{what}: action_ref rect {} != candidate rect {}",
+        show_rect(&r.rect),
+        show_rect(&cand.rect)
     );
-    Ok(r.clone())
+    // The digests are over the path exactly as the runtime sent it.
+    let json = candidate_json(snap, cand)?;
+    let semantic = path_digest(&json["path"])?;
+    ensure!(
+        r.path_digest == semantic,
+        "{what}: the runtime's path_digest {} is not the contract module's semantic digest {semantic} (legacy would be {})",
+        r.path_digest,
+        legacy_path_digest(&json["path"])?
+    );
+    Ok(json["action_ref"].clone())
 }
 
 /// With agent actions on: a boundary snapshot and a snapshot over a deeper leaf carry an
@@ -61,7 +70,7 @@ pub async fn action_refs_match_the_contract(host: &Host, deeper: Leaf) -> anyhow
     ensure!(agent_actions_enabled(host).await?, "this check needs a Host opened with actions=on");
     let (bx, by, left, right) = boundary_point(host).await?;
     let snap = snapshot_at(host, bx, by).await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     let mut checked = 0;
     for (truth, name) in [(&left, "left-leaf"), (&right, "right-leaf")] {
         require_action_ref(&snap, require_candidate(&snap, truth, name)?)?;
@@ -70,19 +79,19 @@ pub async fn action_refs_match_the_contract(host: &Host, deeper: Leaf) -> anyhow
     let truth = host.landmark_rect(deeper.landmark()).await?;
     let (x, y) = truth.center();
     let deep = snapshot_at(host, x, y).await?;
-    require_valid_payload(&deep)?;
+    require_valid_payload(deep.json())?;
     let leaf = require_action_ref(&deep, require_candidate(&deep, &truth, deeper.landmark())?)?;
     checked += 1;
     for s in [&snap, &deep] {
         for c in candidates(s) {
-            let eligible = c["path"].as_array().and_then(|p| p.last()).is_some_and(|l| l["kind"] == "element")
-                && c["rect"]["width"].as_f64().unwrap_or(0.0) > 0.0
-                && c["rect"]["height"].as_f64().unwrap_or(0.0) > 0.0;
+            let eligible = c.path.last().is_some_and(|l| l.kind == SegmentKind::Element)
+                && c.rect.width > 0.0
+                && c.rect.height > 0.0;
             ensure!(
-                eligible == c.get("action_ref").is_some(),
+                eligible == c.action_ref.is_some(),
                 "candidate {} eligible={eligible} but action_ref present={}",
-                c["target_id"],
-                c.get("action_ref").is_some()
+                c.target_id,
+                c.action_ref.is_some()
             );
             if eligible {
                 require_action_ref(s, c)?;
@@ -102,7 +111,7 @@ pub async fn no_action_refs_when_disabled(host: &Host) -> anyhow::Result<String>
     ensure!(!agent_actions_enabled(host).await?, "this check needs a Host without actions=on");
     let (bx, by, _, _) = boundary_point(host).await?;
     let snap = snapshot_at(host, bx, by).await?;
-    let with: Vec<&Value> = candidates(&snap).iter().filter(|c| c.get("action_ref").is_some()).collect();
+    let with: Vec<&Candidate> = candidates(&snap).iter().filter(|c| c.action_ref.is_some()).collect();
     ensure!(with.is_empty(), "agent actions are off, yet {} candidates carry an action_ref", with.len());
     ensure!(!candidates(&snap).is_empty(), "the boundary snapshot has no candidates at all; nothing was proven");
     Ok(format!("{} candidates, none with an action_ref", candidates(&snap).len()))
@@ -116,7 +125,7 @@ use serde_json::json;
 
 use super::focus::await_truth;
 use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of};
-use super::{leaf_log, wait_for, Poll, POINTER_TIMEOUT};
+use super::{leaf_log, wait_for, LeafEvent, Poll, POINTER_TIMEOUT};
 use crate::agent::{ActionOptions, ActionResult, Agent, Status};
 use crate::input::Key;
 use crate::server::session::ui_actions::Mode;
@@ -201,8 +210,8 @@ pub(crate) fn require_status(r: &ActionResult, status: Status) -> anyhow::Result
     Ok(())
 }
 
-fn pointer_downs(log: &[Value]) -> usize {
-    log.iter().filter(|e| e["type"] == "pointerdown").count()
+fn pointer_downs(log: &[LeafEvent]) -> usize {
+    log.iter().filter(|e| e.is("pointerdown")).count()
 }
 
 /// Confirm by pointer over two targets at the boundary: a click on a target outline selects it and
@@ -404,10 +413,11 @@ pub async fn no_overlay_when_actions_off(host: &Host) -> anyhow::Result<String> 
     let (bx, by, left, _) = boundary_point(host).await?;
     let snap = snapshot_at(host, bx, by).await?;
     let c = require_candidate(&snap, &left, "left-leaf")?;
-    ensure!(c.get("action_ref").is_none(), "a candidate carries an action_ref with actions off");
+    ensure!(c.action_ref.is_none(), "a candidate carries an action_ref with actions off");
     // Even a reference built by hand gets no overlay.
-    let forged = json!({"snapshot_id": snap["snapshot_id"], "target_id": c["target_id"], "host_instance_id": snap["host_instance_id"],
-        "mount_id": "m", "generation": 1, "path_digest": path_digest(&c["path"])?, "rect": c["rect"]});
+    let raw = candidate_json(&snap, c)?;
+    let forged = json!({"snapshot_id": snap.snapshot_id, "target_id": c.target_id, "host_instance_id": snap.host_instance_id,
+        "mount_id": "m", "generation": 1, "path_digest": path_digest(&raw["path"])?, "rect": raw["rect"]});
     let res = agent.confirm(&[forged], &ActionOptions::default())?.result(RESULT_WAIT).await?;
     require_status(&res, Status::PermissionDenied)?;
     let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?;
@@ -449,8 +459,8 @@ pub async fn stale_targets(host: &Host) -> anyhow::Result<String> {
 
 /// Events of the leaf's own log that are input (pointer, touch, click, key, text input); focus
 /// events are not: focus returning into the leaf is expected.
-fn input_events(log: &[Value]) -> usize {
-    log.iter().filter(|e| !matches!(e["type"].as_str(), Some("focusin" | "focusout"))).count()
+fn input_events(log: &[LeafEvent]) -> usize {
+    log.iter().filter(|e| !matches!(e.event_type.as_str(), "focusin" | "focusout")).count()
 }
 
 /// Elements of the overlay anywhere in the Host document (root, outlines, answers, dialog).
@@ -952,10 +962,7 @@ pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<St
     let (x, y) = truth.center();
     let snap = snapshot_at(host, x, y).await?;
     let c = require_candidate(&snap, &truth, Leaf::Right.landmark())?;
-    ensure!(
-        c.get("action_ref").is_none(),
-        "a candidate still carries an action_ref after agent actions were turned off"
-    );
+    ensure!(c.action_ref.is_none(), "a candidate still carries an action_ref after agent actions were turned off");
     let later = agent.confirm(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
     require_status(&later, Status::PermissionDenied)?;
     let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?;

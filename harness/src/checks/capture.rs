@@ -16,6 +16,7 @@ use super::actions::{await_overlay, bound_agent, click_overlay, leaf_ref, one_re
 use super::session::{compose, enter_and_settle, session_of};
 use super::{wait_for, Leaf, Poll, POINTER_TIMEOUT};
 use crate::agent::{ActionOptions, Agent, Status};
+use crate::attention::{CaptureCode, Envelope, Omission, Reported, Snapshot};
 use crate::capture::limits::{covering_pixels, fit_scale, CssRect, PixelRect};
 use crate::capture::{CaptureRecord, Format};
 use crate::host::Host;
@@ -1124,23 +1125,20 @@ async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<
         "expected exactly one wippy.attention attachment, stored {:?}",
         stored.attachments.iter().map(|a| a.kind.as_str()).collect::<Vec<_>>()
     );
-    let env: Value = serde_json::from_str(&stored.attachments[0].envelope)?;
-    let payload: Value = serde_json::from_str(env["content"].as_str().unwrap_or_default())?;
-    super::require_valid_payload(&payload)?;
+    let env: Reported<Envelope> = Reported::parse(serde_json::from_str(&stored.attachments[0].envelope)?)
+        .context("the stored attachment is not a strict envelope")?;
+    let payload: Reported<Snapshot> = Reported::parse(serde_json::from_str(&env.content)?)
+        .context("the stored attachment's content is not a strict snapshot")?;
+    super::require_valid_payload(payload.json())?;
     let cand = super::require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let want = super::expect::expected_kinds(host.layout, host.engine, Leaf::Left);
     ensure!(super::kinds(cand) == want, "the left leaf's path is {:?}, not the complete {want:?}", super::kinds(cand));
-    let denied: Vec<&Value> = payload["omissions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|o| o["capture_code"] == "permission-denied")
-        .collect();
+    let denied: Vec<&Omission> =
+        payload.omissions.iter().filter(|o| o.capture_code == Some(CaptureCode::PermissionDenied)).collect();
     ensure!(denied.is_empty(), "the pointing message carries permission-denied omissions: {denied:?}");
-    let reasons: Vec<&str> =
-        payload["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str()).collect();
+    let reasons: Vec<&str> = payload.omissions.iter().map(|o| o.reason.as_str()).collect();
     Ok(format!(
         "a pointing message was admitted with the complete path {want:?} (capture.complete {}, omissions {reasons:?})",
-        payload["capture"]["complete"]
+        payload.capture.complete
     ))
 }

@@ -24,7 +24,8 @@ use std::collections::{BTreeMap, HashMap};
 use anyhow::{ensure, Context};
 use serde_json::{json, Value};
 
-use super::{rect_of, require_valid_payload, wait_for, Poll};
+use super::{require_valid_payload, wait_for, Poll};
+use crate::attention::{Candidate, OmissionReason};
 use crate::cdp::Session;
 use crate::host::Host;
 use crate::oracle::{ax_facts, ax_rendered_text, border_box, AxFacts, BoxRect, DomIndex, FrameChains};
@@ -348,9 +349,9 @@ fn comparable_states(m: &BTreeMap<String, String>) -> BTreeMap<String, String> {
 }
 
 /// A summary's `state` object in the same vocabulary (`current` has no CDP AX property: left out).
-fn runtime_states(state: &Value) -> BTreeMap<String, String> {
+fn runtime_states(state: &Option<BTreeMap<String, Value>>) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
-    for (k, v) in state.as_object().into_iter().flatten() {
+    for (k, v) in state.iter().flatten() {
         if !matches!(k.as_str(), "checked" | "pressed" | "expanded" | "selected" | "disabled" | "required" | "invalid")
         {
             continue;
@@ -457,22 +458,23 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     let mut unenterable: std::collections::HashSet<(String, i64)> = Default::default();
     for (x, y) in points {
         let snap = host.snapshot_with(json!({"point": {"x": x, "y": y}, "radius_css_px": 0})).await?;
-        require_valid_payload(&snap)?;
-        let pid = snap.pointer("/capture/points/0/point_id").cloned().unwrap_or(Value::Null);
+        require_valid_payload(snap.json())?;
+        let pid = snap.capture.points.first().map(|p| p.point_id.as_str());
         let cand = super::candidates(&snap)
             .iter()
-            .find(|c| c["sample_point_ids"].as_array().is_some_and(|ids| ids.contains(&pid)))
+            .find(|c| pid.is_some_and(|pid| c.sample_point_ids.iter().any(|i| i == pid)))
             .cloned();
         let truth = oracle.truth_at(x, y).await?;
-        let omission = snap["omissions"]
-            .as_array()
-            .and_then(|os| os.iter().find(|o| o["reason"] == "unsupported-boundary" && o["point_id"] == pid))
+        let omission = snap
+            .omissions
+            .iter()
+            .find(|o| o.reason == OmissionReason::UnsupportedBoundary && o.point_id.as_deref() == pid)
             .cloned();
         f.points += 1;
         match (cand, truth) {
             (None, Some(t)) if omission.is_some() => {
                 f.omitted += 1;
-                let named = omission.as_ref().and_then(|o| o["mount_id"].as_str()).unwrap_or_default().to_string();
+                let named = omission.as_ref().and_then(|o| o.mount_id.as_deref()).unwrap_or_default().to_string();
                 let mut confirmed = false;
                 let mut confirmed_host = 0;
                 for &h in &t.closed_hosts {
@@ -496,13 +498,8 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
                 f.note(format!("({x},{y}): no runtime candidate; Chromium {} {:?} {:?}", t.tag, t.ax.role, t.ax.name))
             }
             (Some(c), Some(t)) => {
-                let tag = c["path"]
-                    .as_array()
-                    .and_then(|p| p.last())
-                    .and_then(|s| s["tag_name"].as_str())
-                    .unwrap_or_default()
-                    .to_string();
-                let r = rect_of(&c["rect"]).unwrap_or(BoxRect { x: f64::NAN, y: f64::NAN, width: 0.0, height: 0.0 });
+                let tag = c.path.last().and_then(|s| s.tag_name.as_deref()).unwrap_or_default().to_string();
+                let r = super::box_of(&c.rect);
                 let same = tag == t.tag && t.rect.contains(r.center()) && r.contains(t.rect.center());
                 if !same {
                     f.note(format!(
@@ -527,7 +524,7 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
                 if !t.ax.ignored {
                     f.ax_comparable += 1;
                     let (role, name) =
-                        (c["summary"]["role"].as_str().unwrap_or(""), c["summary"]["name"].as_str().unwrap_or(""));
+                        (c.summary.role.as_deref().unwrap_or(""), c.summary.name.as_deref().unwrap_or(""));
                     if role == aria_role(&t.ax.role) {
                         f.role_agree += 1;
                     } else {
@@ -538,7 +535,7 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
                     } else {
                         f.note(format!("({x},{y}): {tag} name {name:?}, Chromium {:?}", t.ax.name));
                     }
-                    let (mine, theirs) = (runtime_states(&c["summary"]["state"]), comparable_states(&t.ax.states));
+                    let (mine, theirs) = (runtime_states(&c.summary.state), comparable_states(&t.ax.states));
                     if !mine.is_empty() || !theirs.is_empty() {
                         f.state_nonempty += 1;
                     }
@@ -548,7 +545,7 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
                         f.note(format!("({x},{y}): {tag} state {mine:?}, Chromium {theirs:?}"));
                     }
                     if !matches!(tag.as_str(), "input" | "textarea" | "select") {
-                        let text = c["summary"]["text"].as_str().unwrap_or("").to_string();
+                        let text = c.summary.text.as_deref().unwrap_or("").to_string();
                         texts.push((x, y, tag.clone(), text, t.session.clone(), t.backend_node_id));
                     }
                 }
@@ -567,13 +564,13 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     Ok(f)
 }
 
-fn brief(c: &Value) -> String {
-    let tag = c["path"].as_array().and_then(|p| p.last()).and_then(|s| s["tag_name"].as_str()).unwrap_or("?");
+fn brief(c: &Candidate) -> String {
+    let tag = c.path.last().and_then(|s| s.tag_name.as_deref()).unwrap_or("?");
     format!(
         "{tag} {:?} {:?} rect {}",
-        c["summary"]["role"].as_str().unwrap_or(""),
-        c["summary"]["name"].as_str().unwrap_or(""),
-        c["rect"]
+        c.summary.role.as_deref().unwrap_or(""),
+        c.summary.name.as_deref().unwrap_or(""),
+        super::show_rect(&c.rect)
     )
 }
 

@@ -6,16 +6,17 @@
 //! meaningful focus and its timestamp, a sensitive control clears it.
 
 use anyhow::{bail, ensure, Context};
-use serde_json::{json, Value};
+use serde_json::json;
 
-use super::{candidates, rect_of, require_valid_payload, wait_for, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
+use super::{box_of, candidates, require_valid_payload, wait_for, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
+use crate::attention::{Focus, Reported, SegmentKind, Snapshot};
 use crate::focus_truth::{FocusRule, Focused};
 use crate::host::Host;
 use crate::input::Key;
 
-/// The runtime's current focus (`wippyAttention.focus()`), `Null` when none.
-pub async fn runtime_focus(host: &Host) -> anyhow::Result<Value> {
-    Ok(host.eval("window.wippyAttention.focus()").await?)
+/// The runtime's current focus (`wippyAttention.focus()`), `None` when none.
+pub async fn runtime_focus(host: &Host) -> anyhow::Result<Option<Reported<Focus>>> {
+    Ok(host.focus().await?)
 }
 
 fn describe_truth(t: &Option<Focused>) -> String {
@@ -41,43 +42,48 @@ pub async fn await_truth(host: &Host, landmark: &str) -> anyhow::Result<Focused>
 /// Whether the runtime's reported focus (`focus()` and the snapshot's focus with its candidate)
 /// names the element Chromium says is focused: the candidate's rect is the element's border box,
 /// the path ends in an `element` segment with its tag name, `focus()` and `snapshot.focus` agree.
-fn names(api: &Value, snap: &Value, truth: &Focused) -> Result<(), String> {
-    let Some(sf) = snap.get("focus").filter(|f| f.is_object()) else { return Err("snapshot has no focus".into()) };
-    if !api.is_object() {
+fn names(api: Option<&Focus>, snap: &Snapshot, truth: &Focused) -> Result<(), String> {
+    let Some(sf) = &snap.focus else { return Err("snapshot has no focus".into()) };
+    let Some(api) = api else {
         return Err("focus() is null".into());
+    };
+    if api.event_id != sf.event_id || api.path != sf.path {
+        return Err(format!("focus() {:?} and snapshot.focus {:?} disagree", api.event_id, sf.event_id));
     }
-    if api["event_id"] != sf["event_id"] || api["path"] != sf["path"] {
-        return Err(format!("focus() {} and snapshot.focus {} disagree", api["event_id"], sf["event_id"]));
-    }
-    let id = sf["candidate_id"].as_str().unwrap_or_default();
-    let Some(c) = candidates(snap).iter().find(|c| c["target_id"] == id) else {
+    let id = sf.candidate_id.as_deref().unwrap_or_default();
+    let Some(c) = candidates(snap).iter().find(|c| c.target_id == id) else {
         return Err(format!("focus candidate {id:?} is not among the candidates"));
     };
-    let r = rect_of(&c["rect"]).ok_or("focus candidate without a rect")?;
+    let r = box_of(&c.rect);
     if r.max_edge_delta(&truth.rect) > RECT_TOLERANCE {
         return Err(format!("focus candidate rect {r:?} is not Chromium's box {:?}", truth.rect));
     }
-    let leaf = sf["path"].as_array().and_then(|p| p.last()).cloned().unwrap_or(Value::Null);
-    if leaf["kind"] != "element" || leaf["tag_name"] != truth.tag.as_str() {
-        return Err(format!("focus path ends in {leaf}, not <{}>", truth.tag));
+    let leaf = sf.path.last();
+    if !leaf.is_some_and(|l| l.kind == SegmentKind::Element && l.tag_name.as_deref() == Some(truth.tag.as_str())) {
+        return Err(format!("focus path ends in {leaf:?}, not <{}>", truth.tag));
     }
     Ok(())
 }
 
 /// Waits until the runtime reports `truth` as the current focus; returns the snapshot.
-pub async fn await_reported(host: &Host, truth: &Focused) -> anyhow::Result<Value> {
+pub async fn await_reported(host: &Host, truth: &Focused) -> anyhow::Result<Reported<Snapshot>> {
     let what = format!("the runtime reporting focus on {}", truth.landmark.as_deref().unwrap_or(&truth.tag));
     let snap = wait_for(host, &what, POINTER_TIMEOUT, || async move {
         let api = runtime_focus(host).await?;
         let snap = host.snapshot().await?;
-        Ok(match names(&api, &snap, truth) {
+        Ok(match names(api.as_deref(), &snap, truth) {
             Ok(()) => Poll::Ready(snap),
             Err(why) => Poll::Pending(why),
         })
     })
     .await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     Ok(snap)
+}
+
+/// The focus of a snapshot [`await_reported`] returned (it has one).
+fn reported_focus(snap: &Snapshot) -> anyhow::Result<Focus> {
+    snap.focus.clone().context("the snapshot that reported the focus has none")
 }
 
 /// Waits until the runtime reports no current focus (neither `focus()` nor `snapshot.focus`).
@@ -86,14 +92,14 @@ pub async fn await_cleared(host: &Host, why: &str) -> anyhow::Result<()> {
     wait_for(host, &what, POINTER_TIMEOUT, || async move {
         let api = runtime_focus(host).await?;
         let snap = host.snapshot().await?;
-        Ok(if api.is_null() && snap.get("focus").is_none_or(Value::is_null) {
+        Ok(if api.is_none() && snap.focus.is_none() {
             Poll::Ready(())
         } else {
             Poll::Pending(format!(
-                "focus() still names event {} ({}), snapshot.focus {}",
-                api["event_id"],
-                api["summary"]["name"].as_str().unwrap_or("-"),
-                snap.get("focus").map(|f| f["event_id"].to_string()).unwrap_or_else(|| "none".into())
+                "focus() still names event {:?} ({}), snapshot.focus {}",
+                api.as_ref().map(|f| f.event_id.as_str()),
+                api.as_ref().and_then(|f| f.summary.name.as_deref()).unwrap_or("-"),
+                snap.focus.as_ref().map(|f| format!("{:?}", f.event_id)).unwrap_or_else(|| "none".into())
             ))
         })
     })
@@ -103,24 +109,31 @@ pub async fn await_cleared(host: &Host, why: &str) -> anyhow::Result<()> {
 /// After a relay round trip with every child realm (a snapshot sampling `at` queries the child
 /// there, so anything it posted before answering has arrived), the runtime still reports the
 /// focus `kept` (same event_id, focused_at, sequence).
-pub async fn require_kept(host: &Host, kept: &Value, at: (f64, f64)) -> anyhow::Result<Value> {
+pub async fn require_kept(host: &Host, kept: &Focus, at: (f64, f64)) -> anyhow::Result<Reported<Snapshot>> {
     let snap = host.snapshot_with(json!({"point": {"x": at.0, "y": at.1}})).await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     let api = runtime_focus(host).await?;
-    for (what, f) in [("focus()", &api), ("snapshot.focus", snap.get("focus").unwrap_or(&Value::Null))] {
-        ensure!(
-            f.is_object(),
-            "{what} is empty: the transfer into the composer must keep the last meaningful focus {}",
-            kept["event_id"]
-        );
-        for field in ["event_id", "sequence", "focused_at", "realm_time_ms", "path"] {
-            ensure!(
-                f[field] == kept[field],
-                "{what}.{field} changed on the transfer into the composer: {} -> {}",
-                kept[field],
-                f[field]
+    for (what, f) in [("focus()", api.as_deref()), ("snapshot.focus", snap.focus.as_ref())] {
+        let Some(f) = f else {
+            bail!(
+                "{what} is empty: the transfer into the composer must keep the last meaningful focus {:?}",
+                kept.event_id
             );
-        }
+        };
+        let changed = |field: &str, was: String, now: String| {
+            anyhow::anyhow!("{what}.{field} changed on the transfer into the composer: {was} -> {now}")
+        };
+        ensure!(
+            f.event_id == kept.event_id,
+            changed("event_id", format!("{:?}", kept.event_id), format!("{:?}", f.event_id))
+        );
+        ensure!(f.sequence == kept.sequence, changed("sequence", kept.sequence.to_string(), f.sequence.to_string()));
+        ensure!(f.focused_at == kept.focused_at, changed("focused_at", kept.focused_at.clone(), f.focused_at.clone()));
+        ensure!(
+            f.realm_time_ms == kept.realm_time_ms,
+            changed("realm_time_ms", kept.realm_time_ms.to_string(), f.realm_time_ms.to_string())
+        );
+        ensure!(f.path == kept.path, changed("path", format!("{:?}", kept.path), format!("{:?}", f.path)));
     }
     Ok(snap)
 }
@@ -145,20 +158,15 @@ pub async fn sensitive_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<
             "the left leaf button should be a meaningful focus: {truth:?}"
         );
         let snap = await_reported(host, &truth).await?;
-        let kept = snap["focus"].clone();
+        let kept = reported_focus(&snap)?;
         let want = super::expected_kinds(host.layout, host.engine, super::Leaf::Left);
-        let got: Vec<String> = kept["path"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|s| s["kind"].as_str().unwrap_or("?").to_string())
-            .collect();
+        let got = super::path_kinds(&kept.path);
         ensure!(got == want, "focus path kinds {got:?}, expected {want:?}");
         let ax = host.landmark_ax("left-leaf").await?;
         ensure!(
-            kept["summary"]["name"] == ax.name.as_str(),
-            "focus summary name {} is not Chromium's accessible name {:?}",
-            kept["summary"]["name"],
+            kept.summary.name.as_deref() == Some(ax.name.as_str()),
+            "focus summary name {:?} is not Chromium's accessible name {:?}",
+            kept.summary.name,
             ax.name
         );
 
@@ -179,10 +187,7 @@ pub async fn sensitive_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<
         );
         await_cleared(
             host,
-            &format!(
-                "focus moved from the composer onto the sensitive {password}, after {} was kept",
-                kept["event_id"]
-            ),
+            &format!("focus moved from the composer onto the sensitive {password}, after {:?} was kept", kept.event_id),
         )
         .await?;
         done.push(password);
@@ -206,7 +211,7 @@ pub async fn excluded_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<S
         click_landmark(host, "left-leaf").await?;
         let truth = await_truth(host, "left-leaf").await?;
         let snap = await_reported(host, &truth).await?;
-        let kept = snap["focus"].clone();
+        let kept = reported_focus(&snap)?;
         click_landmark(host, "composer-input").await?;
         ensure!(
             await_truth(host, "composer-input").await?.expectation() == FocusRule::Keeps,
@@ -221,7 +226,7 @@ pub async fn excluded_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<S
         );
         await_cleared(
             host,
-            &format!("focus moved from the composer onto the excluded {probe}, after {} was kept", kept["event_id"]),
+            &format!("focus moved from the composer onto the excluded {probe}, after {:?} was kept", kept.event_id),
         )
         .await?;
         done.push(probe);
@@ -254,7 +259,7 @@ const MUST_VISIT: [&str; 4] = ["left-leaf", "oopif-leaf", "closed-shadow-leaf", 
 pub async fn tab_traversal_matches_chromium(host: &Host) -> anyhow::Result<String> {
     click_landmark(host, "nav-home").await?;
     let mut at = Some(await_truth(host, "nav-home").await?);
-    let mut last_reported: Option<Value> = None;
+    let mut last_reported: Option<Focus> = None;
     let mut visited: Vec<String> = Vec::new();
     let mut stops = 0;
     for back in [false, true] {
@@ -273,7 +278,7 @@ pub async fn tab_traversal_matches_chromium(host: &Host) -> anyhow::Result<Strin
                     let snap = await_reported(host, &f)
                         .await
                         .with_context(|| format!("Tab stop {stops} ({label}); path so far {}", visited.join(" -> ")))?;
-                    last_reported = Some(snap["focus"].clone());
+                    last_reported = Some(reported_focus(&snap)?);
                 }
                 FocusRule::Keeps => {
                     if let Some(kept) = &last_reported {
@@ -307,11 +312,12 @@ pub async fn tab_traversal_matches_chromium(host: &Host) -> anyhow::Result<Strin
 
 /// Clicks `landmark` and waits until Chromium and then the runtime report focus on it; returns the
 /// runtime's focus object.
-pub async fn focus_by_click(host: &Host, landmark: &str) -> anyhow::Result<Value> {
+pub async fn focus_by_click(host: &Host, landmark: &str) -> anyhow::Result<Focus> {
     click_landmark(host, landmark).await?;
     let truth = await_truth(host, landmark).await?;
     ensure!(truth.expectation() == FocusRule::Reports, "{landmark} should be a meaningful focus: {truth:?}");
-    Ok(await_reported(host, &truth).await?["focus"].clone())
+    let snap = await_reported(host, &truth).await?;
+    reported_focus(&snap)
 }
 
 /// Focus moving into the composer keeps the last meaningful focus and its timestamp, also while
@@ -354,7 +360,7 @@ pub async fn composer_transfer_keeps_focus_while_send_disables_it(host: &Host) -
     host.eval("window.__host.finishTurn()").await?;
     await_truth(host, "composer-input").await?;
     require_kept(host, &kept, at).await.context("after the turn, the composer focused again")?;
-    Ok(format!("{} kept through composer focus, Send disabling it, and its re-focus", kept["event_id"]))
+    Ok(format!("{:?} kept through composer focus, Send disabling it, and its re-focus", kept.event_id))
 }
 
 /// Script-dispatched focus events (`dispatchEvent`, untrusted) reach the elements (the leaf's own
@@ -373,12 +379,8 @@ pub async fn script_dispatched_focus_is_ignored(host: &Host) -> anyhow::Result<S
         for (const t of ['focusout', 'focus', 'focusin']) a.dispatchEvent(new FocusEvent(t, { bubbles: t !== 'focus', composed: true }));
         window.dispatchEvent(new FocusEvent('blur')); return true; })()"#)
         .await?;
-    let forged = super::leaf_log(host, leaf)
-        .await?
-        .into_iter()
-        .skip(from)
-        .filter(|e| e["type"] == "focusin" && e["isTrusted"] == false)
-        .count();
+    let forged =
+        super::leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| e.is("focusin") && !e.is_trusted).count();
     ensure!(
         forged >= 1,
         "the forged focusin did not reach the right leaf (its log shows none), so this proves nothing"
@@ -389,8 +391,9 @@ pub async fn script_dispatched_focus_is_ignored(host: &Host) -> anyhow::Result<S
     host.press_key(Key::TAB).await?;
     let truth = await_truth(host, "right-leaf").await?;
     let moved = await_reported(host, &truth).await?;
-    ensure!(moved["focus"]["event_id"] != kept["event_id"], "a trusted Tab did not produce a new focus event");
-    Ok(format!("{forged} forged focusin ignored; trusted Tab reported {}", moved["focus"]["event_id"]))
+    let moved = reported_focus(&moved)?;
+    ensure!(moved.event_id != kept.event_id, "a trusted Tab did not produce a new focus event");
+    Ok(format!("{forged} forged focusin ignored; trusted Tab reported {:?}", moved.event_id))
 }
 
 /// A focused element that is remounted (its realm replaced) or detached invalidates the focus.
@@ -402,10 +405,10 @@ pub async fn remounted_or_detached_focus_is_invalidated(host: &Host) -> anyhow::
         truth.as_ref().is_none_or(|f| f.landmark.as_deref() != Some("left-leaf")),
         "Chromium still has focus on the remounted leaf: {truth:?}"
     );
-    await_cleared(host, &format!("the focused left leaf {} was remounted", kept["event_id"])).await?;
+    await_cleared(host, &format!("the focused left leaf {:?} was remounted", kept.event_id)).await?;
 
     let kept = focus_by_click(host, "nav-tools").await?;
     host.eval("document.querySelector('[data-landmark=nav-tools]').remove(), true").await?;
-    await_cleared(host, &format!("the focused nav link {} was detached", kept["event_id"])).await?;
+    await_cleared(host, &format!("the focused nav link {:?} was detached", kept.event_id)).await?;
     Ok("remounted leaf and detached link both cleared the focus".into())
 }

@@ -4,10 +4,10 @@
 //! figure the runtime reports is composed to the Host viewport and compared with the oracle's own
 //! composition (harness/src/oracle.rs) within [`RECT_TOLERANCE`].
 
-use anyhow::{anyhow, ensure, Context};
-use serde_json::Value;
+use anyhow::{anyhow, ensure};
 
-use super::{rect_of, require_candidate, snapshot_at, RECT_TOLERANCE};
+use super::{box_of, require_candidate, snapshot_at, RECT_TOLERANCE};
+use crate::attention::{OmissionReason, Segment, SegmentKind};
 use crate::host::Host;
 use crate::oracle::{Affine, BoxRect};
 
@@ -37,29 +37,33 @@ pub async fn leaf_geometry(host: &Host, landmark: &str) -> anyhow::Result<Geomet
     let snap = snapshot_at(host, x, y).await?;
     let cand = require_candidate(&snap, &truth, landmark)?;
     let mut figures = GeometryFigures::default();
-    let rect = rect_of(&cand["rect"]).context("candidate without rect")?;
+    let rect = box_of(&cand.rect);
     figures.max_error = rect.max_edge_delta(&truth);
 
     // The candidate's clip_rect: its box through every viewport above it (absent = not clipped).
-    let clip = cand.get("clip_rect").and_then(rect_of).unwrap_or(rect);
+    let clip = cand.clip_rect.as_ref().map(box_of).unwrap_or(rect);
     let d = clip.max_edge_delta(&visible);
     ensure!(d <= RECT_TOLERANCE, "{landmark}: clip_rect {clip:?} is {d:.3} px from Chromium's visible box {visible:?}");
     figures.max_error = figures.max_error.max(d);
 
-    let path = cand["path"].as_array().cloned().unwrap_or_default();
-    check_path(host, landmark, &path, &mut figures).await?;
+    check_path(host, landmark, &cand.path, &mut figures).await?;
     Ok(figures)
 }
 
 /// Composes each segment's rect / clip_rect with the `local_to_parent` maps above it and compares
 /// it with Chromium's box of the element carrying that `data-wippy-mount-id`; each iframe's
 /// composed map with the oracle's map of that frame.
-pub async fn check_path(host: &Host, what: &str, path: &[Value], figures: &mut GeometryFigures) -> anyhow::Result<()> {
+pub async fn check_path(
+    host: &Host,
+    what: &str,
+    path: &[Segment],
+    figures: &mut GeometryFigures,
+) -> anyhow::Result<()> {
     let mut to_host = Affine::IDENTITY;
     for seg in path {
-        let kind = seg["kind"].as_str().unwrap_or("?");
-        let mount = seg["mount_id"].as_str().unwrap_or_default();
-        let Some(seg_rect) = seg.get("rect").and_then(rect_of) else { continue };
+        let kind = seg.kind.as_str();
+        let mount = seg.mount_id.as_str();
+        let Some(seg_rect) = seg.rect.as_ref().map(box_of) else { continue };
         let Some(el) = host.frames().locate_attr("data-wippy-mount-id", mount).await? else {
             // A generated mount id names no attribute: nothing to compare it with.
             continue;
@@ -77,7 +81,7 @@ pub async fn check_path(host: &Host, what: &str, path: &[Value], figures: &mut G
         let realm = host.frames().chain_of(&el).await?;
         let viewport = realm.clips.last().copied().unwrap_or(truth);
         let want = truth.intersect(&viewport);
-        let got = match seg.get("clip_rect").and_then(rect_of) {
+        let got = match seg.clip_rect.as_ref().map(box_of) {
             Some(c) => Some(to_host.map_rect(&c)),
             None if kind == "iframe" => Some(composed),
             None => None,
@@ -93,11 +97,11 @@ pub async fn check_path(host: &Host, what: &str, path: &[Value], figures: &mut G
         figures.segments_compared += 1;
         if kind == "iframe" {
             let m = seg
-                .pointer("/local_to_parent/matrix")
-                .and_then(Value::as_array)
+                .local_to_parent
+                .as_ref()
+                .map(|t| &t.matrix)
                 .ok_or_else(|| anyhow!("{what}: iframe segment {mount} without local_to_parent"))?;
-            let m: Vec<f64> = m.iter().filter_map(Value::as_f64).collect();
-            let local = Affine::from_column_major(&m)
+            let local = Affine::from_column_major(m)
                 .ok_or_else(|| anyhow!("{what}: local_to_parent of {mount} is not a 4x4 matrix"))?;
             let child = local.then(&to_host);
             let truth_frame = host.frames().frame_behind(&el).await?;
@@ -126,27 +130,26 @@ pub async fn unsupported_transform_keeps_siblings(host: &Host) -> anyhow::Result
     ensure!(frame.contains((x, y)), "the sample point ({x}, {y}) is not over the transformed frame {frame:?}");
     host.move_to(x, y).await?;
     let snap = host.snapshot_with(serde_json::json!({"point": {"x": x, "y": y}})).await?;
-    super::require_valid_payload(&snap)?;
-    let omissions = snap["omissions"].as_array().cloned().unwrap_or_default();
+    super::require_valid_payload(snap.json())?;
+    let omissions = &snap.omissions;
     ensure!(
-        omissions.iter().any(|o| o["reason"] == "unsupported-transform" && o["mount_id"] == "mount-leaf-left"),
+        omissions
+            .iter()
+            .any(|o| o.reason == OmissionReason::UnsupportedTransform
+                && o.mount_id.as_deref() == Some("mount-leaf-left")),
         "no unsupported-transform omission for mount-leaf-left: {omissions:?}"
     );
-    ensure!(snap["capture"]["complete"] == false, "a snapshot with an omitted child must not claim to be complete");
+    ensure!(!snap.capture.complete, "a snapshot with an omitted child must not claim to be complete");
     require_candidate(&snap, &right, "right-leaf (the sibling)")?;
     // Sampled candidates only: the pointer event the leaf realm itself reported keeps its own
     // (documented, approximate) mapping; sampling must not map through the transform.
-    let points: Vec<&Value> =
-        snap["capture"]["points"].as_array().into_iter().flatten().filter_map(|p| p.get("point_id")).collect();
+    let points: Vec<&str> = snap.capture.points.iter().map(|p| p.point_id.as_str()).collect();
     let left_rect: Option<BoxRect> = super::candidates(&snap)
         .iter()
-        .filter(|c| c["sample_point_ids"].as_array().is_some_and(|ids| ids.iter().any(|i| points.contains(&i))))
-        .filter(|c| {
-            c["path"]
-                .as_array()
-                .is_some_and(|p| p.iter().any(|s| s["mount_id"] == "mount-leaf-left" && s["kind"] == "iframe"))
-        })
-        .find_map(|c| rect_of(&c["rect"]));
+        .filter(|c| c.sample_point_ids.iter().any(|i| points.contains(&i.as_str())))
+        .filter(|c| c.path.iter().any(|s| s.mount_id == "mount-leaf-left" && s.kind == SegmentKind::Iframe))
+        .map(|c| box_of(&c.rect))
+        .next();
     ensure!(left_rect.is_none(), "the runtime invented a candidate {left_rect:?} inside a frame it cannot map");
     Ok(format!("{} omissions, sibling kept", omissions.len()))
 }

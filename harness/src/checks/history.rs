@@ -8,49 +8,54 @@
 //! received with the leaves' own logs.
 
 use anyhow::{ensure, Context};
-use serde_json::Value;
 
 use super::{
-    candidates, leaf_log, rect_of, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE,
+    box_of, candidates, leaf_log, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE,
 };
+use crate::attention::{EventType as T, ObservedEvent, PointerType, Reported, SegmentKind, Snapshot};
 use crate::host::Host;
 use crate::input::Key;
 use crate::oracle::BoxRect;
 
-fn events(snap: &Value) -> Vec<Value> {
-    snap["recent_events"].as_array().cloned().unwrap_or_default()
+fn events(snap: &Snapshot) -> &[ObservedEvent] {
+    &snap.recent_events
 }
 
-fn point(e: &Value) -> (f64, f64) {
-    (e["point"]["x"].as_f64().unwrap_or(f64::NAN), e["point"]["y"].as_f64().unwrap_or(f64::NAN))
+fn point(e: &ObservedEvent) -> (f64, f64) {
+    (e.point.x, e.point.y)
 }
 
-fn at(e: &Value, p: (f64, f64)) -> bool {
+fn at(e: &ObservedEvent, p: (f64, f64)) -> bool {
     let q = point(e);
     (q.0 - p.0).abs() <= 0.5 && (q.1 - p.1).abs() <= 0.5
 }
 
-/// The rect of an event's first target, if it has one.
-fn target_rect(snap: &Value, e: &Value) -> Option<BoxRect> {
-    let id = e["candidate_ids"].as_array()?.first()?.as_str()?;
-    candidates(snap).iter().find(|c| c["target_id"] == id).and_then(|c| rect_of(&c["rect"]))
+/// Whether `e` is of type `t`.
+fn is(e: &ObservedEvent, t: T) -> bool {
+    e.event_type == t
 }
 
-fn over(snap: &Value, e: &Value, truth: &BoxRect) -> bool {
+/// The rect of an event's first target, if it has one.
+fn target_rect(snap: &Snapshot, e: &ObservedEvent) -> Option<BoxRect> {
+    let id = e.candidate_ids.first()?;
+    candidates(snap).iter().find(|c| &c.target_id == id).map(|c| box_of(&c.rect))
+}
+
+fn over(snap: &Snapshot, e: &ObservedEvent, truth: &BoxRect) -> bool {
     target_rect(snap, e).is_some_and(|r| r.max_edge_delta(truth) <= RECT_TOLERANCE)
 }
 
-fn brief(snap: &Value) -> String {
+fn brief(snap: &Snapshot) -> String {
     events(snap)
         .iter()
         .map(|e| {
             let (x, y) = point(e);
             format!(
                 "{}@{x:.0},{y:.0}[{} b{} n{}]",
-                e["type"].as_str().unwrap_or("?"),
-                e["pointer_type"].as_str().unwrap_or("-"),
-                e["buttons"],
-                e["candidate_ids"].as_array().map_or(0, Vec::len)
+                e.event_type.as_str(),
+                e.pointer_type.map_or("-", PointerType::as_str),
+                e.buttons.map_or_else(|| "null".to_string(), |b| b.to_string()),
+                e.candidate_ids.len()
             )
         })
         .collect::<Vec<_>>()
@@ -58,7 +63,11 @@ fn brief(snap: &Value) -> String {
 }
 
 /// Waits until the history holds an event satisfying `want` (child realms report asynchronously).
-async fn history_with(host: &Host, what: &str, want: impl Fn(&Value) -> bool) -> anyhow::Result<Value> {
+async fn history_with(
+    host: &Host,
+    what: &str,
+    want: impl Fn(&ObservedEvent) -> bool,
+) -> anyhow::Result<Reported<Snapshot>> {
     let want = &want;
     wait_for(host, what, POINTER_TIMEOUT, || async move {
         let snap = host.snapshot().await?;
@@ -67,10 +76,10 @@ async fn history_with(host: &Host, what: &str, want: impl Fn(&Value) -> bool) ->
     .await
 }
 
-fn ordered(snap: &Value) -> anyhow::Result<()> {
+fn ordered(snap: &Snapshot) -> anyhow::Result<()> {
     let evs = events(snap);
     for w in evs.windows(2) {
-        let (a, b) = (w[0]["sequence"].as_i64().unwrap_or(-1), w[1]["sequence"].as_i64().unwrap_or(-1));
+        let (a, b) = (w[0].sequence, w[1].sequence);
         ensure!(a < b, "recent_events are not in strictly increasing sequence: {a} then {b}: {}", brief(snap));
     }
     Ok(())
@@ -89,7 +98,7 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
     host.move_to(l(10.0).0, cy).await?;
     host.move_to_in_steps(l(40.0).0, cy, 3) /* L20, L30, L40 */
         .await?;
-    history_with(host, "the move at L4 reaching the history", |e| e["type"] == "pointermove" && at(e, l(40.0))).await?;
+    history_with(host, "the move at L4 reaching the history", |e| is(e, T::Pointermove) && at(e, l(40.0))).await?;
     // b. a focus change (Tab, no pointer) between moves over the same target.
     host.press_key(Key::TAB).await?;
     let truth = host.focused_truth().await?.context("Tab focused nothing in Chromium")?;
@@ -119,16 +128,16 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
     host.move_to(c2.0, c2.1).await?;
     // h. touch.
     host.tap(r(70.0).0, r(70.0).1).await?;
-    let snap = history_with(host, "the touch tap reaching the history", |e| e["type"] == "touchend").await?;
-    require_valid_payload(&snap)?;
+    let snap = history_with(host, "the touch tap reaching the history", |e| is(e, T::Touchend)).await?;
+    require_valid_payload(snap.json())?;
     ordered(&snap)?;
     let evs = events(&snap);
     let b = brief(&snap);
-    let idx = |f: &dyn Fn(&Value) -> bool| evs.iter().position(f);
-    let moves_over_left_before_down: Vec<&Value> = evs
+    let idx = |f: &dyn Fn(&ObservedEvent) -> bool| evs.iter().position(f);
+    let moves_over_left_before_down: Vec<&ObservedEvent> = evs
         .iter()
-        .take_while(|e| e["type"] != "pointerdown")
-        .filter(|e| e["type"] == "pointermove" && over(&snap, e, &left))
+        .take_while(|e| !is(e, T::Pointerdown))
+        .filter(|e| is(e, T::Pointermove) && over(&snap, e, &left))
         .collect();
     // The moves before the focus change compact to L40, the focus change stops that compaction, and
     // the two moves after it (L50, L60) compact to L60.
@@ -139,46 +148,47 @@ pub async fn compaction_rules_under_trusted_input(host: &Host) -> anyhow::Result
             && !evs.iter().any(|e| [10.0, 20.0, 30.0, 50.0].iter().any(|dx| at(e, l(*dx)))),
         "moves over the left leaf must compact to the newest (L40), the focus change must start a new entry, and L50 -> L60 compact to L60: {b}"
     );
-    let down = idx(&|e| e["type"] == "pointerdown" && over(&snap, e, &left))
+    let down = idx(&|e| is(e, T::Pointerdown) && over(&snap, e, &left))
         .with_context(|| format!("no pointerdown on the left leaf: {b}"))?;
     ensure!(
-        down > 0 && evs[down - 1]["type"] == "pointermove" && at(&evs[down - 1], l(60.0)),
+        down > 0 && is(&evs[down - 1], T::Pointermove) && at(&evs[down - 1], l(60.0)),
         "the pending move at L60 is not recorded right before the pointerdown: {b}"
     );
     ensure!(
-        evs.iter().skip(down).any(|e| e["type"] == "pointermove" && at(e, l(80.0)) && over(&snap, e, &left)),
+        evs.iter().skip(down).any(|e| is(e, T::Pointermove) && at(e, l(80.0)) && over(&snap, e, &left)),
         "the move after the click (L80) must be its own entry, not compacted across the discrete event: {b}"
     );
-    let r10 = idx(&|e| e["type"] == "pointermove" && at(e, r(10.0)) && over(&snap, e, &right));
-    let r20 = idx(&|e| e["type"] == "pointermove" && at(e, r(20.0)) && over(&snap, e, &right));
+    let r10 = idx(&|e| is(e, T::Pointermove) && at(e, r(10.0)) && over(&snap, e, &right));
+    let r20 = idx(&|e| is(e, T::Pointermove) && at(e, r(20.0)) && over(&snap, e, &right));
     ensure!(r10.is_none() && r20.is_some(), "moves R10 -> R20 over the right leaf compact to R20 (target change from the left leaf starts a new entry): {b}");
-    let dragged = idx(&|e| e["type"] == "pointermove" && at(e, r(40.0)) && e["buttons"] == 1)
+    let dragged = idx(&|e| is(e, T::Pointermove) && at(e, r(40.0)) && e.buttons == Some(1))
         .with_context(|| format!("no drag move at R40 with buttons 1: {b}"))?;
     ensure!(
-        !evs.iter().any(|e| e["type"] == "pointermove" && at(e, r(30.0))),
+        !evs.iter().any(|e| is(e, T::Pointermove) && at(e, r(30.0))),
         "the drag's moves R30 -> R40 (same buttons) must compact: {b}"
     );
     ensure!(dragged > r20.unwrap_or(0), "the buttons change must start a new entry: {b}");
-    let pen = idx(&|e| e["type"] == "pointermove" && at(e, r(60.0)) && e["pointer_type"] == "pen")
+    let pen = idx(&|e| is(e, T::Pointermove) && at(e, r(60.0)) && e.pointer_type == Some(PointerType::Pen))
         .with_context(|| format!("no pen move at R60 with pointer_type pen: {b}"))?;
     ensure!(!evs.iter().any(|e| at(e, r(50.0))), "pen moves over one target compact to the newest: {b}");
     ensure!(pen > dragged, "the pen move is out of order: {b}");
-    let unresolved: Vec<&Value> =
-        evs.iter().filter(|e| e["type"] == "pointermove" && (at(e, c1) || at(e, c2))).collect();
+    let unresolved: Vec<&ObservedEvent> =
+        evs.iter().filter(|e| is(e, T::Pointermove) && (at(e, c1) || at(e, c2))).collect();
     ensure!(
-        unresolved.len() == 2 && unresolved.iter().all(|e| e["candidate_ids"].as_array().is_some_and(Vec::is_empty)),
+        unresolved.len() == 2 && unresolved.iter().all(|e| e.candidate_ids.is_empty()),
         "moves with no resolved target (the excluded composer) never compact and have no targets: {b}"
     );
     ensure!(
-        evs.iter().any(|e| e["type"] == "pointerdown" && e["pointer_type"] == "touch" && over(&snap, e, &right))
-            && evs.iter().any(|e| e["type"] == "touchstart" && over(&snap, e, &right)),
+        evs.iter()
+            .any(|e| is(e, T::Pointerdown) && e.pointer_type == Some(PointerType::Touch) && over(&snap, e, &right))
+            && evs.iter().any(|e| is(e, T::Touchstart) && over(&snap, e, &right)),
         "the tap must give a touchstart and a touch pointerdown on the right leaf: {b}"
     );
     // The right leaf really received the pen and the touch (its own log).
     let log = leaf_log(host, Leaf::Right).await?;
     for ty in ["pen", "touch"] {
         ensure!(
-            log.iter().any(|e| e["pointerType"] == ty && e["isTrusted"] == true),
+            log.iter().any(|e| e.pointer_type.as_deref() == Some(ty) && e.is_trusted),
             "the right leaf's own log has no trusted {ty} event"
         );
     }
@@ -207,13 +217,13 @@ pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Res
     }
     let last = *sent.last().expect("moves were sent");
     let snap =
-        history_with(host, "the last move reaching the history", |e| e["type"] == "pointermove" && at(e, last)).await?;
-    require_valid_payload(&snap)?;
+        history_with(host, "the last move reaching the history", |e| is(e, T::Pointermove) && at(e, last)).await?;
+    require_valid_payload(snap.json())?;
     ordered(&snap)?;
     let evs = events(&snap);
     let b = brief(&snap);
     ensure!(evs.len() == 32, "the history must hold exactly 32 events when more happened, it holds {}: {b}", evs.len());
-    let discrete: Vec<&Value> = evs.iter().filter(|e| e["type"] != "pointermove").collect();
+    let discrete: Vec<&ObservedEvent> = evs.iter().filter(|e| !is(e, T::Pointermove)).collect();
     ensure!(
         discrete.len() == 3 * CLICKS,
         "all {} discrete events must be kept in a full history, {} are: {b}",
@@ -223,15 +233,15 @@ pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Res
     let truth: Vec<String> = leaf_log(host, Leaf::Left)
         .await?
         .into_iter()
-        .filter(|e| e["isTrusted"] == true && matches!(e["type"].as_str(), Some("pointerdown" | "pointerup" | "click")))
-        .map(|e| e["type"].as_str().unwrap_or_default().to_string())
+        .filter(|e| e.is_trusted && matches!(e.event_type.as_str(), "pointerdown" | "pointerup" | "click"))
+        .map(|e| e.event_type.clone())
         .collect();
-    let reported: Vec<String> = discrete.iter().map(|e| e["type"].as_str().unwrap_or_default().to_string()).collect();
+    let reported: Vec<String> = discrete.iter().map(|e| e.event_type.as_str().to_string()).collect();
     ensure!(
         truth.len() >= reported.len() && truth[truth.len() - reported.len()..] == reported[..],
         "discrete events {reported:?} are not the leaf's own last ones {truth:?}"
     );
-    let moves: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove").collect();
+    let moves: Vec<&ObservedEvent> = evs.iter().filter(|e| is(e, T::Pointermove)).collect();
     let newest = &sent[sent.len() - moves.len()..];
     ensure!(
         moves.iter().zip(newest).all(|(e, p)| at(e, *p)),
@@ -263,54 +273,48 @@ pub async fn window_drops_events_older_than_60_s(host: &Host) -> anyhow::Result<
         "the clock hook must not be part of the public API"
     );
     host.click_at(click.0, click.1).await?;
-    history_with(host, "the click on the left leaf reaching the history", |e| e["type"] == "click" && at(e, click))
-        .await?;
+    history_with(host, "the click on the left leaf reaching the history", |e| is(e, T::Click) && at(e, click)).await?;
     advance_clock(host, 58_000).await?;
     let snap = host.snapshot().await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     ensure!(
-        events(&snap).iter().any(|e| e["type"] == "click" && at(e, click)),
+        events(&snap).iter().any(|e| is(e, T::Click) && at(e, click)),
         "a click 58 s old must stay in the 60 s window: {}",
         brief(&snap)
     );
     host.move_to(mv.0, mv.1).await?;
-    history_with(host, "the move over the right leaf reaching the history", |e| {
-        e["type"] == "pointermove" && at(e, mv)
-    })
-    .await?;
+    history_with(host, "the move over the right leaf reaching the history", |e| is(e, T::Pointermove) && at(e, mv))
+        .await?;
     advance_clock(host, 3_000).await?;
     let snap = host.snapshot().await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     let b = brief(&snap);
-    ensure!(!snap.to_string().contains("advanceClock"), "the clock hook leaked into a snapshot");
+    ensure!(!snap.json().to_string().contains("advanceClock"), "the clock hook leaked into a snapshot");
     ensure!(
         !events(&snap).iter().any(|e| at(e, click)),
         "events older than 60 s (the click, 61 s) must leave the history: {b}"
     );
-    ensure!(events(&snap).iter().any(|e| e["type"] == "pointermove" && at(e, mv)), "the move 3 s old must stay: {b}");
+    ensure!(events(&snap).iter().any(|e| is(e, T::Pointermove) && at(e, mv)), "the move 3 s old must stay: {b}");
     ensure!(
-        snap["pointer"]["point"]["x"].as_f64().is_some_and(|x| (x - mv.0).abs() <= 0.5),
-        "the pointer must be the 3 s old move: {}",
-        snap["pointer"]
+        snap.pointer.as_ref().is_some_and(|p| (p.point.x - mv.0).abs() <= 0.5),
+        "the pointer must be the 3 s old move: {:?}",
+        snap.pointer
     );
     advance_clock(host, 61_000).await?;
     let snap = host.snapshot().await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     ensure!(
-        events(&snap).is_empty() && snap.get("pointer").is_none(),
-        "after 61 s more neither recent events nor a pointer remain: {} / {}",
+        events(&snap).is_empty() && snap.pointer.is_none(),
+        "after 61 s more neither recent events nor a pointer remain: {} / {:?}",
         brief(&snap),
-        snap["pointer"]
+        snap.pointer
     );
     // The leaves really received what the runtime aged out.
     let l = leaf_log(host, Leaf::Left).await?;
-    ensure!(
-        l.iter().any(|e| e["type"] == "click" && e["isTrusted"] == true),
-        "the left leaf's own log has no trusted click"
-    );
+    ensure!(l.iter().any(|e| e.is("click") && e.is_trusted), "the left leaf's own log has no trusted click");
     let r = leaf_log(host, Leaf::Right).await?;
     ensure!(
-        r.iter().any(|e| e["type"] == "pointermove" && e["isTrusted"] == true),
+        r.iter().any(|e| e.is("pointermove") && e.is_trusted),
         "the right leaf's own log has no trusted pointermove"
     );
     Ok("click kept at 58 s, dropped at 61 s; move kept at 3 s; nothing at 64 s".into())
@@ -348,10 +352,9 @@ pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Res
     host.press().await?;
     host.drag_to(r(60.0).0, r(60.0).1, 4).await?; // R30 R40 (captured), R50 R60 (released)
     host.release().await?;
-    let snap =
-        history_with(host, "the drag's release reaching the history", |e| e["type"] == "pointerup" && at(e, r(60.0)))
-            .await?;
-    require_valid_payload(&snap)?;
+    let snap = history_with(host, "the drag's release reaching the history", |e| is(e, T::Pointerup) && at(e, r(60.0)))
+        .await?;
+    require_valid_payload(snap.json())?;
     ordered(&snap)?;
     let b = brief(&snap);
     let truth = host.eval_in_frame(&frame, "JSON.parse(JSON.stringify(window.__captureLog))").await?;
@@ -362,13 +365,13 @@ pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Res
         "the leaf itself must see the capture on the first two drag moves only: {truth:?}"
     );
     let evs = events(&snap);
-    let drag: Vec<&Value> = evs.iter().filter(|e| e["type"] == "pointermove" && e["buttons"] == 1).collect();
+    let drag: Vec<&ObservedEvent> = evs.iter().filter(|e| is(e, T::Pointermove) && e.buttons == Some(1)).collect();
     ensure!(
         drag.len() == 2
             && at(drag[0], r(40.0))
-            && drag[0]["pointer_capture"] == true
+            && drag[0].pointer_capture == Some(true)
             && at(drag[1], r(60.0))
-            && drag[1]["pointer_capture"] == false,
+            && drag[1].pointer_capture == Some(false),
         "the drag must keep R40 (captured) and R60 (released), R30 and R50 compacted into them: {b}"
     );
     ensure!(
@@ -442,8 +445,7 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
     let b = |dx: f64| (button.x + dx, y);
     host.move_to(b(10.0).0, y).await?;
     host.move_to_in_steps(b(40.0).0, y, 3).await?; // b20, b30, b40
-    history_with(host, "the move at b40 reaching the history", |e| e["type"] == "pointermove" && at(e, b(40.0)))
-        .await?;
+    history_with(host, "the move at b40 reaching the history", |e| is(e, T::Pointermove) && at(e, b(40.0))).await?;
 
     // A fragment realm's `document` is patched onto the fragment's tree: look up by id from the app.
     let scope = if frame.is_none() { "document" } else { container };
@@ -473,32 +475,25 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
     host.move_to(b(60.0).0, y).await?;
     host.move_to_in_steps(b(90.0).0, y, 3).await?; // b70, b80, b90
     let snap =
-        history_with(host, "the move at b90 reaching the history", |e| e["type"] == "pointermove" && at(e, b(90.0)))
-            .await?;
-    require_valid_payload(&snap)?;
+        history_with(host, "the move at b90 reaching the history", |e| is(e, T::Pointermove) && at(e, b(90.0))).await?;
+    require_valid_payload(snap.json())?;
     ordered(&snap)?;
     let brief = brief(&snap);
     let evs = events(&snap);
-    let over_button: Vec<&Value> =
-        evs.iter().filter(|e| e["type"] == "pointermove" && over(&snap, e, &button)).collect();
+    let over_button: Vec<&ObservedEvent> =
+        evs.iter().filter(|e| is(e, T::Pointermove) && over(&snap, e, &button)).collect();
     ensure!(
         over_button.len() == 2 && at(over_button[0], b(40.0)) && at(over_button[1], b(90.0)),
         "{name}: moves over the button compact to b40 before and b90 after the remount, and never across it: {brief}"
     );
-    let ids: Vec<&Value> = over_button.iter().map(|e| &e["candidate_ids"][0]).collect();
+    let ids: Vec<Option<&String>> = over_button.iter().map(|e| e.candidate_ids.first()).collect();
     ensure!(ids[0] == ids[1], "{name}: both entries must name the same target (the button was not replaced): {ids:?}");
     let cand =
-        candidates(&snap).iter().find(|c| &c["target_id"] == ids[0]).context("the button's candidate is missing")?;
-    let seg = cand["path"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .find(|s| s["mount_id"] == mount.as_str())
-        .cloned()
-        .unwrap_or(Value::Null);
+        candidates(&snap).iter().find(|c| Some(&c.target_id) == ids[0]).context("the button's candidate is missing")?;
+    let seg = cand.path.iter().find(|s| s.mount_id == mount);
     ensure!(
-        seg["kind"] == "artifact" && seg["generation"] == 2,
-        "{name}: the button's path must carry the remounted boundary at generation 2: {seg}"
+        seg.is_some_and(|s| s.kind == SegmentKind::Artifact && s.generation == 2),
+        "{name}: the button's path must carry the remounted boundary at generation 2: {seg:?}"
     );
-    Ok(format!("b40 (generation 1) and b90 (generation 2) kept apart over target {}", ids[0]))
+    Ok(format!("b40 (generation 1) and b90 (generation 2) kept apart over target {:?}", ids[0]))
 }

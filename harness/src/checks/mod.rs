@@ -25,6 +25,7 @@ use anyhow::{anyhow, bail, ensure, Context};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
+use crate::attention::{Candidate, Rect, Reported, Segment, Snapshot};
 use crate::host::{Corpus, Host, HostOptions, Mount};
 use crate::oracle::BoxRect;
 
@@ -250,23 +251,24 @@ where
 
 /// Moves the pointer to (x, y) with trusted input and returns the first snapshot whose latest
 /// pointer is there (a child realm reports its moves up asynchronously).
-pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Value> {
+pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Reported<Snapshot>> {
     host.move_to_in_steps(x, y, 4).await?;
     let what = format!("the runtime's latest pointer reaching ({x}, {y})");
     let snap = wait_for(host, &what, POINTER_TIMEOUT, || async move {
         let snap = host.snapshot().await?;
-        let at = snap.pointer("/pointer/point").map(|p| (num(&p["x"]), num(&p["y"])));
+        let at = snap.pointer.as_ref().map(|p| (p.point.x, p.point.y));
         Ok(match at {
             Some((px, py)) if (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0 => Poll::Ready(snap),
             _ => Poll::Pending(format!(
                 "pointer {}",
-                snap.get("pointer").map(|p| p["point"].to_string()).unwrap_or_else(|| "none".into())
+                snap.pointer.as_ref().map(|p| serde_json::json!(p.point).to_string()).unwrap_or_else(|| "none".into())
             )),
         })
     })
     .await?;
-    require_valid_payload(&snap)?;
-    let (px, py) = (num(&snap["pointer"]["point"]["x"]), num(&snap["pointer"]["point"]["y"]));
+    require_valid_payload(snap.json())?;
+    let pointer = snap.pointer.as_ref().map(|p| p.point);
+    let (px, py) = pointer.map(|p| (p.x, p.y)).unwrap_or((f64::NAN, f64::NAN));
     let (cx, cy) = sample_centre(&snap);
     ensure!(
         (cx - px).abs() < 0.01 && (cy - py).abs() < 0.01,
@@ -276,7 +278,8 @@ pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Value> {
 }
 
 /// Every snapshot a check looks at must be what the Session admits (the v1 schema, strict) and
-/// meet the spec's stricter rules for durable payloads.
+/// meet the spec's stricter rules for durable payloads. It takes the JSON exactly as the runtime
+/// (or an envelope's content) has it ([`Reported::json`]), never a re-serialization of the model.
 pub fn require_valid_payload(snap: &Value) -> anyhow::Result<()> {
     let payload = crate::contract::canonical::strip_null_members(snap);
     // A snapshot is the expanded form: v1 plus the optional `selection` that a v4 attachment carries
@@ -293,15 +296,21 @@ pub fn require_valid_payload(snap: &Value) -> anyhow::Result<()> {
 }
 
 /// The candidates of a snapshot.
-pub fn candidates(snap: &Value) -> &[Value] {
-    snap["candidates"].as_array().map(Vec::as_slice).unwrap_or(&[])
+pub fn candidates(snap: &Snapshot) -> &[Candidate] {
+    &snap.candidates
 }
 
 /// The candidate whose rect matches `truth` within [`RECT_TOLERANCE`].
-pub fn candidate_at<'a>(snap: &'a Value, truth: &BoxRect) -> Option<&'a Value> {
-    candidates(snap).iter().find(|c| rect_of(&c["rect"]).is_some_and(|r| r.max_edge_delta(truth) <= RECT_TOLERANCE))
+pub fn candidate_at<'a>(snap: &'a Snapshot, truth: &BoxRect) -> Option<&'a Candidate> {
+    candidates(snap).iter().find(|c| box_of(&c.rect).max_edge_delta(truth) <= RECT_TOLERANCE)
 }
 
+/// A rect of the model as the oracle's box.
+pub fn box_of(r: &Rect) -> BoxRect {
+    BoxRect { x: r.x, y: r.y, width: r.width, height: r.height }
+}
+
+/// A `{x, y, width, height}` of JSON that is not a snapshot's (an action's target, a leaf's log).
 pub fn rect_of(v: &Value) -> Option<BoxRect> {
     Some(BoxRect {
         x: v["x"].as_f64()?,
@@ -311,49 +320,97 @@ pub fn rect_of(v: &Value) -> Option<BoxRect> {
     })
 }
 
-pub fn kinds(candidate: &Value) -> Vec<String> {
-    candidate["path"]
-        .as_array()
-        .map(|p| p.iter().map(|s| s["kind"].as_str().unwrap_or("?").to_string()).collect())
-        .unwrap_or_default()
+/// The wire names of a path's segment kinds, Host first.
+pub fn path_kinds(path: &[Segment]) -> Vec<String> {
+    path.iter().map(|s| s.kind.as_str().to_string()).collect()
+}
+
+pub fn kinds(candidate: &Candidate) -> Vec<String> {
+    path_kinds(&candidate.path)
 }
 
 /// The centre of the sampled points (the lattice is symmetric about the pointer).
-fn sample_centre(snap: &Value) -> (f64, f64) {
-    let pts = snap["capture"]["points"].as_array().cloned().unwrap_or_default();
+fn sample_centre(snap: &Snapshot) -> (f64, f64) {
+    let pts = &snap.capture.points;
     let n = pts.len().max(1) as f64;
-    let sx: f64 = pts.iter().map(|p| num(&p["x"])).sum();
-    let sy: f64 = pts.iter().map(|p| num(&p["y"])).sum();
+    let sx: f64 = pts.iter().map(|p| p.x).sum();
+    let sy: f64 = pts.iter().map(|p| p.y).sum();
     (sx / n, sy / n)
 }
 
-fn num(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(f64::NAN)
+/// A rect for failure messages, as JSON.
+pub fn show_rect(r: &Rect) -> String {
+    serde_json::to_string(r).unwrap_or_default()
 }
 
 /// A short description of the candidates, for failure messages.
-pub fn describe(snap: &Value) -> String {
+pub fn describe(snap: &Snapshot) -> String {
     candidates(snap)
         .iter()
-        .map(|c| format!("{} {:?} rect={}", c["summary"]["name"].as_str().unwrap_or("-"), kinds(c), c["rect"]))
+        .map(|c| format!("{} {:?} rect={}", c.summary.name.as_deref().unwrap_or("-"), kinds(c), show_rect(&c.rect)))
         .collect::<Vec<_>>()
         .join("; ")
 }
 
+/// The JSON the runtime sent for `cand`, one of `snap`'s own candidates (by position, not by
+/// `target_id`, which v1 does not require to be unique): what digests and agent targets are made
+/// from, as the runtime's bytes and never a re-serialization.
+pub fn candidate_json<'a>(snap: &'a Reported<Snapshot>, cand: &Candidate) -> anyhow::Result<&'a Value> {
+    let i = snap
+        .candidates
+        .iter()
+        .position(|c| std::ptr::eq(c, cand))
+        .with_context(|| format!("candidate {} is not one of this snapshot's", cand.target_id))?;
+    Ok(&snap.json()["candidates"][i])
+}
+
 /// Finds the candidate for `leaf`, or fails naming what the snapshot had instead.
-pub fn require_candidate<'a>(snap: &'a Value, truth: &BoxRect, what: &str) -> anyhow::Result<&'a Value> {
+pub fn require_candidate<'a>(snap: &'a Snapshot, truth: &BoxRect, what: &str) -> anyhow::Result<&'a Candidate> {
     candidate_at(snap, truth)
         .ok_or_else(|| anyhow!("no candidate for {what} at Chromium's box {truth:?}; candidates: {}", describe(snap)))
 }
 
+/// One entry of a leaf realm's own event log (`pages/apps/leaf-log.js`): what the page received,
+/// independent of the runtime.
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LeafEvent {
+    /// The DOM event type (`pointerdown`, `keydown`, `focusin`, ...).
+    #[serde(rename = "type")]
+    pub event_type: String,
+    #[serde(rename = "isTrusted")]
+    pub is_trusted: bool,
+    /// The target's `data-landmark`, else its local name.
+    pub target: Option<String>,
+    pub x: Option<f64>,
+    pub y: Option<f64>,
+    /// The event's `timeStamp`.
+    pub t: f64,
+    #[serde(rename = "pointerType", default)]
+    pub pointer_type: Option<String>,
+    #[serde(default)]
+    pub key: Option<String>,
+    #[serde(default)]
+    pub code: Option<String>,
+}
+
+impl LeafEvent {
+    /// Whether this is a `ty` event (the DOM type name).
+    pub fn is(&self, ty: &str) -> bool {
+        self.event_type == ty
+    }
+}
+
 /// Reads a realm's `__leafLog` (ground truth of what it received).
-pub async fn leaf_log(host: &Host, leaf: Leaf) -> anyhow::Result<Vec<Value>> {
+pub async fn leaf_log(host: &Host, leaf: Leaf) -> anyhow::Result<Vec<LeafEvent>> {
     let frame = leaf_frame(host.engine, leaf);
     let log = host
         .eval_in_frame(&frame, "JSON.parse(JSON.stringify(window.__leafLog || []))")
         .await
         .with_context(|| format!("reading the {} realm's own event log", leaf.landmark()))?;
-    Ok(log.as_array().cloned().unwrap_or_default())
+    let log = if log.is_null() { Value::Array(Vec::new()) } else { log };
+    serde_json::from_value(log)
+        .with_context(|| format!("the {} realm's event log is not a list of entries", leaf.landmark()))
 }
 
 #[cfg(test)]

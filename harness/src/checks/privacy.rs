@@ -3,9 +3,9 @@
 //! been sampled (Chromium's box model says where they are), so an absent canary means something.
 
 use anyhow::{ensure, Context};
-use serde_json::Value;
 
-use super::{candidate_at, candidates, rect_of, snapshot_at};
+use super::{box_of, candidate_at, candidates, show_rect, snapshot_at};
+use crate::attention::{OmissionReason, Reported, Snapshot};
 use crate::host::Host;
 use crate::oracle::BoxRect;
 
@@ -55,14 +55,13 @@ pub async fn canaries_absent(host: &Host) -> anyhow::Result<String> {
         let redact = host.landmark_rect(g.redact).await?;
         let kept = candidate_at(&snap, &redact)
             .with_context(|| format!("{} keeps its geometry, but no candidate has its box {redact:?}", g.redact))?;
-        for field in ["text", "name", "value"] {
-            let v = kept["summary"][field].as_str().unwrap_or("");
+        for (field, v) in [("text", &kept.summary.text), ("name", &kept.summary.name), ("value", &kept.summary.value)] {
+            let v = v.as_deref().unwrap_or("");
             ensure!(v.is_empty(), "{} is redacted but its summary has {field} {v:?}", g.redact);
         }
-        let reasons: Vec<&str> =
-            snap["omissions"].as_array().into_iter().flatten().filter_map(|o| o["reason"].as_str()).collect();
+        let reasons: Vec<OmissionReason> = snap.omissions.iter().map(|o| o.reason).collect();
         ensure!(
-            reasons.contains(&"excluded"),
+            reasons.contains(&OmissionReason::Excluded),
             "{}: no `excluded` omission records the excluded probes (omissions: {reasons:?})",
             g.centre
         );
@@ -73,27 +72,31 @@ pub async fn canaries_absent(host: &Host) -> anyhow::Result<String> {
     let snap = snapshot_at(host, input.0, input.1).await?;
     no_canary(host, &snap, "composer").await?;
     for c in candidates(&snap) {
-        if let Some(r) = rect_of(&c["rect"]) {
-            let inside = r.x >= composer.x
-                && r.right() <= composer.right()
-                && r.y >= composer.y
-                && r.y + r.height <= composer.y + composer.height;
-            ensure!(!inside, "a candidate inside the composer: {}", c["rect"]);
-        }
+        let r = box_of(&c.rect);
+        let inside = r.x >= composer.x
+            && r.right() <= composer.right()
+            && r.y >= composer.y
+            && r.y + r.height <= composer.y + composer.height;
+        ensure!(!inside, "a candidate inside the composer: {}", show_rect(&c.rect));
     }
     Ok(format!("{sampled} probes sampled, composer excluded, no canary"))
 }
 
-pub(crate) fn sampled_inside(snap: &Value, r: &BoxRect) -> bool {
-    snap["capture"]["points"].as_array().into_iter().flatten().any(|p| {
-        let (x, y) = (p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN));
+pub(crate) fn sampled_inside(snap: &Snapshot, r: &BoxRect) -> bool {
+    snap.capture.points.iter().any(|p| {
+        let (x, y) = (p.x, p.y);
         x >= r.x && x < r.right() && y >= r.y && y < r.y + r.height
     })
 }
 
-async fn no_canary(host: &Host, snap: &Value, at: &str) -> anyhow::Result<()> {
+fn to_json<T: serde::Serialize>(v: &T) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// Scans the JSON the runtime returned (snapshot and envelope), not a re-serialization.
+async fn no_canary(host: &Host, snap: &Reported<Snapshot>, at: &str) -> anyhow::Result<()> {
     let envelope = host.envelope(snap).await?;
-    for (what, text) in [("snapshot", snap.to_string()), ("envelope", envelope.to_string())] {
+    for (what, text) in [("snapshot", snap.json().to_string()), ("envelope", envelope.json().to_string())] {
         if let Some(i) = text.find(CANARY) {
             let end = (i + 40).min(text.len());
             anyhow::bail!("canary in the {what} near {at}: ...{}...", &text[i..end]);
@@ -118,12 +121,10 @@ pub async fn text_none_keeps_geometry_without_text(host: &Host) -> anyhow::Resul
         let mut none_opts = point;
         none_opts["privacy"] = serde_json::json!({"text": "none"});
         let none = host.snapshot_with(none_opts).await?;
-        super::require_valid_payload(&none)?;
-        let shape = |s: &Value| -> Vec<(String, String, String)> {
-            let mut v: Vec<_> = candidates(s)
-                .iter()
-                .map(|c| (c["rect"].to_string(), c["path"].to_string(), c["summary"]["role"].to_string()))
-                .collect();
+        super::require_valid_payload(none.json())?;
+        let shape = |s: &Snapshot| -> Vec<(String, String, String)> {
+            let mut v: Vec<_> =
+                candidates(s).iter().map(|c| (to_json(&c.rect), to_json(&c.path), to_json(&c.summary.role))).collect();
             v.sort();
             v
         };
@@ -132,13 +133,14 @@ pub async fn text_none_keeps_geometry_without_text(host: &Host) -> anyhow::Resul
             "privacy.text none changed the candidates' geometry or structure at ({x}, {y})"
         );
         ensure!(
-            candidates(&safe).iter().any(|c| c["summary"].get("name").is_some()),
+            candidates(&safe).iter().any(|c| c.summary.name.is_some()),
             "the safe snapshot at ({x}, {y}) has no name either: the comparison proves nothing"
         );
-        let summaries = candidates(&none).iter().map(|c| &c["summary"]).chain(none.get("focus").map(|f| &f["summary"]));
+        // `None` is "left out": a snapshot with a `null` member does not parse (`Reported::parse`).
+        let summaries = candidates(&none).iter().map(|c| &c.summary).chain(none.focus.as_ref().map(|f| &f.summary));
         for s in summaries {
-            for k in ["name", "text", "value"] {
-                ensure!(s.get(k).is_none(), "privacy.text none still carries summary.{k} = {} at ({x}, {y})", s[k]);
+            for (k, v) in [("name", &s.name), ("text", &s.text), ("value", &s.value)] {
+                ensure!(v.is_none(), "privacy.text none still carries summary.{k} = {v:?} at ({x}, {y})");
             }
         }
         compared += candidates(&none).len();

@@ -54,25 +54,23 @@ pub async fn blank_then_navigated_realm_is_never_missing(host: &Host, loads: usi
         let snap = host
             .snapshot_with(serde_json::json!({"point": {"x": x.round(), "y": y.round()}, "radius_css_px": 0}))
             .await?;
-        super::require_valid_payload(&snap)?;
+        super::require_valid_payload(snap.json())?;
         let hit = super::candidates(&snap).iter().find(|c| {
-            let tag = c["path"].as_array().and_then(|p| p.last()).and_then(|s| s["tag_name"].as_str());
-            let in_mount = c["path"].as_array().is_some_and(|p| p.iter().any(|s| s["mount_id"] == MOUNT));
-            tag == Some("button")
-                && in_mount
-                && super::rect_of(&c["rect"]).is_some_and(|r| r.max_edge_delta(&truth) <= super::RECT_TOLERANCE)
+            let tag = c.path.last().and_then(|s| s.tag_name.as_deref());
+            let in_mount = c.path.iter().any(|s| s.mount_id == MOUNT);
+            tag == Some("button") && in_mount && super::box_of(&c.rect).max_edge_delta(&truth) <= super::RECT_TOLERANCE
         });
-        let omission = snap["omissions"].as_array().into_iter().flatten().any(|o| o["mount_id"] == MOUNT);
+        let omission = snap.omissions.iter().any(|o| o.mount_id.as_deref() == Some(MOUNT));
         match (hit, omission) {
             (Some(_), _) => found += 1,
             (None, true) => {
-                ensure!(snap["capture"]["complete"] == false, "load {load}: an omission for {MOUNT} but capture.complete is not false");
+                ensure!(!snap.capture.complete, "load {load}: an omission for {MOUNT} but capture.complete is not false");
                 omitted += 1;
             }
             (None, false) => anyhow::bail!(
                 "load {load}: the blank-then-navigated realm is silently missing (complete {}, no candidate, no omission for {MOUNT}): {}",
-                snap["capture"]["complete"],
-                snap
+                snap.capture.complete,
+                snap.json()
             ),
         }
     }

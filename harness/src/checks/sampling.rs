@@ -7,7 +7,7 @@ use anyhow::{bail, ensure, Context};
 use serde_json::Value;
 
 use super::{candidates, expected_kinds, kinds, require_candidate, snapshot_at, Leaf};
-use crate::attention::Envelope;
+use crate::attention::{Candidate, Reported, SegmentKind, Snapshot};
 use crate::contract::validate::{validate, ValidateOptions};
 use crate::host::{Engine, Host};
 use crate::oracle::BoxRect;
@@ -24,20 +24,20 @@ pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
     let got = kinds(cand);
     ensure!(got == expected, "{}: path kinds {got:?}, expected {expected:?}", leaf.landmark());
 
-    let pointer_ids = snap.pointer("/pointer/candidate_ids").and_then(Value::as_array).cloned().unwrap_or_default();
+    let pointer_ids = snap.pointer.as_ref().map(|p| p.candidate_ids.clone()).unwrap_or_default();
     ensure!(
-        pointer_ids.contains(&cand["target_id"]),
+        pointer_ids.contains(&cand.target_id),
         "{}: the pointer's candidate_ids {pointer_ids:?} do not name the candidate under it ({})",
         leaf.landmark(),
-        cand["target_id"]
+        cand.target_id
     );
 
-    let path = cand["path"].as_array().cloned().unwrap_or_default();
+    let path = &cand.path;
     let frame = path
         .iter()
-        .find(|s| matches!(s["kind"].as_str(), Some("iframe") | Some("web-fragment")))
+        .find(|s| matches!(s.kind, SegmentKind::Iframe | SegmentKind::WebFragment))
         .context("no frame segment")?;
-    let origin = frame["frame_origin"].as_str();
+    let origin = frame.frame_origin.as_deref();
     match (leaf, host.engine) {
         (Leaf::ClosedShadow, _) => ensure!(origin == Some("about:srcdoc"), "srcdoc frame_origin is {origin:?}"),
         (_, Engine::Iframe) => ensure!(
@@ -47,23 +47,22 @@ pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
             host.child_origin
         ),
         (_, Engine::Fragment) => {
-            let provenance = &cand["provenance"];
+            let provenance = cand.provenance.as_ref();
             ensure!(
-                provenance["geometry_source"] == "physical-host" && provenance["runtime_source"] == "fragment-realm",
-                "{}: a fragment candidate must say geometry_source physical-host and runtime_source fragment-realm, got {provenance}",
+                provenance
+                    .is_some_and(|p| p.geometry_source == "physical-host" && p.runtime_source == "fragment-realm"),
+                "{}: a fragment candidate must say geometry_source physical-host and runtime_source fragment-realm, got {provenance:?}",
                 leaf.landmark()
             );
         }
     }
-    for seg in &path {
-        ensure!(
-            seg["mount_id"].as_str().is_some_and(|m| !m.is_empty()) && seg["generation"].as_u64().is_some(),
-            "segment without mount_id/generation: {seg}"
-        );
+    for seg in path {
+        // `generation` is a u64 of the model: a segment without one does not parse.
+        ensure!(!seg.mount_id.is_empty(), "segment without mount_id/generation: {seg:?}");
     }
     // Role and accessible name as Chromium's accessibility tree computes them.
     let ax = host.landmark_ax(leaf.landmark()).await?;
-    let (role, name) = (cand["summary"]["role"].as_str().unwrap_or(""), cand["summary"]["name"].as_str().unwrap_or(""));
+    let (role, name) = (cand.summary.role.as_deref().unwrap_or(""), cand.summary.name.as_deref().unwrap_or(""));
     ensure!(
         role == ax.role && name == ax.name,
         "{}: summary says role {role:?} name {name:?}; Chromium's AX tree says role {:?} name {:?}",
@@ -71,7 +70,7 @@ pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
         ax.role,
         ax.name
     );
-    let delta = super::rect_of(&cand["rect"]).map(|r| r.max_edge_delta(&truth)).unwrap_or(f64::NAN);
+    let delta = super::box_of(&cand.rect).max_edge_delta(&truth);
     Ok(format!("{} segments, rect within {delta:.3} px of the box model, AX {} {:?}", got.len(), ax.role, ax.name))
 }
 
@@ -93,60 +92,53 @@ pub async fn boundary_point(host: &Host) -> anyhow::Result<(f64, f64, BoxRect, B
 pub async fn boundary_sample(host: &Host) -> anyhow::Result<String> {
     let (bx, by, left, right) = boundary_point(host).await?;
     let snap = snapshot_at(host, bx, by).await?;
-    let capture = &snap["capture"];
-    let points = capture["points"].as_array().cloned().unwrap_or_default();
-    ensure!(capture["sampled_points"] == 49 && points.len() == 49, "expected 49 sample points, got {}", points.len());
-    let ids: BTreeSet<&str> = points.iter().filter_map(|p| p["point_id"].as_str()).collect();
+    let capture = &snap.capture;
+    let points = &capture.points;
+    ensure!(capture.sampled_points == 49 && points.len() == 49, "expected 49 sample points, got {}", points.len());
+    let ids: BTreeSet<&str> = points.iter().map(|p| p.point_id.as_str()).collect();
     ensure!(ids.len() == 49, "point ids are not unique");
 
     let lc = require_candidate(&snap, &left, "left-leaf")?;
     let rc = require_candidate(&snap, &right, "right-leaf")?;
-    ensure!(lc["target_id"] != rc["target_id"], "both leaves share target_id {}", lc["target_id"]);
+    ensure!(lc.target_id != rc.target_id, "both leaves share target_id {}", lc.target_id);
 
     let mut event_ids: BTreeSet<String> = BTreeSet::new();
-    for e in snap["recent_events"].as_array().into_iter().flatten().chain(snap.get("pointer")).chain(snap.get("focus"))
+    for id in snap
+        .recent_events
+        .iter()
+        .chain(&snap.pointer)
+        .map(|e| &e.event_id)
+        .chain(snap.focus.iter().map(|f| &f.event_id))
     {
-        if let Some(id) = e["event_id"].as_str() {
-            event_ids.insert(id.to_string());
-        }
+        event_ids.insert(id.clone());
     }
     for c in candidates(&snap) {
-        for sid in c["sample_point_ids"].as_array().into_iter().flatten() {
-            let sid = sid.as_str().unwrap_or_default();
+        for sid in &c.sample_point_ids {
             ensure!(
-                ids.contains(sid) || event_ids.contains(sid),
+                ids.contains(sid.as_str()) || event_ids.contains(sid),
                 "candidate {} cites unknown sample {sid}",
-                c["target_id"]
+                c.target_id
             );
         }
     }
-    let point = |id: &str| {
-        points
-            .iter()
-            .find(|p| p["point_id"] == id)
-            .map(|p| (p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN)))
-    };
+    let point = |id: &str| points.iter().find(|p| p.point_id == id).map(|p| (p.x, p.y));
     let inside = |r: &BoxRect, (x, y): (f64, f64)| x >= r.x && x < r.right() && y >= r.y && y < r.y + r.height;
     let strictly_inside = |r: &BoxRect, (x, y): (f64, f64)| x > r.x && x < r.right() && y > r.y && y < r.y + r.height;
     for (cand, truth, name) in [(lc, &left, "left-leaf"), (rc, &right, "right-leaf")] {
-        let claimed: BTreeSet<&str> =
-            cand["sample_point_ids"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let claimed: BTreeSet<&str> = cand.sample_point_ids.iter().map(String::as_str).collect();
         for id in claimed.iter().filter(|id| ids.contains(**id)) {
             let p = point(id).unwrap_or((f64::NAN, f64::NAN));
             ensure!(inside(truth, p), "{name} claims sample {id} at {p:?}, outside its box {truth:?}");
         }
-        for p in &points {
-            let (id, xy) = (
-                p["point_id"].as_str().unwrap_or_default(),
-                (p["x"].as_f64().unwrap_or(0.0), p["y"].as_f64().unwrap_or(0.0)),
-            );
+        for p in points {
+            let (id, xy) = (p.point_id.as_str(), (p.x, p.y));
             ensure!(
                 !strictly_inside(truth, xy) || claimed.contains(id),
                 "sample {id} at {xy:?} lies inside {name} but the candidate does not list it"
             );
         }
     }
-    let n = |c: &Value| c["sample_point_ids"].as_array().map(Vec::len).unwrap_or(0);
+    let n = |c: &Candidate| c.sample_point_ids.len();
     Ok(format!("left-leaf {} samples, right-leaf {} samples, {} candidates", n(lc), n(rc), candidates(&snap).len()))
 }
 
@@ -156,15 +148,14 @@ pub async fn boundary_sample(host: &Host) -> anyhow::Result<String> {
 pub async fn envelope_accepted(host: &Host) -> anyhow::Result<String> {
     let (bx, by, left, right) = boundary_point(host).await?;
     let snap = snapshot_at(host, bx, by).await?;
-    let raw = host.envelope(&snap).await?;
-    let envelope: Envelope =
-        serde_json::from_value(raw.clone()).context("the runtime's envelope is not a strict envelope")?;
+    let envelope = host.envelope(&snap).await.context("the runtime's envelope is not a strict envelope")?;
     let payload = envelope.verify().map_err(|e| anyhow::anyhow!("envelope does not verify: {e} ({})", e.code()))?;
     ensure!(
-        payload == crate::contract::canonical::strip_null_members(&snap),
+        payload == crate::contract::canonical::strip_null_members(snap.json()),
         "the envelope's content is not the snapshot it was built from"
     );
-    let array = Value::Array(vec![raw]);
+    // The Session's rules see the envelope exactly as the runtime built it.
+    let array = Value::Array(vec![envelope.json().clone()]);
     let admitted = validate(&array, &ValidateOptions::default())
         .map_err(|e| anyhow::anyhow!("the Session would reject it: {e}"))?;
     ensure!(
@@ -172,6 +163,8 @@ pub async fn envelope_accepted(host: &Host) -> anyhow::Result<String> {
         "the attachment was stored inert, not rendered"
     );
     super::require_valid_payload(&payload)?;
+    let payload: Reported<Snapshot> =
+        Reported::parse(payload).context("the envelope's content is not a strict snapshot")?;
     require_candidate(&payload, &left, "left-leaf")?;
     require_candidate(&payload, &right, "right-leaf")?;
     Ok(format!("{} content bytes, {}", envelope.content_bytes, envelope.content_hash))
@@ -194,26 +187,21 @@ pub async fn boundary_for_golden(host: &Host) -> anyhow::Result<(String, Value)>
     let snap = snapshot_at(host, bx, by).await?;
     // Only the sampled neighbourhood is golden: recent events depend on how the pointer got here.
     // `recent_events` stays, empty, so the golden remains a valid v1 payload.
-    let mut stable = snap.clone();
+    // Goldens hold the runtime's own JSON, not a re-serialization of the model.
+    let mut stable = snap.json().clone();
     if let Some(o) = stable.as_object_mut() {
         o.remove("pointer");
         o.remove("focus");
         o.insert("recent_events".into(), Value::Array(Vec::new()));
     }
-    let event_ids: Vec<Value> = snap["recent_events"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .chain(snap.get("pointer"))
-        .filter_map(|e| e.get("event_id").cloned())
-        .collect();
-    let keep_candidate =
-        |c: &Value| c["sample_point_ids"].as_array().into_iter().flatten().any(|s| !event_ids.contains(s));
+    let event_ids: Vec<&str> = snap.recent_events.iter().chain(&snap.pointer).map(|e| e.event_id.as_str()).collect();
+    let is_event = |s: &Value| s.as_str().is_some_and(|s| event_ids.contains(&s));
+    let keep_candidate = |c: &Value| c["sample_point_ids"].as_array().into_iter().flatten().any(|s| !is_event(s));
     if let Some(cands) = stable["candidates"].as_array_mut() {
         cands.retain(keep_candidate);
         for c in cands.iter_mut() {
             if let Some(ids) = c["sample_point_ids"].as_array_mut() {
-                ids.retain(|s| !event_ids.contains(s));
+                ids.retain(|s| !is_event(s));
             }
         }
     }

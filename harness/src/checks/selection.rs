@@ -4,10 +4,14 @@
 //! that holds the text (its own session or context), the selected range's bounding client rect
 //! composed to the Host viewport with Chromium's box model of the frame owners (oracle.rs).
 
-use anyhow::{anyhow, ensure, Context};
+use anyhow::{anyhow, bail, ensure, Context};
 use serde_json::Value;
 
-use super::{expected_kinds, rect_of, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
+use super::{
+    box_of, expected_kinds, path_kinds, rect_of, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT,
+    RECT_TOLERANCE,
+};
+use crate::attention::{OmissionReason, Reported, Snapshot};
 use crate::host::{Engine, Host};
 use crate::input::{Key, SHIFT};
 use crate::oracle::{BoxRect, Located};
@@ -96,80 +100,73 @@ async fn realm_to_host(host: &Host, at: &Located, landmark: &str) -> anyhow::Res
     Ok(host.frames().chain_of(at).await?.to_host)
 }
 
+/// An omission reason's wire name (`selection-excluded`).
+fn reason_name(r: OmissionReason) -> &'static str {
+    r.as_str()
+}
+
 fn norm(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-fn path_kinds(path: &Value) -> Vec<String> {
-    path.as_array().into_iter().flatten().map(|s| s["kind"].as_str().unwrap_or("?").to_string()).collect()
-}
-
 /// Waits for a snapshot whose selection text is `text` (or whose omissions name `reason`).
-async fn snapshot_where(host: &Host, what: &str, want: impl Fn(&Value) -> bool) -> anyhow::Result<Value> {
+async fn snapshot_where(
+    host: &Host,
+    what: &str,
+    want: impl Fn(&Snapshot) -> bool,
+) -> anyhow::Result<Reported<Snapshot>> {
     let snap = wait_for(host, what, POINTER_TIMEOUT, || async {
         let snap = host.snapshot().await?;
         Ok(if want(&snap) {
             Poll::Ready(snap)
         } else {
-            Poll::Pending(format!(
-                "selection {} omissions {}",
-                snap.get("selection").unwrap_or(&Value::Null),
-                snap["omissions"]
-            ))
+            Poll::Pending(format!("selection {:?} omissions {:?}", snap.selection, snap.omissions))
         })
     })
     .await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     Ok(snap)
 }
 
-fn omission_reasons(snap: &Value) -> Vec<String> {
-    snap["omissions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| o["reason"].as_str().map(str::to_string))
-        .collect()
+fn omission_reasons(snap: &Snapshot) -> Vec<OmissionReason> {
+    snap.omissions.iter().map(|o| o.reason).collect()
+}
+
+/// The selection's text, when the snapshot has a selection.
+fn selection_text(snap: &Snapshot) -> Option<&str> {
+    snap.selection.as_ref().map(|s| s.text.as_str())
 }
 
 /// Compares the reported selection with the page's own: text, direction, the range's rect, and
 /// endpoint paths ending in a `span` element under `kinds_prefix`.
-fn compare(snap: &Value, truth: &SelectionTruth, anchor_kinds: &[&str], focus_kinds: &[&str]) -> anyhow::Result<()> {
-    let s = &snap["selection"];
-    ensure!(s.is_object(), "no selection in the snapshot; omissions {}", snap["omissions"]);
-    ensure!(s["kind"] == "text" && s["collapsed"] == false, "selection kind/collapsed: {s}");
+fn compare(snap: &Snapshot, truth: &SelectionTruth, anchor_kinds: &[&str], focus_kinds: &[&str]) -> anyhow::Result<()> {
+    let Some(s) = &snap.selection else { bail!("no selection in the snapshot; omissions {:?}", snap.omissions) };
+    ensure!(s.kind == "text" && !s.collapsed, "selection kind/collapsed: {s:?}");
+    ensure!(s.text == norm(&truth.text), "selection text {:?} but the page selected {:?}", s.text, truth.text);
+    ensure!(s.direction == truth.direction, "direction {:?} but the page says {}", s.direction, truth.direction);
     ensure!(
-        s["text"].as_str() == Some(norm(&truth.text).as_str()),
-        "selection text {} but the page selected {:?}",
-        s["text"],
-        truth.text
-    );
-    ensure!(
-        s["direction"].as_str() == Some(truth.direction.as_str()),
-        "direction {} but the page says {}",
-        s["direction"],
-        truth.direction
-    );
-    ensure!(
-        path_kinds(&s["anchor_path"]) == anchor_kinds,
+        path_kinds(&s.anchor_path) == anchor_kinds,
         "anchor path kinds {:?}, expected {anchor_kinds:?}",
-        path_kinds(&s["anchor_path"])
+        path_kinds(&s.anchor_path)
     );
     ensure!(
-        path_kinds(&s["focus_path"]) == focus_kinds,
+        path_kinds(&s.focus_path) == focus_kinds,
         "focus path kinds {:?}, expected {focus_kinds:?}",
-        path_kinds(&s["focus_path"])
+        path_kinds(&s.focus_path)
     );
-    for p in ["anchor_path", "focus_path"] {
-        let leaf = s[p].as_array().and_then(|a| a.last()).cloned().unwrap_or(Value::Null);
-        ensure!(leaf["tag_name"] == "span", "{p} leaf is {leaf}, not the selected span");
+    for (p, path) in [("anchor_path", &s.anchor_path), ("focus_path", &s.focus_path)] {
+        let leaf = path.last();
+        ensure!(
+            leaf.is_some_and(|l| l.tag_name.as_deref() == Some("span")),
+            "{p} leaf is {leaf:?}, not the selected span"
+        );
     }
-    let ranges = s["ranges"].as_array().cloned().unwrap_or_default();
+    let ranges = &s.ranges;
     ensure!((1..=4).contains(&ranges.len()), "{} ranges", ranges.len());
     if let Some(t) = &truth.rect {
         ensure!(ranges.len() == 1, "one DOM range in one tree, {} ranges reported", ranges.len());
-        let r = rect_of(&ranges[0]["rect"]).context("range rect")?;
-        ensure!(ranges[0]["coordinate_space"] == "host-viewport", "coordinate space {}", ranges[0]["coordinate_space"]);
+        let r = box_of(&ranges[0].rect);
+        ensure!(ranges[0].coordinate_space == "host-viewport", "coordinate space {}", ranges[0].coordinate_space);
         ensure!(r.max_edge_delta(t) <= RECT_TOLERANCE, "range rect {r:?} but the page's range is at {t:?}");
     }
     Ok(())
@@ -199,10 +196,9 @@ pub async fn drag_and_shift_arrows_select_like_the_page(
         selection_truth(host, &[landmark]).await?.ok_or_else(|| anyhow!("the drag selected nothing in the page"))?;
     ensure!(!truth.text.trim().is_empty(), "the page's selection is empty");
     let want = norm(&truth.text);
-    let snap = snapshot_where(host, "the dragged selection in the snapshot", |s| {
-        s["selection"]["text"].as_str() == Some(want.as_str())
-    })
-    .await?;
+    let snap =
+        snapshot_where(host, "the dragged selection in the snapshot", |s| selection_text(s) == Some(want.as_str()))
+            .await?;
     let kinds = leaf_kinds(host, leaf);
     compare(&snap, &truth, &kinds, &kinds)?;
     ensure!(truth.direction == "forward", "a left-to-right drag is forward, the page says {}", truth.direction);
@@ -221,7 +217,7 @@ pub async fn drag_and_shift_arrows_select_like_the_page(
     );
     let want2 = norm(&shorter.text);
     let snap2 = snapshot_where(host, "the Shift+arrow selection in the snapshot", |s| {
-        s["selection"]["text"].as_str() == Some(want2.as_str())
+        selection_text(s) == Some(want2.as_str())
     })
     .await?;
     compare(&snap2, &shorter, &kinds, &kinds)?;
@@ -246,30 +242,27 @@ pub async fn drag_across_two_realms(host: &Host) -> anyhow::Result<String> {
         ensure!(right.is_none(), "the right realm holds a selection too: {right:?}");
     }
     let reason = if truth.touches_excluded {
-        Some("selection-excluded")
+        Some(OmissionReason::SelectionExcluded)
     } else if truth.touches_redacted {
-        Some("selection-redacted")
+        Some(OmissionReason::SelectionRedacted)
     } else {
         None
     };
     let snap = match reason {
-        Some(r) => snapshot_where(host, r, |s| omission_reasons(s).iter().any(|o| o == r)).await?,
+        Some(r) => snapshot_where(host, reason_name(r), |s| omission_reasons(s).contains(&r)).await?,
         None => {
             let want = norm(&truth.text);
-            snapshot_where(host, "the cross-realm selection", |s| {
-                s["selection"]["text"].as_str() == Some(want.as_str())
-            })
-            .await?
+            snapshot_where(host, "the cross-realm selection", |s| selection_text(s) == Some(want.as_str())).await?
         }
     };
-    let text = serde_json::to_string(&snap)?;
+    let text = serde_json::to_string(snap.json())?;
     ensure!(!text.contains("CANARY"), "a canary reached the snapshot: {text}");
     match reason {
-        Some("selection-excluded") => {
-            ensure!(snap.get("selection").is_none(), "an excluded selection must not be reported")
+        Some(OmissionReason::SelectionExcluded) => {
+            ensure!(snap.selection.is_none(), "an excluded selection must not be reported")
         }
         Some(_) => {
-            ensure!(snap["selection"]["text"] == "", "a redacted selection keeps no text");
+            ensure!(selection_text(&snap) == Some(""), "a redacted selection keeps no text");
         }
         None => {
             let left = leaf_kinds(host, Leaf::Left);
@@ -277,7 +270,7 @@ pub async fn drag_across_two_realms(host: &Host) -> anyhow::Result<String> {
             compare(&snap, &truth, &left, &focus)?;
         }
     }
-    Ok(format!("{:?}: {:?}", reason, norm(&truth.text)))
+    Ok(format!("{:?}: {:?}", reason.map(reason_name), norm(&truth.text)))
 }
 
 /// Selections over the redact probe keep geometry without text (`selection-redacted`); over the
@@ -292,12 +285,16 @@ pub async fn privacy_probes_selection(host: &Host) -> anyhow::Result<String> {
         truth.touches_redacted && !truth.touches_excluded,
         "the page's selection is not only in the redact probe: {truth:?}"
     );
-    let snap =
-        snapshot_where(host, "selection-redacted", |s| omission_reasons(s).iter().any(|o| o == "selection-redacted"))
-            .await?;
-    let s = &snap["selection"];
-    ensure!(s["text"] == "", "redacted selection text: {}", s["text"]);
-    let r = rect_of(&s["ranges"][0]["rect"]).context("a redacted selection keeps its range geometry")?;
+    let snap = snapshot_where(host, "selection-redacted", |s| {
+        omission_reasons(s).contains(&OmissionReason::SelectionRedacted)
+    })
+    .await?;
+    let s = snap.selection.as_ref();
+    ensure!(s.is_some_and(|s| s.text.is_empty()), "redacted selection text: {:?}", s.map(|s| &s.text));
+    let r = s
+        .and_then(|s| s.ranges.first())
+        .map(|r| box_of(&r.rect))
+        .context("a redacted selection keeps its range geometry")?;
     let t = truth.rect.context("page rect")?;
     ensure!(r.max_edge_delta(&t) <= RECT_TOLERANCE, "redacted range {r:?} vs page {t:?}");
 
@@ -307,11 +304,12 @@ pub async fn privacy_probes_selection(host: &Host) -> anyhow::Result<String> {
         .await?
         .ok_or_else(|| anyhow!("nothing selected in the exclude probe"))?;
     ensure!(truth.touches_excluded, "the page's selection is not in the exclude probe: {truth:?}");
-    let snap =
-        snapshot_where(host, "selection-excluded", |s| omission_reasons(s).iter().any(|o| o == "selection-excluded"))
-            .await?;
-    ensure!(snap.get("selection").is_none(), "an excluded selection was reported: {}", snap["selection"]);
-    let all = serde_json::to_string(&snap)?;
+    let snap = snapshot_where(host, "selection-excluded", |s| {
+        omission_reasons(s).contains(&OmissionReason::SelectionExcluded)
+    })
+    .await?;
+    ensure!(snap.selection.is_none(), "an excluded selection was reported: {:?}", snap.selection);
+    let all = serde_json::to_string(snap.json())?;
     ensure!(!all.contains("CANARY"), "a canary reached the snapshot");
     Ok("redacted keeps geometry, excluded gives only the omission".into())
 }
@@ -320,14 +318,13 @@ pub async fn privacy_probes_selection(host: &Host) -> anyhow::Result<String> {
 pub async fn remounted_selection_is_detached(host: &Host) -> anyhow::Result<String> {
     let b = host.landmark_rect("left-leaf-text").await?;
     host.drag((b.x + 1.0, b.center().1), (b.right() - 1.0, b.center().1), 6).await?;
-    snapshot_where(host, "the selection before the remount", |s| {
-        s["selection"]["text"].as_str().is_some_and(|t| !t.is_empty())
+    snapshot_where(host, "the selection before the remount", |s| selection_text(s).is_some_and(|t| !t.is_empty()))
+        .await?;
+    host.eval("window.__host.remount('leaf-left').then(() => true)").await?;
+    let snap = snapshot_where(host, "selection-detached", |s| {
+        omission_reasons(s).contains(&OmissionReason::SelectionDetached)
     })
     .await?;
-    host.eval("window.__host.remount('leaf-left').then(() => true)").await?;
-    let snap =
-        snapshot_where(host, "selection-detached", |s| omission_reasons(s).iter().any(|o| o == "selection-detached"))
-            .await?;
-    ensure!(snap.get("selection").is_none(), "a detached selection is still reported");
+    ensure!(snap.selection.is_none(), "a detached selection is still reported");
     Ok("detached".into())
 }

@@ -22,6 +22,8 @@ use std::collections::BTreeMap;
 use anyhow::{anyhow, bail, ensure, Context};
 use serde_json::Value;
 
+use crate::attention::Snapshot;
+
 use super::outputs::{files_under, find_canary, Output, OutputCapture};
 use super::privacy::{sampled_inside, CANARY};
 use super::{candidate_at, require_valid_payload, wait_for, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
@@ -352,11 +354,11 @@ async fn await_chromium_focus(host: &Host, c: &Control) -> anyhow::Result<()> {
 
 async fn runtime_focus_is(host: &Host, want_some: bool, why: &str) -> anyhow::Result<()> {
     wait_for(host, why, POINTER_TIMEOUT, || async {
-        let f = host.eval("window.wippyAttention.focus()").await?;
-        Ok(if f.is_null() != want_some {
+        let f = host.focus().await?;
+        Ok(if f.is_none() != want_some {
             Poll::Ready(())
         } else {
-            Poll::Pending(format!("focus() = {}", if f.is_null() { "null".into() } else { f["event_id"].to_string() }))
+            Poll::Pending(format!("focus() = {}", f.map_or_else(|| "null".into(), |f| format!("{:?}", f.event_id))))
         })
     })
     .await
@@ -435,29 +437,23 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
     let what = format!("a snapshot around the control with {}", want_selection.unwrap_or("its pointer"));
     let snap = wait_for(host, &what, POINTER_TIMEOUT, || async {
         let snap = host.snapshot().await?;
-        let at = snap
-            .pointer("/pointer/point")
-            .map(|p| (p["x"].as_f64().unwrap_or(f64::NAN), p["y"].as_f64().unwrap_or(f64::NAN)));
+        let at = snap.pointer.as_ref().map(|p| (p.point.x, p.point.y));
         let omissions = reasons(&snap);
         let pointer_ok = at.is_some_and(|(px, py)| (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0);
         let selection_ok = match want_selection {
             None => true,
             Some(reason) => {
-                omissions.iter().any(|r| r == reason)
-                    && snap.get("selection").is_none_or(|s| s.is_null() || s["text"] == "")
+                omissions.iter().any(|r| r == reason) && snap.selection.as_ref().is_none_or(|s| s.text.is_empty())
             }
         };
         Ok(if pointer_ok && selection_ok {
             Poll::Ready(snap)
         } else {
-            Poll::Pending(format!(
-                "pointer {at:?}, omissions {omissions:?}, selection {}",
-                snap.get("selection").cloned().unwrap_or(Value::Null)
-            ))
+            Poll::Pending(format!("pointer {at:?}, omissions {omissions:?}, selection {:?}", snap.selection))
         })
     })
     .await?;
-    require_valid_payload(&snap)?;
+    require_valid_payload(snap.json())?;
     ensure!(
         sampled_inside(&snap, &c.rect),
         "no sample point fell on the control {:?}: the check proves nothing",
@@ -470,20 +466,17 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
             ensure!(
                 found.is_none(),
                 "an excluded control is a candidate: {}",
-                found.map(|f| f.to_string()).unwrap_or_default()
+                found.map(|f| format!("{f:?}")).unwrap_or_default()
             );
             ensure!(omissions.iter().any(|r| r == "excluded"), "no `excluded` omission (omissions {omissions:?})");
-            ensure!(snap.get("focus").is_none_or(Value::is_null), "the snapshot still has a focus: {}", snap["focus"]);
+            ensure!(snap.focus.is_none(), "the snapshot still has a focus: {:?}", snap.focus);
         }
         Rule::Redacted => {
             let kept = found
                 .ok_or_else(|| anyhow!("the redacted control keeps its geometry, but no candidate has its box"))?;
-            for k in ["name", "text", "value"] {
-                ensure!(
-                    kept["summary"].get(k).is_none(),
-                    "the redacted control's summary has {k}: {}",
-                    kept["summary"][k]
-                );
+            let sm = &kept.summary;
+            for (k, v) in [("name", &sm.name), ("text", &sm.text), ("value", &sm.value)] {
+                ensure!(v.is_none(), "the redacted control's summary has {k}: {v:?}");
             }
             ensure!(omissions.iter().any(|r| r == "redacted"), "no `redacted` omission (omissions {omissions:?})");
         }
@@ -491,18 +484,19 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
             let kept =
                 found.ok_or_else(|| anyhow!("the ordinary control is not a candidate: the realm was not sampled"))?;
             ensure!(
-                kept["summary"].get("value").is_none() && kept["summary"].get("text").is_none(),
-                "an editable value left: {}",
-                kept["summary"]
+                kept.summary.value.is_none() && kept.summary.text.is_none(),
+                "an editable value left: {:?}",
+                kept.summary
             );
         }
     }
     let envelope = host.envelope(&snap).await?;
-    let focus = host.eval("window.wippyAttention.focus()").await?;
+    let focus = host.focus().await?;
+    // The scan reads the JSON the runtime returned, not a re-serialization of the model.
     let outs = [
-        Output { source: "snapshot".into(), text: snap.to_string() },
-        Output { source: "envelope".into(), text: envelope.to_string() },
-        Output { source: "focus()".into(), text: focus.to_string() },
+        Output { source: "snapshot".into(), text: snap.json().to_string() },
+        Output { source: "envelope".into(), text: envelope.json().to_string() },
+        Output { source: "focus()".into(), text: focus.map_or_else(|| "null".into(), |f| f.json().to_string()) },
     ];
     if let Some((canary, source, excerpt)) = find_canary(&[CANARY.to_string()], &outs) {
         bail!("a canary ({canary}) reached the {source}: ...{excerpt}...");
@@ -510,13 +504,8 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
     Ok(())
 }
 
-fn reasons(snap: &Value) -> Vec<String> {
-    snap["omissions"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|o| o["reason"].as_str().map(str::to_string))
-        .collect()
+fn reasons(snap: &Snapshot) -> Vec<String> {
+    snap.omissions.iter().map(|o| o.reason.as_str().to_string()).collect()
 }
 
 /// Sends one message from the composer with automatic context on and the pointer on the light

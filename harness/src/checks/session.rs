@@ -9,6 +9,7 @@ use anyhow::{anyhow, bail, ensure, Context};
 use serde_json::{json, Value};
 
 use super::{require_candidate, require_valid_payload, snapshot_at, wait_for, Leaf, Poll};
+use crate::attention::{Envelope, Reported, Snapshot};
 use crate::contract::delivery::{choose_delivery, Delivery, SessionCapabilities};
 use crate::host::Host;
 use crate::input::Key;
@@ -118,20 +119,13 @@ pub fn require_same_attachments(stored: &StoredMessage, sent: &Value) -> anyhow:
         sent.len()
     );
     for (a, s) in stored.attachments.iter().zip(sent) {
-        ensure!(
-            Some(a.attachment_id.as_str()) == s["attachment_id"].as_str(),
-            "attachment_id {} != {}",
-            a.attachment_id,
-            s["attachment_id"]
-        );
-        ensure!(
-            Some(a.content_hash.as_str()) == s["content_hash"].as_str(),
-            "content_hash {} != {}",
-            a.content_hash,
-            s["content_hash"]
-        );
+        let s: Reported<Envelope> =
+            Reported::parse(s.clone()).context("an attachment the Host sent is not a strict envelope")?;
+        ensure!(a.attachment_id == s.attachment_id, "attachment_id {} != {}", a.attachment_id, s.attachment_id);
+        ensure!(a.content_hash == s.content_hash, "content_hash {} != {}", a.content_hash, s.content_hash);
+        // Byte-level identity: the stored JSON against the JSON the runtime produced.
         let env: Value = serde_json::from_str(&a.envelope)?;
-        ensure!(&env == s, "the stored envelope differs from the one the runtime produced");
+        ensure!(&env == s.json(), "the stored envelope differs from the one the runtime produced");
     }
     Ok(())
 }
@@ -159,10 +153,11 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
         "the receipt's message_id is not the stored one"
     );
     require_same_attachments(&stored, &row["attachments"])?;
-    let payload: Value = serde_json::from_str(
-        serde_json::from_str::<Value>(&stored.attachments[0].envelope)?["content"].as_str().unwrap_or(""),
-    )?;
-    require_valid_payload(&payload)?;
+    let env: Reported<Envelope> = Reported::parse(serde_json::from_str(&stored.attachments[0].envelope)?)
+        .context("the stored attachment is not a strict envelope")?;
+    let payload: Reported<Snapshot> = Reported::parse(serde_json::from_str(&env.content)?)
+        .context("the stored attachment's content is not a strict snapshot")?;
+    require_valid_payload(payload.json())?;
     require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let replies = session.replies_to(&sid, &stored.request_id);
     ensure!(replies.len() == 1 && replies[0].is_received(), "expected exactly one received, got {replies:?}");
@@ -271,7 +266,7 @@ pub async fn send_command_of_exactly(host: &Host, target: usize) -> anyhow::Resu
     let (x, y) = truth.center();
     let snap = snapshot_at(host, x, y).await?;
     let env = host.envelope(&snap).await?;
-    host.eval(&format!("(window.__host.session.pinContext([{env}]), true)")).await?;
+    host.eval(&format!("(window.__host.session.pinContext([{}]), true)", env.json())).await?;
     let base =
         host.eval("window.__host.session.inlineCommandBytes('')").await?.as_u64().context("inlineCommandBytes")?
             as usize;

@@ -2,22 +2,29 @@
 //! events never enter the runtime's observation history.
 
 use anyhow::ensure;
-use serde_json::Value;
 
-use super::{leaf_frame, leaf_log, snapshot_at, wait_for, Leaf, Poll, POINTER_TIMEOUT};
+use super::{leaf_frame, leaf_log, snapshot_at, wait_for, Leaf, LeafEvent, Poll, POINTER_TIMEOUT};
+use crate::attention::{EventType, ObservedEvent, Snapshot};
 use crate::host::Host;
 use crate::input::Key;
 
 /// Waits until `leaf`'s log has grown past `from` with entries satisfying `want`, or fails naming
 /// what arrived instead.
-async fn await_log(host: &Host, leaf: Leaf, from: usize, want: &[(&str, Option<&str>)]) -> anyhow::Result<Vec<Value>> {
+async fn await_log(
+    host: &Host,
+    leaf: Leaf,
+    from: usize,
+    want: &[(&str, Option<&str>)],
+) -> anyhow::Result<Vec<LeafEvent>> {
     let what = format!("{} logging {:?}", leaf.landmark(), want.iter().map(|(t, _)| *t).collect::<Vec<_>>());
     wait_for(host, &what, POINTER_TIMEOUT, || async move {
-        let fresh: Vec<Value> = leaf_log(host, leaf).await?.into_iter().skip(from).collect();
+        let fresh: Vec<LeafEvent> = leaf_log(host, leaf).await?.into_iter().skip(from).collect();
         let complete = want.iter().all(|(ty, code)| {
-            fresh
-                .iter()
-                .any(|e| e["type"] == *ty && e["target"] == leaf.landmark() && code.is_none_or(|c| e["code"] == c))
+            fresh.iter().any(|e| {
+                e.is(ty)
+                    && e.target.as_deref() == Some(leaf.landmark())
+                    && code.is_none_or(|c| e.code.as_deref() == Some(c))
+            })
         });
         Ok(if complete {
             Poll::Ready(fresh)
@@ -26,7 +33,7 @@ async fn await_log(host: &Host, leaf: Leaf, from: usize, want: &[(&str, Option<&
                 "{:?}",
                 fresh
                     .iter()
-                    .map(|e| format!("{}@{}", e["type"].as_str().unwrap_or("?"), e["target"].as_str().unwrap_or("?")))
+                    .map(|e| format!("{}@{}", e.event_type, e.target.as_deref().unwrap_or("?")))
                     .collect::<Vec<_>>()
             ))
         })
@@ -51,7 +58,7 @@ async fn hover_until_seen(host: &Host, leaf: Leaf, x: f64, y: f64) -> anyhow::Re
                 .await?
                 .into_iter()
                 .skip(from)
-                .any(|e| e["type"] == "pointermove" && e["target"] == leaf.landmark() && e["isTrusted"] == true);
+                .any(|e| e.is("pointermove") && e.target.as_deref() == Some(leaf.landmark()) && e.is_trusted);
             Ok(if seen { Poll::Ready(()) } else { Poll::Pending("no trusted pointermove on the leaf yet".into()) })
         }
     })
@@ -70,14 +77,14 @@ pub async fn input_reaches_leaves(host: &Host) -> anyhow::Result<String> {
         host.press_key(Key::KEY_A).await?;
         let fresh =
             await_log(host, leaf, from, &[("pointerdown", None), ("click", None), ("keydown", Some("KeyA"))]).await?;
-        let untrusted: Vec<&Value> = fresh.iter().filter(|e| e["isTrusted"] != true).collect();
+        let untrusted: Vec<&LeafEvent> = fresh.iter().filter(|e| !e.is_trusted).collect();
         ensure!(untrusted.is_empty(), "{} received untrusted events from CDP input: {untrusted:?}", leaf.landmark());
         let from = fresh.len() + from;
         host.tap(x, y).await?;
         let touched =
             await_log(host, leaf, from, &[("touchstart", None), ("touchend", None), ("pointerdown", None)]).await?;
         ensure!(
-            touched.iter().any(|e| e["type"] == "pointerdown" && e["pointerType"] == "touch" && e["isTrusted"] == true),
+            touched.iter().any(|e| e.is("pointerdown") && e.pointer_type.as_deref() == Some("touch") && e.is_trusted),
             "{}: the tap produced no trusted touch pointerdown: {touched:?}",
             leaf.landmark()
         );
@@ -86,8 +93,8 @@ pub async fn input_reaches_leaves(host: &Host) -> anyhow::Result<String> {
     Ok(format!("trusted pointer, key and touch events in {}", checked.join(", ")))
 }
 
-fn discrete(snap: &Value) -> Vec<Value> {
-    snap["recent_events"].as_array().into_iter().flatten().filter(|e| e["type"] != "pointermove").cloned().collect()
+fn discrete(snap: &Snapshot) -> Vec<ObservedEvent> {
+    snap.recent_events.iter().filter(|e| e.event_type != EventType::Pointermove).cloned().collect()
 }
 
 /// Script-dispatched pointer events reach the leaf (its log says isTrusted=false) but never the
@@ -95,7 +102,7 @@ fn discrete(snap: &Value) -> Vec<Value> {
 pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
     let leaf = Leaf::Left;
     let (x, y) = host.landmark_rect(leaf.landmark()).await?.center();
-    let before = discrete(&snapshot_at(host, x, y).await?);
+    let before = discrete(snapshot_at(host, x, y).await?.value());
     let from = leaf_log(host, leaf).await?.len();
     let forge = r#"(() => {
         const b = document.querySelector('[data-landmark="left-leaf"]');
@@ -111,16 +118,16 @@ pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
         a.dispatchEvent(new PointerEvent('pointerdown', { bubbles: true, composed: true, clientX: 9, clientY: 9 }));
         a.dispatchEvent(new MouseEvent('click', { bubbles: true, composed: true, clientX: 9, clientY: 9 })); return true; })()"#)
         .await?;
-    let forged = leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| e["isTrusted"] == false).count();
+    let forged = leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| !e.is_trusted).count();
     ensure!(forged >= 3, "the forged events did not reach the leaf (its log has {forged} untrusted entries)");
-    let after = discrete(&host.snapshot().await?);
+    let after = discrete(host.snapshot().await?.value());
     ensure!(after == before, "untrusted events entered the history: before {before:?}, after {after:?}");
 
     host.click_at(x, y).await?;
     let after = &after;
     let recorded = wait_for(host, "a trusted click entering the history", POINTER_TIMEOUT, || async move {
-        let now = discrete(&host.snapshot().await?);
-        Ok(if now.iter().any(|e| e["type"] == "pointerdown") && now.len() > after.len() {
+        let now = discrete(host.snapshot().await?.value());
+        Ok(if now.iter().any(|e| e.event_type == EventType::Pointerdown) && now.len() > after.len() {
             Poll::Ready(now.len() - after.len())
         } else {
             Poll::Pending(format!("recent discrete events {now:?} (so this check would prove nothing)"))

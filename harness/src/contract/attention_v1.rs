@@ -360,6 +360,14 @@ pub fn is_provenance(v: Option<&Value>) -> bool {
         && in_set(get(v, "runtime_source"), &["document", "iframe-realm", "fragment-realm"])
 }
 
+/// [`validate_attention`] of a typed snapshot built or decoded in Rust, as the payload it
+/// serializes to (optional members left out); a v4 reconstruction may carry `selection`. What the
+/// runtime reported is validated as the JSON it sent ([`crate::attention::Reported::json`]), not
+/// through this re-serialization.
+pub fn validate_snapshot(snapshot: &crate::attention::Snapshot) -> Result<(), Stage> {
+    validate_attention(&snapshot.to_value(), snapshot.selection.is_some())
+}
+
 /// `validate_attention(payload, allow_selection)`: `Ok` or the first failing [`Stage`].
 /// `allow_selection` is true only for a v4 reconstruction.
 pub fn validate_attention(payload: &Value, allow_selection: bool) -> Result<(), Stage> {
