@@ -324,7 +324,7 @@ async fn check_snapshot(h: &Host, artifact: &str, radius: f64, step: f64, timeou
                 .find(|c| c["mount_id"] == g.mount_id.as_str())
                 .ok_or_else(|| anyhow::anyhow!("{what}: {} never queried {}", r.name, g.name))?;
             anyhow::ensure!(
-                &accts[&g.name]["last"]["budgets"] == &s["lease"],
+                accts[&g.name]["last"]["budgets"] == s["lease"],
                 "{what}: grandchild {} received other budgets than leased {}",
                 g.name,
                 s["lease"]

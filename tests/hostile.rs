@@ -370,7 +370,7 @@ fn navigation_or_replacement_of_a_child_invalidates_its_binding() {
         let sibling = Frame::UrlContains("name=sibling".into());
         // A reload: the recorder sees realm A's grant.
         h.eval_in_frame(&sibling, "(location.reload(), true)").await.ok();
-        let a = await_new_grant(h, &[realm0.clone()], "realm A's grant").await?;
+        let a = await_new_grant(h, std::slice::from_ref(&realm0), "realm A's grant").await?;
         let (realm_a, token_a) = (
             a["realm_id"].as_str().unwrap_or_default().to_string(),
             a["token"].as_str().unwrap_or_default().to_string(),

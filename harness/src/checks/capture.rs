@@ -328,7 +328,7 @@ pub async fn target(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<(Val
 
 /// [`target`] for any target (an `action_ref` of this Host).
 async fn target_of(host: &Host, c: &Ctx, t: &Value, format: Format) -> anyhow::Result<(Value, String)> {
-    let pending = c.agent.capture_visual(&[t.clone()], with_format(json!({}), format), &opts())?;
+    let pending = c.agent.capture_visual(std::slice::from_ref(t), with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
     ensure!(
         scope_pressed(host, "area").await?.as_deref() == Some("true"),
@@ -365,7 +365,7 @@ pub async fn remove(host: &Host, c: &Ctx, pf: &Value) -> anyhow::Result<()> {
 pub async fn viewport(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<String> {
     let session = session_of(host)?;
     let pending = c.agent.capture_visual(
-        &[c.target.clone()],
+        std::slice::from_ref(&c.target),
         with_format(json!({"allow_viewport_choice": true}), format),
         &opts(),
     )?;
@@ -422,7 +422,7 @@ pub async fn region_dragged(host: &Host, c: &Ctx, format: Format) -> anyhow::Res
         .ceil()
         .min(y0 + max_side)
         .min(crate::host::VIEWPORT.1 as f64 - 1.0);
-    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(json!({}), format), &opts())?;
+    let pending = c.agent.capture_visual(std::slice::from_ref(&c.target), with_format(json!({}), format), &opts())?;
     await_overlay(host, true).await?;
     click_overlay(host, "[data-wippy-attention-scope=adjust]").await?;
     host.drag((x0, y0), (x1, y1), 4).await?;
@@ -453,7 +453,7 @@ pub async fn under_a_transformed_body(host: &Host, c: &Ctx) -> anyhow::Result<St
     let r = async {
         let truth = host.landmark_rect("left-leaf").await?;
         let t = leaf_ref(host, Leaf::Left).await?;
-        let pending = c.agent.capture_visual(&[t.clone()], json!({}), &opts())?;
+        let pending = c.agent.capture_visual(std::slice::from_ref(&t), json!({}), &opts())?;
         await_overlay(host, true).await?;
         let sel = format!("[data-wippy-attention-target={}]", json!(t["target_id"].as_str().unwrap_or_default()));
         let (ox, oy) = super::actions::overlay_point(host, &sel).await?;
@@ -501,7 +501,7 @@ pub async fn agent_region(host: &Host, c: &Ctx, format: Format) -> anyhow::Resul
     let (x1, y1) = ((right.right() + 10.0).ceil().min(x0 + 900.0), (left.bottom().max(right.bottom()) + 10.0).ceil());
     let region = CssRect { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
     let capture = json!({"scope": "region", "region": {"x": region.x, "y": region.y, "width": region.width, "height": region.height}, "allow_adjustment": false});
-    let pending = c.agent.capture_visual(&[c.target.clone()], with_format(capture, format), &opts())?;
+    let pending = c.agent.capture_visual(std::slice::from_ref(&c.target), with_format(capture, format), &opts())?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "adjust").await?.is_none(), "\"Adjust area\" was offered with allow_adjustment false");
     ensure!(
@@ -554,7 +554,7 @@ pub async fn input_permissions(host: &Host, c: &Ctx) -> anyhow::Result<String> {
     };
     let served = host.capture_provider().records().len();
     let no_pointer = ActionOptions { allow_pointer: false, ..opts() };
-    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &no_pointer)?;
+    let pending = c.agent.capture_visual(std::slice::from_ref(&c.target), json!({}), &no_pointer)?;
     await_overlay(host, true).await?;
     ensure!(scope_pressed(host, "adjust").await?.is_none(), "\"Adjust area\" was offered with allow_pointer false");
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
@@ -567,7 +567,7 @@ pub async fn input_permissions(host: &Host, c: &Ctx) -> anyhow::Result<String> {
 
     let served = host.capture_provider().records().len();
     let no_keyboard = ActionOptions { allow_keyboard: false, ..opts() };
-    let pending = c.agent.capture_visual(&[c.target.clone()], json!({}), &no_keyboard)?;
+    let pending = c.agent.capture_visual(std::slice::from_ref(&c.target), json!({}), &no_keyboard)?;
     await_overlay(host, true).await?;
     focused_answer(host, "primary").await?;
     host.press_key(Key::ENTER).await?;
@@ -871,7 +871,7 @@ async fn ends_without_draft(
 ) -> anyhow::Result<String> {
     let session = session_of(host)?;
     let (uploads, messages) = (session.uploads(sid)?.len(), session.messages(sid)?.len());
-    let pending = agent.capture_visual(&[target.clone()], capture, &opts())?;
+    let pending = agent.capture_visual(std::slice::from_ref(target), capture, &opts())?;
     await_overlay(host, true).await?;
     match answer {
         Answer::Approve => click_overlay(host, "[data-wippy-attention-answer=primary]").await?,
@@ -1030,7 +1030,7 @@ async fn moved_by_an_ancestor_after_approval(
         (before.y - css(&target["rect"]).y).abs() <= 0.5,
         "the left leaf is not where the target was captured: {before:?}"
     );
-    let pending = agent.capture_visual(&[target.clone()], json!({}), &opts())?;
+    let pending = agent.capture_visual(std::slice::from_ref(target), json!({}), &opts())?;
     await_overlay(host, true).await?;
     let in_frame = matches!(when, Moment::WhileAFrameIsPending);
     let armed = host

@@ -323,20 +323,6 @@ pub fn aria_role(chromium: &str) -> &str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::aria_role;
-
-    #[test]
-    fn chromium_internal_roles_without_an_aria_role_compare_as_generic_and_a_disclosure_triangle_as_button() {
-        assert_eq!(aria_role("LabelText"), "generic");
-        assert_eq!(aria_role("DisclosureTriangle"), "button", "a <summary> is the button it acts as");
-        assert_eq!(aria_role("button"), "button");
-        assert_eq!(aria_role("generic"), "generic");
-        assert_eq!(aria_role("tab"), "tab");
-    }
-}
-
 /// States where absent means false (`selected`, `disabled`, `required`, `invalid`) keep only their
 /// true values; `checked`, `pressed` and `expanded` keep false too (an unchecked checkbox says so).
 fn comparable_states(m: &BTreeMap<String, String>) -> BTreeMap<String, String> {
@@ -615,4 +601,18 @@ pub async fn corpus_agrees_with_chromium(host: &Host) -> anyhow::Result<String> 
         f.examples
     );
     Ok(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::aria_role;
+
+    #[test]
+    fn chromium_internal_roles_without_an_aria_role_compare_as_generic_and_a_disclosure_triangle_as_button() {
+        assert_eq!(aria_role("LabelText"), "generic");
+        assert_eq!(aria_role("DisclosureTriangle"), "button", "a <summary> is the button it acts as");
+        assert_eq!(aria_role("button"), "button");
+        assert_eq!(aria_role("generic"), "generic");
+        assert_eq!(aria_role("tab"), "tab");
+    }
 }
