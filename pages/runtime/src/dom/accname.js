@@ -21,7 +21,7 @@
 //   referenced or descendant node: CSS generated content (::before / ::after), flat-tree children
 //   (slots' assigned nodes), aria-owns'd elements, blocks set apart by spaces.
 // - 2I title, except on generic elements and sections (Chromium reports no name there; a layout table
-//   and an abbr keep theirs).
+//   an iframe and an abbr keep theirs).
 // Privacy is unchanged: excluded, redacted and editable content, labels of sensitive controls and
 // form-control values are never read into a name.
 import { nNodeValue, nDocQSA, nFragQSA, nGetCS, nQSA } from '../core/natives.js';
@@ -330,7 +330,7 @@ function textAlternative(n, mode, hiddenOk, ctx, depth, knownRole) {
     if (asciiCollapse(c)) return c;
   }
   // 2I: the tooltip attribute.
-  if ((!NO_TITLE_ROLES[role] && ln !== 'section') || ln === 'abbr' || ln === 'table') {
+  if ((!NO_TITLE_ROLES[role] && ln !== 'section') || ln === 'abbr' || ln === 'table' || ln === 'iframe') {
     const title = attr(n, 'title');
     if (title && asciiCollapse(title)) return asciiCollapse(title);
   }

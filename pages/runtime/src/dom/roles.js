@@ -45,7 +45,7 @@ const IMPLICIT_ROLE = {
   'wf-body': 'generic',
   label: 'generic',
   img: 'img',
-  iframe: 'document',
+  iframe: 'generic',
   search: 'search',
   blockquote: 'blockquote',
   code: 'code',
