@@ -11,6 +11,8 @@
 mod budgets;
 #[path = "cli.rs"]
 mod cli;
+#[path = "conformance.rs"]
+mod conformance;
 #[path = "end_to_end.rs"]
 mod end_to_end;
 #[path = "failure_artifacts.rs"]

@@ -237,11 +237,11 @@ function omissionExtras(list) {
 }
 
 /**
- * `?corpus=shoelace|material|internals|sensitive&mount=same-origin|cross-origin|fragment`: the home page holds only the component
+ * `?corpus=shoelace|material|internals|sensitive|conformance&mount=same-origin|cross-origin|fragment`: the home page holds only the component
  * corpus `apps/corpus-<name>.html` (480x400): a same-origin iframe (Host site), a cross-origin iframe
  * (Child site) or a Web Fragment (needs engine=fragment). Without `corpus` nothing changes.
  */
-const CORPORA = ['shoelace', 'material', 'internals', 'sensitive'];
+const CORPORA = ['shoelace', 'material', 'internals', 'sensitive', 'conformance'];
 const MOUNTS = ['same-origin', 'cross-origin', 'fragment'];
 const CORPUS = (() => {
   const name = params.get('corpus');

@@ -5,6 +5,7 @@
 
 pub mod actions;
 pub mod capture;
+pub mod conformance;
 pub mod expect;
 pub mod fidelity;
 pub mod focus;

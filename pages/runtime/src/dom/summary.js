@@ -2,56 +2,17 @@
 // aria-labelledby, aria-label, labels, alt, button value, content, title; safe text of the subtree,
 // 160 scalar values, skipping hidden/excluded/redacted/editable content; value only for range,
 // color, single selects, progress, meter; state omitted when empty).
-import { nNodeValue, nDocQSA, nFragQSA, nGetCS, nMatches, nFirstChild, nNextSibling } from '../core/natives.js';
+import { nNodeValue, nGetCS, nMatches } from '../core/natives.js';
 import { TEXT_MAX } from '../core/constants.js';
 import { cutBytes, cutScalars, normText } from '../core/util.js';
-import { attr, hasAttr, localName, nodeType, parentOf, treeRoot, byIdInRoot } from '../core/dom-reads.js';
+import { attr, hasAttr, localName, nodeType, parentOf } from '../core/dom-reads.js';
 import { privacyOf, selfExcluded, selfRedacted, labelsSensitive } from './privacy.js';
-import {
-  explicitRoleFor,
-  implicitRoleFor,
-  requiredContextAllows,
-  NAME_FROM_CONTENT,
-  stateFor,
-  ariaValue,
-  joinNameParts,
-  displayIsInline,
-} from './roles.js';
-import { internalsProp } from './shadow-roots.js';
-import { flatChildren, flatParent } from './flat-tree.js';
+import { stateFor, joinNameParts, displayIsInline, asciiCollapse } from './roles.js';
+import { flatChildren } from './flat-tree.js';
+import { roleOf, nameOf, aria } from './accname.js';
 
-// Role: the role attribute, else the role the element set on its ElementInternals, else implicit. A
-// declared role with an ARIA required context (option, treeitem, listitem) that its flat-tree
-// ancestors do not provide is dropped for the implicit role, as Chromium does (roles.js
-// REQUIRED_CONTEXT).
-export function roleOf(el) {
-  return roleAt(el, 0);
-}
-function roleAt(el, depth) {
-  const get = (n) => attr(el, n);
-  const has = (n) => hasAttr(el, n);
-  const ln = localName(el);
-  const ir = internalsProp(el, 'role');
-  const declared = explicitRoleFor(get, typeof ir === 'string' ? ir : null);
-  if (!declared) return implicitRoleFor(ln, get, has);
-  if (depth < 32 && !requiredContextAllows(declared, ancestorRoles(el, depth))) return implicitRoleFor(ln, get, has);
-  return declared;
-}
-function* ancestorRoles(el, depth) {
-  let n = flatParent(el);
-  for (let guard = 0; n && guard < 256; guard++, n = flatParent(n)) {
-    if (nodeType(n) !== 1) continue;
-    yield roleAt(n, depth + 1);
-  }
-}
-// An ARIA attribute, else the same state set on the element's ElementInternals.
-export function aria(el, name) {
-  return ariaValue(
-    name,
-    (n) => attr(el, n),
-    (p) => internalsProp(el, p),
-  );
-}
+// Role and name: one implementation (accname.js), re-exported for the summary's callers.
+export { roleOf, nameOf, aria } from './accname.js';
 const SKIP_TEXT = {
   script: 1,
   style: 1,
@@ -176,85 +137,6 @@ function contentParts(n, budget, depth, names) {
   }
   return parts;
 }
-export function nameOf(el, role) {
-  const lb = attr(el, 'aria-labelledby');
-  if (lb) {
-    const parts = [];
-    lb.split(/\s+/).forEach((id) => {
-      if (!id) return;
-      const ref = byIdInRoot(el, id);
-      if (ref) {
-        const t = textOfSafe(ref);
-        if (t) parts.push(t);
-      }
-    });
-    const s = normText(parts.join(' '));
-    if (s) return s;
-  }
-  const al = normText(aria(el, 'aria-label'));
-  if (al) return al;
-  const ln = localName(el);
-  if (
-    ln === 'input' ||
-    ln === 'select' ||
-    ln === 'textarea' ||
-    ln === 'meter' ||
-    ln === 'progress' ||
-    ln === 'output'
-  ) {
-    const t = (attr(el, 'type') || '').toLowerCase();
-    if (ln === 'input' && (t === 'submit' || t === 'reset' || t === 'button')) {
-      const v = normText(attr(el, 'value'));
-      if (v) return v;
-      return t === 'submit' ? 'Submit' : t === 'reset' ? 'Reset' : '';
-    }
-    if (ln === 'input' && t === 'image') {
-      const a = normText(attr(el, 'alt'));
-      if (a) return a;
-    }
-    const id = attr(el, 'id');
-    if (id) {
-      const root = treeRoot(el);
-      let labels = [];
-      try {
-        labels =
-          nodeType(root) === 9
-            ? nDocQSA.call(root, 'label[for]')
-            : nodeType(root) === 11
-              ? nFragQSA.call(root, 'label[for]')
-              : [];
-      } catch (_) {
-        labels = [];
-      }
-      for (let i = 0; i < labels.length; i++)
-        if (attr(labels[i], 'for') === id) {
-          const t = textOfSafe(labels[i]);
-          if (t) return t;
-        }
-    }
-    for (let n = parentOf(el); n && nodeType(n) === 1; n = parentOf(n))
-      if (localName(n) === 'label') {
-        const t = textOfSafe(n);
-        if (t) return t;
-        break;
-      }
-  }
-  if (ln === 'img' || ln === 'area') {
-    const a = normText(attr(el, 'alt'));
-    if (a) return a;
-  }
-  if (NAME_FROM_CONTENT[role] || ln === 'summary' || ln === 'legend' || ln === 'caption' || ln === 'figcaption') {
-    const t = cutScalars(nameFromContent(el), TEXT_MAX);
-    if (t) return t;
-  }
-  if (ln === 'fieldset') {
-    for (let c = nFirstChild.call(el); c; c = nNextSibling.call(c))
-      if (localName(c) === 'legend') return cutScalars(nameFromContent(c), TEXT_MAX);
-  }
-  const title = normText(attr(el, 'title'));
-  if (title) return title;
-  return '';
-}
 // State as Chromium's accessibility tree exposes it for the element's computed role (roles.js
 // stateFor): ARIA attributes, else the same state on the element's ElementInternals, and the native
 // state of form controls (disabled via :disabled, incl. fieldsets and form-associated custom
@@ -323,7 +205,7 @@ export function summarize(el, privacy) {
   const noText = privacy.redacted || privacy.textNone;
   if (!noText) {
     // A cut can end on the space between two words: what is reported stays whitespace-normalized.
-    const name = cutBytes(cutScalars(nameOf(el, role), TEXT_MAX), 256).trim();
+    const name = asciiCollapse(cutBytes(cutScalars(nameOf(el, role), TEXT_MAX), 256));
     if (name) s.name = name;
     const ln = localName(el);
     if (ln !== 'input' && ln !== 'textarea' && ln !== 'select' && !inEditable(el)) {
@@ -336,4 +218,12 @@ export function summarize(el, privacy) {
   const st = stateOf(el, role);
   if (st) s.state = st;
   return s;
+}
+// The summary a candidate for exactly this element would carry, privacy applied as the hit test
+// applies it (excluded: null; redacted: role and state only); the internal API's `summaryOf` test
+// hook (host/api.js) for the per-element conformance check.
+export function summaryForTest(el) {
+  const p = privacyOf(el);
+  if (p.excluded) return null;
+  return summarize(el, { redacted: !!p.redacted, textNone: false });
 }

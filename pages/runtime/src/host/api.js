@@ -2,7 +2,7 @@
 // window.wippyAttention {role, host_instance_id, ready, snapshot, envelope, canonicalJson, focus};
 // in child realms {role, realm_id, canonicalJson, ready}; in every realm the frozen internal
 // window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, advanceClock,
-// debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
+// mountIdOf, summaryOf, debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
 // non-writable, non-configurable, non-enumerable.
 import { W, nDateNow, nJSONParse, nJSONStringify } from '../core/natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from '../core/constants.js';
@@ -18,6 +18,7 @@ import { focusApi } from '../realm/focus.js';
 import { ready } from './readiness.js';
 import { readyChildren } from '../relay/ready-children.js';
 import { currentDocument } from '../realm/document.js';
+import { summaryForTest } from '../dom/summary.js';
 import { markFocus, returnFocus } from '../realm/focus-return.js';
 
 export function defineInternal() {
@@ -36,6 +37,11 @@ export function defineInternal() {
     // Test hook: the mount id this realm gives an element (what an omission's mount_id names), so
     // a test can tell which element an omission is about.
     mountIdOf: (el) => safe(() => (nodeType(el) === 1 ? mountOf(el).mount_id : null), null),
+    // Test hook (issue 24): the summary a candidate for exactly this element would carry (the same
+    // `summarize` the snapshot calls, with the same privacy: null when excluded, redacted as the
+    // candidate would be), without the promotion to an interactive ancestor, so a check can compare
+    // every element with Chromium's AX node (harness/src/checks/conformance.rs).
+    summaryOf: (el) => safe(() => (nodeType(el) === 1 ? summaryForTest(el) : null), null),
     // Diagnostics for harness debugging: binding states only, never tokens.
     debug: () => ({
       accounting: nJSONParse(nJSONStringify(ACCT)),
