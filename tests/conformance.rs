@@ -5,7 +5,7 @@
 //! role and name separately (harness/src/checks/conformance.rs lists every disagreement).
 
 use attention_harness::checks::conformance::corpus_conforms_to_chromium;
-use attention_harness::{run_host_emulated, Engine, Layout, OpenOptions};
+use attention_harness::{run_host_opts, Corpus, HostOptions, Layout, Mount};
 use rstest::rstest;
 
 #[rstest]
@@ -13,9 +13,7 @@ fn conformance_corpus_roles_and_names_agree_with_chromium_ax_tree_at_every_eleme
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values("same-origin", "cross-origin", "fragment")] mount: &str,
 ) {
-    let engine = if mount == "fragment" { Engine::Fragment } else { Engine::Iframe };
-    let query = format!("corpus=conformance&mount={mount}");
-    run_host_emulated(layout, engine, &query, OpenOptions::default(), async |h| {
-        corpus_conforms_to_chromium(h).await.map(drop)
-    });
+    let mount = Mount::named(mount).expect("a corpus mount");
+    let options = HostOptions::new(layout, mount.engine()).corpus(Corpus::Conformance, mount);
+    run_host_opts(options, async |h| corpus_conforms_to_chromium(h).await.map(drop));
 }

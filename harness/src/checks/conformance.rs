@@ -165,7 +165,7 @@ fn name_agrees(mine: &str, theirs: &str) -> bool {
 /// Walks the conformance corpus the Host mounted and measures agreement with Chromium.
 pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     wait_for(host, "the corpus app reporting data-app-ready", std::time::Duration::from_secs(20), || async {
-        Ok(match host.locate_attr("data-app-ready", "true").await? {
+        Ok(match host.frames().locate_attr("data-app-ready", "true").await? {
             Some(_) => Poll::Ready(()),
             None => Poll::Pending("no data-app-ready yet".into()),
         })

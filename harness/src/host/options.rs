@@ -141,6 +141,8 @@ pub enum Corpus {
     Internals,
     /// Every sensitive control kind the spec names.
     Sensitive,
+    /// HTML-AAM's element table, WAI-ARIA's roles and accname's steps (role and name conformance).
+    Conformance,
 }
 
 impl Corpus {
@@ -150,6 +152,7 @@ impl Corpus {
             Corpus::Material => "material",
             Corpus::Internals => "internals",
             Corpus::Sensitive => "sensitive",
+            Corpus::Conformance => "conformance",
         }
     }
 }
