@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::{ensure, Context};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::fidelity::aria_role;
 use super::{wait_for, Poll};
@@ -128,15 +128,10 @@ fn collect(node: &Value, out: &mut Vec<Element>, inside: bool, root_id: i64, cla
 
 /// The runtime's summary of exactly this element (the `summaryOf` hook of its realm's runtime).
 async fn runtime_summary(s: &Session, backend_node_id: i64) -> anyhow::Result<Option<Value>> {
-    let obj = s.call("DOM.resolveNode", json!({"backendNodeId": backend_node_id})).await?;
-    let Some(object_id) = obj["object"]["objectId"].as_str() else { return Ok(None) };
-    let r = s
-        .call(
-            "Runtime.callFunctionOn",
-            json!({"objectId": object_id, "returnByValue": true,
-                   "functionDeclaration": "function () { const r = window.__wippyAttentionRuntime; return r && r.summaryOf ? r.summaryOf(this) : 'no-hook'; }"}),
-        )
-        .await?;
+    let Some(object_id) = s.resolve_node(backend_node_id).await? else { return Ok(None) };
+    let hook = "function () { const r = window.__wippyAttentionRuntime; \
+                return r && r.summaryOf ? r.summaryOf(this) : 'no-hook'; }";
+    let r = s.call_function_on(&object_id, hook, true).await?;
     let v = r["result"]["value"].clone();
     ensure!(v != "no-hook", "the runtime of the corpus realm has no summaryOf test hook");
     Ok(if v.is_object() { Some(v) } else { None })
@@ -173,9 +168,9 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     .await?;
     let app = host.locate_landmark("corpus-app").await.context("the Host has no corpus mounted (?corpus=...)")?;
     let s = app.session.clone();
-    let doc = s.call("DOM.getDocument", json!({"depth": -1, "pierce": true})).await?;
+    let doc = s.pierced_document().await?;
     let mut elements = Vec::new();
-    collect(&doc["root"], &mut elements, false, app.backend_node_id, "unclassified");
+    collect(&doc, &mut elements, false, app.backend_node_id, "unclassified");
     ensure!(elements.len() > 100, "the conformance corpus has only {} elements", elements.len());
     let mut f = Figures::default();
     for e in elements {
