@@ -28,6 +28,8 @@ mod goldens;
 mod runtime_bundle;
 #[path = "session_http.rs"]
 mod session_http;
+#[path = "session_races.rs"]
+mod session_races;
 #[path = "session_ui_actions.rs"]
 mod session_ui_actions;
 #[path = "session_ws.rs"]
