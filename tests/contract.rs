@@ -28,6 +28,8 @@ mod goldens;
 mod runtime_bundle;
 #[path = "session_http.rs"]
 mod session_http;
+#[path = "session_origin.rs"]
+mod session_origin;
 #[path = "session_races.rs"]
 mod session_races;
 #[path = "session_ui_actions.rs"]

@@ -126,6 +126,8 @@ pub(crate) struct Inner {
     /// Sessions whose uploads are refused (403 `UPLOADS_DISABLED`), as `serve --refuse-uploads`
     /// does for all, without touching the other tests sharing this server.
     pub refused_upload_sessions: Mutex<std::collections::HashSet<String>>,
+    /// The Host site's origin: the only `Origin` a WebSocket join is admitted from.
+    pub host_origin: std::sync::OnceLock<String>,
 }
 
 impl Drop for Inner {
@@ -189,6 +191,7 @@ impl SessionService {
                 temporary_db,
                 broker: ui_actions::Broker::default(),
                 refused_upload_sessions: Mutex::new(Default::default()),
+                host_origin: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -220,6 +223,14 @@ impl SessionService {
     /// The token of an authenticated actor without write permission.
     pub fn reader_token(&self) -> &str {
         self.inner.users.token(Actor::Reader)
+    }
+    /// The Host site's origin (`http://127.0.0.1:<port>`), set once by the server: the WebSocket
+    /// join refuses every other `Origin`, and a join without one.
+    pub fn set_host_origin(&self, origin: &str) {
+        let _ = self.inner.host_origin.set(origin.to_string());
+    }
+    pub fn host_origin(&self) -> Option<&str> {
+        self.inner.host_origin.get().map(String::as_str)
     }
     pub fn db_path(&self) -> &Path {
         self.inner.store.path()
