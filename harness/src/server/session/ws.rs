@@ -175,9 +175,7 @@ async fn serve_frames(
 }
 
 async fn close_too_big(s: &SessionService, session_id: &str, socket: &mut WebSocket, frame_bytes: usize) {
-    if let Ok(mut c) = s.inner.closes.lock() {
-        c.push(Closed { session_id: session_id.to_string(), code: CLOSE_MESSAGE_TOO_BIG, frame_bytes });
-    }
+    s.record_close(Closed { session_id: session_id.to_string(), code: CLOSE_MESSAGE_TOO_BIG, frame_bytes });
     let _ = socket
         .send(Message::Close(Some(CloseFrame { code: CLOSE_MESSAGE_TOO_BIG, reason: "message too big".into() })))
         .await;
