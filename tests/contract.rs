@@ -26,6 +26,8 @@ mod contract_validate;
 mod goldens;
 #[path = "runtime_bundle.rs"]
 mod runtime_bundle;
+#[path = "session_crash.rs"]
+mod session_crash;
 #[path = "session_http.rs"]
 mod session_http;
 #[path = "session_origin.rs"]
