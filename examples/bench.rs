@@ -9,6 +9,8 @@
 //! cargo run --release --example bench -- hung-child [N]     # a snapshot beside a child that never answers
 //! cargo run --release --example bench -- realms [N]         # capture time with 1, 4, 16, 64 child realms
 //! cargo run --release --example bench -- observer [N]       # µs per trusted pointermove, Host and child realm
+//! cargo run --release --example bench -- session [N] [M]    # N WebSocket clients x M messages: msg/s, p50/p99
+//! cargo run --release --example bench -- session-soak [N]   # RSS of the Session at 0, N/2 and N messages
 //! ```
 //!
 //! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
@@ -53,9 +55,13 @@ fn main() -> anyhow::Result<()> {
         "hung-child" => with_harness(|h| hung_child(h, n(20)?)),
         "realms" => with_harness(|h| realms(h, n(20)?)),
         "observer" => with_harness(|h| observer(h, n(200)?)),
+        "session" => session_load(n(50)?, args.get(2).map(|a| a.parse::<usize>()).transpose()?.unwrap_or(40).max(1)),
+        "session-soak" => session_soak(n(100_000)?),
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
-        _ => bail!("usage: bench host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer [N]"),
+        _ => bail!(
+            "usage: bench host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|session|session-soak [N]"
+        ),
     }
 }
 
@@ -515,4 +521,148 @@ async fn traced_moves(host: &attention_harness::Host, (cx, cy): (f64, f64), n: u
 fn cost_rows(label: &str, costs: &[trace::Cost]) {
     row(&format!("{label} wall"), &mut costs.iter().map(|c| c.wall_us).collect::<Vec<_>>());
     row(&format!("{label} thread"), &mut costs.iter().map(|c| c.thread_us).collect::<Vec<_>>());
+}
+
+// ---- the reference Session (issue 25) -----------------------------------------------------------
+
+type SessionWs = tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// A Session socket of a new session, joined as the Host's page would (its `Origin`).
+async fn session_join(server: &Server) -> anyhow::Result<SessionWs> {
+    use futures::StreamExt;
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let url = format!(
+        "{}/api/v1/ws/join?token={}",
+        server.host_origin().replace("http://", "ws://"),
+        server.session().token()
+    );
+    let mut req = url.into_client_request()?;
+    req.headers_mut().insert("origin", server.host_origin().parse()?);
+    let (mut ws, _) = tokio_tungstenite::connect_async(req).await?;
+    let welcome = ws.next().await.context("no welcome")??;
+    ensure!(welcome.to_text()?.contains("\"welcome\""), "first frame is not the welcome: {welcome:?}");
+    Ok(ws)
+}
+
+/// Sends one plain message and waits for its answer, which must be `received`.
+async fn session_send(ws: &mut SessionWs, request_id: &str) -> anyhow::Result<()> {
+    use futures::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    let cmd = serde_json::json!({"type": "session_message", "request_id": request_id, "data": {"text": format!("bench {request_id}")}});
+    ws.send(Message::Text(cmd.to_string().into())).await?;
+    loop {
+        let frame = tokio::time::timeout(std::time::Duration::from_secs(30), ws.next())
+            .await
+            .context("no answer within 30 s")?
+            .context("socket closed")??;
+        if let Message::Text(t) = frame {
+            ensure!(t.contains("\"type\":\"received\""), "not received: {t}");
+            return Ok(());
+        }
+    }
+}
+
+/// A Server of its own, on a temporary database, in a multi-threaded runtime.
+fn session_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread().enable_all().build()?)
+}
+
+/// `clients` concurrent WebSocket clients, each in its own session, each sending `per_client`
+/// messages one after another: messages per second over the whole run, and the time from a send
+/// to its `received` (p50, p99).
+fn session_load(clients: usize, per_client: usize) -> anyhow::Result<()> {
+    session_runtime()?.block_on(async {
+        let server = std::sync::Arc::new(Server::start(default_pages_dir()).await?);
+        let mut sockets = Vec::new();
+        for _ in 0..clients {
+            sockets.push(session_join(&server).await?);
+        }
+        let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(clients));
+        let started = Instant::now();
+        let tasks: Vec<_> = sockets
+            .into_iter()
+            .enumerate()
+            .map(|(c, mut ws)| {
+                let barrier = barrier.clone();
+                tokio::spawn(async move {
+                    barrier.wait().await;
+                    let mut ms = Vec::with_capacity(per_client);
+                    for i in 0..per_client {
+                        let t = Instant::now();
+                        session_send(&mut ws, &format!("c{c}-m{i}")).await?;
+                        ms.push(t.elapsed().as_secs_f64() * 1000.0);
+                    }
+                    anyhow::Ok(ms)
+                })
+            })
+            .collect();
+        let mut all = Vec::with_capacity(clients * per_client);
+        for t in tasks {
+            all.extend(t.await??);
+        }
+        let secs = started.elapsed().as_secs_f64();
+        all.sort_by(f64::total_cmp);
+        let at = |q: f64| all[((all.len() - 1) as f64 * q).round() as usize];
+        println!(
+            "session: {clients} clients x {per_client} messages = {} in {secs:.2} s: {:.0} messages/s; to received p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            all.len(),
+            all.len() as f64 / secs,
+            at(0.5),
+            at(0.99),
+            all[all.len() - 1]
+        );
+        let stored = server.session().counts()?.messages;
+        ensure!(stored as usize == all.len(), "{stored} messages stored for {} acknowledged", all.len());
+        anyhow::Ok(())
+    })
+}
+
+/// `total` messages through one Session by 8 clients; this process's RSS (the Session runs in
+/// it; the clients keep nothing per message) at 0, `total`/2 and `total` messages.
+fn session_soak(total: usize) -> anyhow::Result<()> {
+    const CLIENTS: usize = 8;
+    session_runtime()?.block_on(async {
+        let server = std::sync::Arc::new(Server::start(default_pages_dir()).await?);
+        let mut sockets = Vec::new();
+        for _ in 0..CLIENTS {
+            sockets.push(session_join(&server).await?);
+        }
+        // Warm-up (allocator pools, SQLite page cache), not counted.
+        for (c, ws) in sockets.iter_mut().enumerate() {
+            session_send(ws, &format!("warm-{c}")).await?;
+        }
+        let me = std::process::id();
+        println!("session-soak: RSS at {:>7} messages: {:>7} KiB", 0, rss_kib(me));
+        let started = Instant::now();
+        let half = total / 2;
+        let mut sent = 0;
+        for phase_end in [half, total] {
+            let per = (phase_end - sent).div_ceil(CLIENTS);
+            let tasks: Vec<_> = sockets
+                .drain(..)
+                .enumerate()
+                .map(|(c, mut ws)| {
+                    let from = sent;
+                    tokio::spawn(async move {
+                        for i in 0..per {
+                            session_send(&mut ws, &format!("s{c}-{}", from + i)).await?;
+                        }
+                        anyhow::Ok(ws)
+                    })
+                })
+                .collect();
+            for t in tasks {
+                sockets.push(t.await??);
+            }
+            sent += per * CLIENTS;
+            println!(
+                "session-soak: RSS at {:>7} messages: {:>7} KiB ({:.0} s so far)",
+                sent,
+                rss_kib(me),
+                started.elapsed().as_secs_f64()
+            );
+        }
+        println!("session-soak: replies kept in memory: {}", server.session().replies().len());
+        anyhow::Ok(())
+    })
 }

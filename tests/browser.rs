@@ -41,5 +41,7 @@ mod runtime_canonical_json;
 mod selection;
 #[path = "session_e2e.rs"]
 mod session_e2e;
+#[path = "session_hostile_child.rs"]
+mod session_hostile_child;
 #[path = "session_restart.rs"]
 mod session_restart;

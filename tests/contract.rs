@@ -26,8 +26,14 @@ mod contract_validate;
 mod goldens;
 #[path = "runtime_bundle.rs"]
 mod runtime_bundle;
+#[path = "session_crash.rs"]
+mod session_crash;
 #[path = "session_http.rs"]
 mod session_http;
+#[path = "session_origin.rs"]
+mod session_origin;
+#[path = "session_races.rs"]
+mod session_races;
 #[path = "session_ui_actions.rs"]
 mod session_ui_actions;
 #[path = "session_ws.rs"]

@@ -649,10 +649,9 @@ async fn a_stage_expires_with_its_earliest_attachment() {
 
 // ---- uploads -------------------------------------------------------------------------------
 
+/// A real 10 x 10 PNG (the size `visual` declares) of exactly `len` bytes.
 fn png_of(len: usize) -> Vec<u8> {
-    let mut b = b"\x89PNG\r\n\x1a\n".to_vec();
-    b.resize(len, 0);
-    b
+    real_png(10, 10, Some(len))
 }
 
 async fn upload(
@@ -688,8 +687,7 @@ async fn uploads_sniff_the_type_from_the_bytes_record_sha256_and_enforce_the_siz
         (u["mime"].clone(), u["byte_size"].clone(), u["sha256"].clone()),
         (json!("image/png"), json!(1_048_576), json!(sha256_prefixed(&png)))
     );
-    let mut webp = b"RIFF\x10\x00\x00\x00WEBPVP8 ".to_vec();
-    webp.resize(64, 1);
+    let webp = real_webp(10, 10);
     let r = upload(&server, &sid, token, "image/png", &webp).await;
     assert_eq!((r.status, r.json()["upload"]["mime"].clone()), (201, json!("image/webp")));
     let stored = s.uploads(&sid).unwrap();
@@ -706,12 +704,12 @@ async fn uploads_sniff_the_type_from_the_bytes_record_sha256_and_enforce_the_siz
         let r = upload(&server, &sid, token, ct, &body).await;
         assert_eq!((r.status, r.code()), (status, code.to_string()));
     }
-    assert_eq!((upload(&server, &sid, None, "image/png", &png_of(10)).await.status), 401);
+    assert_eq!((upload(&server, &sid, None, "image/png", &png_of(400)).await.status), 401);
     assert_eq!(
-        upload(&server, &sid, Some(s.reader_token()), "image/png", &png_of(10)).await.code(),
+        upload(&server, &sid, Some(s.reader_token()), "image/png", &png_of(400)).await.code(),
         "SESSION_FORBIDDEN"
     );
-    assert_eq!(upload(&server, "nope", token, "image/png", &png_of(10)).await.code(), "SESSION_NOT_FOUND");
+    assert_eq!(upload(&server, "nope", token, "image/png", &png_of(400)).await.code(), "SESSION_NOT_FOUND");
     assert_eq!(counts(&server), before, "refused uploads store nothing");
 }
 
@@ -719,7 +717,7 @@ async fn uploads_sniff_the_type_from_the_bytes_record_sha256_and_enforce_the_siz
 async fn a_session_that_refuses_uploads_stores_none() {
     let server = server_with(SessionOptions { uploads_enabled: false, ..SessionOptions::default() }).await;
     let sid = server.session().create_session().unwrap();
-    let r = upload(&server, &sid, Some(server.session().token()), "image/png", &png_of(100)).await;
+    let r = upload(&server, &sid, Some(server.session().token()), "image/png", &png_of(400)).await;
     assert_eq!((r.status, r.code()), (403, "UPLOADS_DISABLED".into()));
     assert_eq!(counts(&server).uploads, 0);
 }
@@ -797,5 +795,51 @@ async fn a_retry_whose_stored_context_no_longer_matches_its_reference_is_an_inva
     let before = counts(&server);
     let retry = send(&mut ws, &cmd).await;
     assert_eq!(retry["code"], "invalid_context_receipt", "{retry}");
+    assert_eq!(counts(&server), before);
+}
+
+#[tokio::test]
+async fn uploads_are_decoded_and_held_to_the_visual_limits_and_to_the_size_a_visual_attachment_declares() {
+    let server = server().await;
+    let s = server.session();
+    let (mut ws, welcome) = join(&server, None).await;
+    let sid = welcome["session_id"].as_str().unwrap().to_string();
+    let token = Some(s.token());
+    // Bytes that only start like an image.
+    let mut fake_webp = b"RIFF\x10\x00\x00\x00WEBPgarbage".to_vec();
+    fake_webp.resize(200, b'x');
+    let mut fake_png = b"\x89PNG\r\n\x1a\n".to_vec();
+    fake_png.resize(500, 0);
+    let mut truncated = real_png(10, 10, None);
+    truncated.truncate(truncated.len() - 20);
+    let before = counts(&server);
+    for (name, body) in [("webp", fake_webp), ("png", fake_png), ("truncated png", truncated)] {
+        let r = upload(&server, &sid, token, "image/png", &body).await;
+        assert_eq!((r.status, r.code()), (422, "UPLOAD_NOT_DECODABLE".to_string()), "{name}");
+    }
+    // At most 2048 x 2048 (= 4,194,304 pixels): the boundary is stored, one more pixel a side is not.
+    for (w, h) in [(2049, 1), (1, 2049), (2049, 2049)] {
+        let r = upload(&server, &sid, token, "image/png", &solid_png(w, h)).await;
+        assert_eq!((r.status, r.code()), (422, "UPLOAD_DIMENSIONS_EXCEEDED".to_string()), "{w} x {h}");
+    }
+    assert_eq!(counts(&server), before, "refused uploads store nothing");
+    let r = upload(&server, &sid, token, "image/png", &solid_png(2048, 2048)).await;
+    assert_eq!(r.status, 201, "2048 x 2048 is within the limits: {}", String::from_utf8_lossy(&r.body));
+    // A visual attachment must declare the upload's real pixel size (`visual` says 10 x 10).
+    let png = real_png(12, 10, None);
+    let u = upload(&server, &sid, token, "image/png", &png).await.json()["upload"].clone();
+    let env = visual(&sid, u["uuid"].as_str().unwrap(), &sha256_prefixed(&png), png.len());
+    let before = counts(&server);
+    let reply = send(&mut ws, &message("v-size", "t", json!({"context_attachments": [env.clone()]}))).await;
+    assert_eq!(
+        (reply["code"].clone(), reply["detail_code"].clone()),
+        (json!("invalid_context_attachments"), json!("visual-reference-integrity-mismatch")),
+        "{reply}"
+    );
+    let staged = stage(&server, &sid, "v-size", &canonical_array(&[env])).await;
+    assert_eq!(
+        (staged.status, staged.code(), staged.json()["error"]["validation_code"].clone()),
+        (422, "INVALID_CONTEXT_ATTACHMENTS".to_string(), json!("visual-reference-integrity-mismatch"))
+    );
     assert_eq!(counts(&server), before);
 }

@@ -15,7 +15,7 @@ async fn joining_without_a_valid_token_is_refused_with_401() {
     let server = server().await;
     let ws_base = server.host_origin().replace("http://", "ws://");
     for url in [format!("{ws_base}/api/v1/ws/join"), format!("{ws_base}/api/v1/ws/join?token=not-the-token")] {
-        match tokio_tungstenite::connect_async(&url).await {
+        match tokio_tungstenite::connect_async(ws_request(&url, server.host_origin())).await {
             Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 401, "{url}"),
             other => panic!("{url}: expected an HTTP 401 refusal, got {:?}", other.map(|_| "an open socket")),
         }
@@ -236,7 +236,7 @@ async fn a_socket_rejoins_its_own_session_but_never_another_users() {
         server.host_origin().replace("http://", "ws://"),
         server.session().token()
     );
-    match tokio_tungstenite::connect_async(&url).await {
+    match tokio_tungstenite::connect_async(ws_request(&url, server.host_origin())).await {
         Err(tokio_tungstenite::tungstenite::Error::Http(resp)) => assert_eq!(resp.status(), 404),
         other => panic!("expected 404, got {:?}", other.map(|_| "an open socket")),
     }

@@ -53,7 +53,22 @@ pub async fn http(
     body: &[u8],
 ) -> Resp {
     let addr = server.host_origin().trim_start_matches("http://").to_string();
-    let mut stream = TcpStream::connect(&addr).await.expect("connect to the Host site");
+    http_at(&addr, None, method, path, token, headers, body).await
+}
+
+/// [`http`] to `addr` (`127.0.0.1:<port>`); with a `barrier`, the connection is opened first and
+/// the request written only once every party reached the barrier, so racing requests really
+/// overlap in the server.
+pub async fn http_at(
+    addr: &str,
+    barrier: Option<&tokio::sync::Barrier>,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Resp {
+    let mut stream = TcpStream::connect(addr).await.expect("connect to the Host site");
     let mut req =
         format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
     if let Some(t) = token {
@@ -63,8 +78,12 @@ pub async fn http(
         req.push_str(&format!("{k}: {v}\r\n"));
     }
     req.push_str("\r\n");
-    stream.write_all(req.as_bytes()).await.unwrap();
-    stream.write_all(body).await.unwrap();
+    let mut whole = req.into_bytes();
+    whole.extend_from_slice(body);
+    if let Some(b) = barrier {
+        tokio::time::timeout(TIMEOUT, b.wait()).await.expect("every racing request reached the barrier");
+    }
+    stream.write_all(&whole).await.unwrap();
     let mut raw = Vec::new();
     tokio::time::timeout(TIMEOUT, stream.read_to_end(&mut raw)).await.expect("HTTP answer within the timeout").unwrap();
     let split = raw.windows(4).position(|w| w == b"\r\n\r\n").expect("HTTP head");
@@ -105,10 +124,21 @@ pub async fn join(server: &Server, session_id: Option<&str>) -> (Ws, Value) {
     if let Some(id) = session_id {
         url.push_str(&format!("&session_id={id}"));
     }
-    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.expect("the Session socket opens");
+    let (mut ws, _) = tokio_tungstenite::connect_async(ws_request(&url, server.host_origin()))
+        .await
+        .expect("the Session socket opens");
     let welcome = next_json(&mut ws).await;
     assert_eq!(welcome["type"], "welcome", "first frame is the welcome: {welcome}");
     (ws, welcome)
+}
+
+/// A WebSocket handshake request to `url` with `Origin: origin` (what a browser sends: the Session
+/// admits only the Host site's origin).
+pub fn ws_request(url: &str, origin: &str) -> tokio_tungstenite::tungstenite::handshake::client::Request {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut req = url.into_client_request().expect("a WebSocket URL");
+    req.headers_mut().insert("origin", origin.parse().expect("an origin header value"));
+    req
 }
 
 /// The next text frame as JSON.
@@ -164,4 +194,53 @@ pub fn message(request_id: &str, text: &str, data_extra: Value) -> Value {
         }
     }
     serde_json::json!({"type": "session_message", "request_id": request_id, "data": data})
+}
+
+/// A real `w` x `h` PNG (it decodes), padded with a private ancillary chunk (which decoders skip)
+/// to exactly `len` bytes when given.
+pub fn real_png(w: u32, h: u32, len: Option<usize>) -> Vec<u8> {
+    let img = image::RgbaImage::from_fn(w, h, |x, y| image::Rgba([(x % 256) as u8, (y % 256) as u8, 7, 255]));
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("PNG encodes");
+    let Some(len) = len else { return out };
+    // 12 bytes of chunk framing (length, type, CRC) around the padding.
+    assert!(len >= out.len() + 12, "a {w}x{h} PNG is {} bytes, cannot pad it to {len}", out.len());
+    let pad = vec![0u8; len - out.len() - 12];
+    let mut chunk = b"prVt".to_vec();
+    chunk.extend_from_slice(&pad);
+    let mut framed = (pad.len() as u32).to_be_bytes().to_vec();
+    framed.extend_from_slice(&chunk);
+    framed.extend_from_slice(&crc32(&chunk).to_be_bytes());
+    let iend = out.len() - 12;
+    out.splice(iend..iend, framed);
+    assert_eq!(out.len(), len);
+    out
+}
+
+/// A real lossless `w` x `h` WebP.
+pub fn real_webp(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbaImage::from_fn(w, h, |x, y| image::Rgba([(x % 256) as u8, (y % 256) as u8, 9, 255]));
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::WebP).expect("WebP encodes");
+    out
+}
+
+/// CRC-32 (ISO-HDLC), as PNG chunks carry it.
+fn crc32(bytes: &[u8]) -> u32 {
+    let mut c = 0xffff_ffffu32;
+    for &b in bytes {
+        c ^= u32::from(b);
+        for _ in 0..8 {
+            c = if c & 1 != 0 { 0xedb8_8320 ^ (c >> 1) } else { c >> 1 };
+        }
+    }
+    !c
+}
+
+/// A real one-colour `w` x `h` PNG (small however large the image).
+pub fn solid_png(w: u32, h: u32) -> Vec<u8> {
+    let img = image::RgbaImage::from_pixel(w, h, image::Rgba([40, 80, 120, 255]));
+    let mut out = Vec::new();
+    img.write_to(&mut std::io::Cursor::new(&mut out), image::ImageFormat::Png).expect("PNG encodes");
+    out
 }

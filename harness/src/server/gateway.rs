@@ -8,12 +8,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 
 use super::html::{fill_origins, inject_runtime, prefix_html_head_body, Inject};
-use super::{ok, safe_join, serve_file, status, Shared};
+use super::{ok, safe_join, serve_file, status, Shared, Site};
 
 /// The stub title `reframed()` insists on.
 pub const STUB: &str = "<!doctype html><html><head><title>Web Fragments: reframed</title></head><body></body></html>";
 
-pub async fn respond(shared: &Shared, rest: &str, query: Option<&str>, headers: &HeaderMap) -> Response {
+pub async fn respond(shared: &Shared, site: Site, rest: &str, query: Option<&str>, headers: &HeaderMap) -> Response {
     let (app, sub) = rest.split_once('/').unwrap_or((rest, ""));
     if app.is_empty() || app.contains("..") {
         return status(StatusCode::BAD_REQUEST, "fragment name required");
@@ -21,7 +21,7 @@ pub async fn respond(shared: &Shared, rest: &str, query: Option<&str>, headers: 
     // Sub-resources of a fragment (scripts, styles) come from pages/apps/.
     if !sub.is_empty() {
         return match safe_join(&shared.pages.join("apps"), sub) {
-            Some(file) => serve_file(shared, &file, Inject::No).await,
+            Some(file) => serve_file(shared, site, &file, Inject::No).await,
             None => status(StatusCode::BAD_REQUEST, "path not allowed"),
         };
     }
@@ -36,7 +36,7 @@ pub async fn respond(shared: &Shared, rest: &str, query: Option<&str>, headers: 
     if !fragment_id {
         // A plain navigation to a fragment URL shows the app as an ordinary page.
         let opt_out = query.is_some_and(|q| q.split('&').any(|kv| kv == "attention=off"));
-        return serve_file(shared, &file, Inject::unless(opt_out)).await;
+        return serve_file(shared, site, &file, Inject::unless(opt_out)).await;
     }
     match tokio::fs::read_to_string(&file).await {
         Ok(text) => {

@@ -101,6 +101,8 @@ impl Server {
         let host_port = host.local_addr().map_err(ServerError::Bind)?.port();
         let child_port = child.local_addr().map_err(ServerError::Bind)?.port();
         let session = session::SessionService::start(options)?;
+        // The only origin whose pages may join the Session socket (issue 25).
+        session.set_host_origin(&format!("http://127.0.0.1:{host_port}"));
         let shared = Arc::new(Shared {
             session_token: session.token().to_string(),
             pages,
@@ -168,7 +170,7 @@ async fn serve(State(shared): State<Arc<Shared>>, site: Site, req: Request) -> R
     let path = req.uri().path().to_string();
     let query = req.uri().query().map(str::to_string);
     let headers = req.headers().clone();
-    let response = respond(&shared, &path, query.as_deref(), &headers).await;
+    let response = respond(&shared, site, &path, query.as_deref(), &headers).await;
     let record = RequestRecord {
         site,
         path,
@@ -186,14 +188,24 @@ fn header_str(headers: &HeaderMap, name: &str) -> Option<String> {
     headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
 }
 
-async fn respond(shared: &Shared, path: &str, query: Option<&str>, headers: &HeaderMap) -> Response {
+/// Whether `path` is a Host page (`/`, `/host/…`): served by the Host site only. They carry the
+/// user's bearer token, and the child site is where the cross-origin apps, the hostile one among
+/// them, live: a child-origin page must not be able to fetch the token (issue 25).
+fn is_host_page(path: &str) -> bool {
+    path == "/" || path == "/host" || path.starts_with("/host/")
+}
+
+async fn respond(shared: &Shared, site: Site, path: &str, query: Option<&str>, headers: &HeaderMap) -> Response {
+    if site == Site::Child && is_host_page(path) {
+        return status(StatusCode::NOT_FOUND, "not found");
+    }
     if let Some(rest) = path.strip_prefix("/fragments/") {
-        return gateway::respond(shared, rest, query, headers).await;
+        return gateway::respond(shared, site, rest, query, headers).await;
     }
     if path == RUNTIME_PATH {
         // Stat-only unless a source changed since the last build: a long-running `serve` picks up edits.
         return match fresh_runtime_bundle(shared.pages.clone()).await {
-            Ok(bundle) => serve_file(shared, &bundle, html::Inject::No).await,
+            Ok(bundle) => serve_file(shared, site, &bundle, html::Inject::No).await,
             Err(e) => {
                 tracing::error!("{e}");
                 (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response()
@@ -221,7 +233,7 @@ async fn respond(shared: &Shared, path: &str, query: Option<&str>, headers: &Hea
         return status(StatusCode::BAD_REQUEST, "path not allowed");
     };
     let opt_out = query.is_some_and(|q| q.split('&').any(|kv| kv == "attention=off"));
-    serve_file(shared, &file, html::Inject::unless(opt_out)).await
+    serve_file(shared, site, &file, html::Inject::unless(opt_out)).await
 }
 
 /// The URL every document loads the runtime from (see [`html::RUNTIME_TAG`]).
@@ -247,7 +259,7 @@ fn safe_join(root: &Path, rel: &str) -> Option<PathBuf> {
     }
 }
 
-async fn serve_file(shared: &Shared, file: &Path, inject: html::Inject) -> Response {
+async fn serve_file(shared: &Shared, site: Site, file: &Path, inject: html::Inject) -> Response {
     let file = if file.is_dir() { file.join("index.html") } else { file.to_path_buf() };
     let bytes = match tokio::fs::read(&file).await {
         Ok(b) => b,
@@ -257,7 +269,9 @@ async fn serve_file(shared: &Shared, file: &Path, inject: html::Inject) -> Respo
     if mime.starts_with("text/html") {
         let text = String::from_utf8_lossy(&bytes);
         let text = html::fill_origins(&text, &shared.host_origin, &shared.child_origin);
-        let text = text.replace("__SESSION_TOKEN__", &shared.session_token);
+        // Only the Host site's documents get the token; the child site's never do.
+        let token = if site == Site::Host { shared.session_token.as_str() } else { "" };
+        let text = text.replace("__SESSION_TOKEN__", token);
         let text = html::inject_runtime(&text, inject);
         return ok(mime, text.into_bytes());
     }

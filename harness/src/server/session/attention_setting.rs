@@ -13,6 +13,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use serde_json::{json, Value};
 
+use super::store::{AttentionUpdate, StoreError};
 use super::{error_response, json_response, unauthenticated, SessionService};
 
 pub const MAX_BODY: usize = 8192;
@@ -46,11 +47,11 @@ fn patch_blocking(s: SessionService, session_id: String, headers: HeaderMap, bod
     if s.check_storage().is_err() {
         return storage_unavailable();
     }
-    let row = match s.store().session(&session_id) {
-        Ok(Some(row)) if row.owner == actor.name() => row,
+    match s.store().session(&session_id) {
+        Ok(Some(row)) if row.owner == actor.name() => {}
         Ok(_) => return error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found"),
         Err(_) => return storage_unavailable(),
-    };
+    }
     if body.len() > MAX_BODY {
         return error_response(StatusCode::PAYLOAD_TOO_LARGE, "REQUEST_BODY_TOO_LARGE", "Request body too large");
     }
@@ -96,35 +97,22 @@ fn patch_blocking(s: SessionService, session_id: String, headers: HeaderMap, bod
                    "error": {"code": "ATTENTION_CONTEXT_REVISION_CONFLICT", "message": "Attention context revision conflict"}}),
         )
     };
-    let current = row.attention;
-    if expected.is_some_and(|e| e != current.revision) {
-        return conflict(&current);
-    }
-    if current.enabled == enabled {
-        return json_response(StatusCode::OK, json!({"success": true, "attention_context": current.to_value()}));
-    }
-    match s.store().set_attention(&session_id, current.revision, enabled, &s.now_rfc3339(), actor.name()) {
-        Ok(true) => {}
-        Ok(false) => {
-            return match s.attention_state(&session_id) {
-                Ok(Some(now)) => conflict(&now),
-                _ => storage_unavailable(),
-            }
+    // Read, compare and write in one transaction: a conflict only for a stale `expected_revision`.
+    match s.store().update_attention(&session_id, expected, enabled, &s.now_rfc3339(), actor.name()) {
+        Ok(Some(AttentionUpdate::Conflict(current))) => conflict(&current),
+        Ok(Some(AttentionUpdate::Unchanged(state) | AttentionUpdate::Updated(state))) => {
+            json_response(StatusCode::OK, json!({"success": true, "attention_context": state.to_value()}))
         }
+        Ok(None) => error_response(StatusCode::NOT_FOUND, "SESSION_NOT_FOUND", "Session not found"),
+        Err(StoreError::Unavailable) => storage_unavailable(),
         Err(e) => {
             // The repository's own text stays in the server log, never in the reply.
             tracing::warn!("attention-context update of session {session_id} failed: {e}");
-            return error_response(
+            error_response(
                 StatusCode::BAD_REQUEST,
                 "ATTENTION_CONTEXT_UPDATE_FAILED",
                 "Attention context update failed",
-            );
+            )
         }
-    }
-    match s.attention_state(&session_id) {
-        Ok(Some(state)) => {
-            json_response(StatusCode::OK, json!({"success": true, "attention_context": state.to_value()}))
-        }
-        _ => storage_unavailable(),
     }
 }

@@ -13,7 +13,14 @@
 //! one answer per `request_id`: `received` (topic `session:<sid>:message:<mid>`), or an error
 //! (topic `session:<sid>`, `success:false`, `code`, `detail_code` for the validator's code). A retry
 //! with the same `request_id` and the same payload is a duplicate (same `message_id`); a changed
-//! payload is `request_conflict`.
+//! payload is `request_conflict`. "The same payload" is the fingerprint of schemas.md §2, the
+//! SHA-256 of the canonical JSON of `{text, file_uuids or [], context_attachments or []}` (a
+//! staged send: its `context_attachments_ref` in place of the array); a `data` that cannot be
+//! canonicalized (deeper than 32 levels) is refused, and so is a member of `data` the Session does
+//! not know ([`DATA_MEMBERS`]). A retry is answered from what was stored before its files or stage
+//! are looked at (a file removed after the message was received does not turn the retry into
+//! `file_unavailable`). Two sockets sending one `request_id` at once: the check-and-insert is one
+//! transaction ([`super::store::Store::insert_message`]), the loser is answered as the retry.
 //!
 //! WebSocket error codes (lowercase, as the Session's `ERROR_CODES` reach the wire):
 //! `invalid_request` (not a command / bad `request_id` / bad `text`), `unknown_command`,
@@ -25,12 +32,16 @@
 
 use serde_json::{json, Map, Value};
 
-use super::store::{NewMessage, StoredAttachment};
+use super::store::{Inserted, NewMessage, StoredAttachment, StoredMessage};
 use super::{SessionService, Transport};
 use crate::contract::visual::{ResolvedMedia, VisualRequest};
 use crate::contract::{canonical_json, sha256_prefixed, validate, ValidateOptions};
 
 pub const MAX_REQUEST_ID: usize = 128;
+
+/// The members of `session_message.data` the Session knows; any other is refused `invalid_request`.
+pub const DATA_MEMBERS: [&str; 5] =
+    ["text", "file_uuids", "context_attachments", "context_attachments_ref", "runtime_context"];
 
 /// What admission answered: the frame to send and what to log.
 pub struct Outcome {
@@ -100,6 +111,31 @@ pub fn validate_context(
     validate(attachments, &opts)
 }
 
+/// Every `wippy.attention.visual` attachment of an admitted array names an upload whose image
+/// really has the declared `media.pixel_width` x `pixel_height` (the validator checks type, length
+/// and hash; the size is the Session's to check, from the stored image's header: the bytes were
+/// decoded in full when uploaded, and their hash is checked). `Err` is the attachment's id.
+pub fn check_visual_dimensions(s: &SessionService, attachments: &Value) -> Result<(), String> {
+    for a in attachments.as_array().into_iter().flatten() {
+        if a["kind"] != crate::attention::VISUAL_KIND {
+            continue;
+        }
+        let id = a["attachment_id"].as_str().unwrap_or_default().to_string();
+        let payload: Value = a["content"].as_str().and_then(|c| serde_json::from_str(c).ok()).unwrap_or(Value::Null);
+        let media = &payload["media"];
+        let declared = (media["pixel_width"].as_u64(), media["pixel_height"].as_u64());
+        let upload = payload
+            .pointer("/reference/opaque_id")
+            .and_then(Value::as_str)
+            .and_then(|u| s.store().upload(u).ok().flatten());
+        let real = upload.and_then(|u| super::uploads::dimensions(&u.bytes, &u.mime));
+        if real.map(|(w, h)| (Some(u64::from(w)), Some(u64::from(h)))) != Some(declared) {
+            return Err(id);
+        }
+    }
+    Ok(())
+}
+
 /// The strict `context_attachments_ref`: `{version:1, id, content_hash, content_bytes}`.
 fn parse_ref(v: &Value) -> Option<(String, String, i64)> {
     let m = v.as_object()?;
@@ -148,6 +184,11 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
     }
     let empty = Map::new();
     let data = cmd.get("data").and_then(Value::as_object).unwrap_or(&empty);
+    if let Some(k) = data.keys().find(|k| !DATA_MEMBERS.contains(&k.as_str())) {
+        // Refused, not ignored: a member the Session neither stores nor fingerprints would let two
+        // different commands be "the same" retry.
+        return err(Some(rid), "invalid_request", None, format!("unknown member of data: {k}"), Transport::None);
+    }
     let transport = match (data.contains_key("context_attachments"), data.contains_key("context_attachments_ref")) {
         (true, true) => {
             return err(
@@ -182,12 +223,41 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
             )
         }
     };
-    // What gets persisted: `data` without the tab binding.
-    let mut durable = data.clone();
-    durable.remove("runtime_context");
-    let fingerprint = sha256_prefixed(canonical_json(&Value::Object(durable.clone())).unwrap_or_default().as_bytes());
+    // The retry fingerprint (schemas.md §2): canonical JSON of {text, file_uuids or [],
+    // context_attachments or []}; a staged send fingerprints its `context_attachments_ref` in
+    // place of the array (the array is resolved later, and only once). A payload that cannot be
+    // canonicalized (nested deeper than 32 levels) cannot be told apart from another: refused.
+    let mut basis = Map::new();
+    basis.insert("text".into(), Value::String(text.to_string()));
+    basis.insert("file_uuids".into(), json!(file_uuids));
+    match transport {
+        Transport::Staged => basis.insert("context_attachments_ref".into(), data["context_attachments_ref"].clone()),
+        _ => basis.insert("context_attachments".into(), data.get("context_attachments").cloned().unwrap_or(json!([]))),
+    };
+    let fingerprint = match canonical_json(&Value::Object(basis)) {
+        Ok(c) => sha256_prefixed(c.as_bytes()),
+        Err(e) => {
+            let (code, detail) = match transport {
+                Transport::Inline => ("invalid_context_attachments", Some("invalid-json".to_string())),
+                Transport::Staged => ("invalid_context_reference", None),
+                Transport::None => ("invalid_request", None),
+            };
+            return err(Some(rid), code, detail, format!("data cannot be fingerprinted: {e}"), transport);
+        }
+    };
     if s.check_storage().is_err() {
         return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport);
+    }
+    // A retry of an earlier request is answered from what was stored, before anything else is
+    // looked at: its files may have been removed since, its stage consumed.
+    match s.store().message_by_request(session_id, rid) {
+        Ok(Some((prior, prior_fp))) => {
+            return retry(session_id, socket_id, rid, &prior, &prior_fp, &fingerprint, has_rc, transport)
+        }
+        Ok(None) => {}
+        Err(_) => {
+            return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport)
+        }
     }
     for uuid in &file_uuids {
         match s.store().upload(uuid) {
@@ -204,44 +274,6 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
             Err(_) => {
                 return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport)
             }
-        }
-    }
-    // Retry of an earlier request.
-    match s.store().message_by_request(session_id, rid) {
-        Ok(Some((prior, prior_fp))) => {
-            if prior_fp != fingerprint {
-                return err(
-                    Some(rid),
-                    "request_conflict",
-                    None,
-                    "request_id was used with a different payload".into(),
-                    transport,
-                );
-            }
-            if let Some(r) = prior.context_ref.as_deref().and_then(|r| serde_json::from_str::<Value>(r).ok()) {
-                let stored: Vec<Value> =
-                    prior.attachments.iter().filter_map(|a| serde_json::from_str(&a.envelope).ok()).collect();
-                let hash = sha256_prefixed(canonical_json(&Value::Array(stored)).unwrap_or_default().as_bytes());
-                if r["content_hash"].as_str() != Some(hash.as_str()) {
-                    return err(
-                        Some(rid),
-                        "invalid_context_receipt",
-                        None,
-                        "stored context no longer matches the reference".into(),
-                        transport,
-                    );
-                }
-            }
-            return Outcome {
-                request_id: Some(rid.into()),
-                runtime_context: has_rc,
-                transport,
-                frame: received(session_id, socket_id, rid, &prior.message_id, true),
-            };
-        }
-        Ok(None) => {}
-        Err(_) => {
-            return err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport)
         }
     }
     // The context: inline, or resolved from a one-use stage.
@@ -299,6 +331,17 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
     if let Some(atts) = &attachments {
         match validate_context(s, session_id, atts) {
             Ok(admitted) => {
+                if let Err(id) = check_visual_dimensions(s, atts) {
+                    return err(
+                        Some(rid),
+                        "invalid_context_attachments",
+                        Some("visual-reference-integrity-mismatch".into()),
+                        format!(
+                            "attachment {id}: the image's pixel size is not the declared pixel_width x pixel_height"
+                        ),
+                        transport,
+                    );
+                }
                 for (a, adm) in atts.as_array().into_iter().flatten().zip(admitted.attachments.iter()) {
                     stored.push(StoredAttachment {
                         attachment_id: adm.attachment_id.clone(),
@@ -330,14 +373,72 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
         attachments: &stored,
         consumes_stage: stage_id.as_deref(),
     };
-    if let Err(e) = s.store().insert_message(&new) {
-        let code = if stage_id.is_some() { "context_reference_unavailable" } else { "storage_unavailable" };
-        return err(Some(rid), code, None, format!("message not stored: {e}"), transport);
+    match s.store().insert_message(&new) {
+        Ok(Inserted::New) => {}
+        // Another socket of this session stored the same request_id first (a Host retrying on a
+        // reconnected socket): this command is its retry.
+        Ok(Inserted::Existing { message_id: mid, fingerprint: prior_fp }) => {
+            return match s.store().message(&mid) {
+                Ok(Some(prior)) => {
+                    retry(session_id, socket_id, rid, &prior, &prior_fp, &fingerprint, has_rc, transport)
+                }
+                _ => err(Some(rid), "storage_unavailable", None, "session storage is unavailable".into(), transport),
+            };
+        }
+        Ok(Inserted::StageGone) => {
+            return err(
+                Some(rid),
+                "context_reference_unavailable",
+                None,
+                "context reference is missing, used, cancelled or expired".into(),
+                transport,
+            )
+        }
+        Err(e) => return err(Some(rid), "storage_unavailable", None, format!("message not stored: {e}"), transport),
     }
     Outcome {
         request_id: Some(rid.into()),
         runtime_context: has_rc,
         transport,
         frame: received(session_id, socket_id, rid, &message_id, false),
+    }
+}
+
+/// The answer to a retry of a stored request: a duplicate with the first message id when the
+/// fingerprints match (and a staged context still matches its reference), `request_conflict`
+/// otherwise.
+#[allow(clippy::too_many_arguments)]
+fn retry(
+    session_id: &str,
+    socket_id: &str,
+    rid: &str,
+    prior: &StoredMessage,
+    prior_fp: &str,
+    fingerprint: &str,
+    has_rc: bool,
+    transport: Transport,
+) -> Outcome {
+    let err = |code: &str, msg: &str| Outcome {
+        request_id: Some(rid.to_string()),
+        runtime_context: has_rc,
+        transport,
+        frame: error(session_id, socket_id, Some(rid), code, None, msg.to_string()),
+    };
+    if prior_fp != fingerprint {
+        return err("request_conflict", "request_id was used with a different payload");
+    }
+    if let Some(r) = prior.context_ref.as_deref().and_then(|r| serde_json::from_str::<Value>(r).ok()) {
+        let stored: Vec<Value> =
+            prior.attachments.iter().filter_map(|a| serde_json::from_str(&a.envelope).ok()).collect();
+        let hash = sha256_prefixed(canonical_json(&Value::Array(stored)).unwrap_or_default().as_bytes());
+        if r["content_hash"].as_str() != Some(hash.as_str()) {
+            return err("invalid_context_receipt", "stored context no longer matches the reference");
+        }
+    }
+    Outcome {
+        request_id: Some(rid.into()),
+        runtime_context: has_rc,
+        transport,
+        frame: received(session_id, socket_id, rid, &prior.message_id, true),
     }
 }

@@ -62,6 +62,11 @@ impl Default for SessionOptions {
     }
 }
 
+/// How many WebSocket replies (and closes) the Session keeps in memory for tests to read: a
+/// bounded buffer, the oldest dropped first (issue 25: every reply used to be kept, ~2.4 kB per
+/// message without end). Far more than any test sends to one server before reading its answers.
+pub const KEPT_REPLIES: usize = 2048;
+
 /// One frame the Session sent back on a WebSocket (a `received` or an error), as sent.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Reply {
@@ -109,8 +114,10 @@ pub(crate) struct Inner {
     pub options: SessionOptions,
     pub store: store::Store,
     pub users: auth::Users,
-    pub replies: Mutex<Vec<Reply>>,
-    pub closes: Mutex<Vec<Closed>>,
+    /// The last [`KEPT_REPLIES`] replies (oldest dropped first): memory stays flat however many
+    /// messages a long-running Session answers; what is durable is in the database.
+    pub replies: Mutex<std::collections::VecDeque<Reply>>,
+    pub closes: Mutex<std::collections::VecDeque<Closed>>,
     /// Test hook: `false` makes every storage access answer "unavailable" (503s).
     pub storage_available: AtomicBool,
     /// Test clock offset in milliseconds, added to the system time (stage expiry).
@@ -126,6 +133,8 @@ pub(crate) struct Inner {
     /// Sessions whose uploads are refused (403 `UPLOADS_DISABLED`), as `serve --refuse-uploads`
     /// does for all, without touching the other tests sharing this server.
     pub refused_upload_sessions: Mutex<std::collections::HashSet<String>>,
+    /// The Host site's origin: the only `Origin` a WebSocket join is admitted from.
+    pub host_origin: std::sync::OnceLock<String>,
 }
 
 impl Drop for Inner {
@@ -179,8 +188,8 @@ impl SessionService {
                 options,
                 store,
                 users: auth::Users::generate(),
-                replies: Mutex::new(Vec::new()),
-                closes: Mutex::new(Vec::new()),
+                replies: Mutex::new(Default::default()),
+                closes: Mutex::new(Default::default()),
                 storage_available: AtomicBool::new(true),
                 clock_offset_ms: AtomicI64::new(0),
                 sockets: AtomicU64::new(0),
@@ -189,6 +198,7 @@ impl SessionService {
                 temporary_db,
                 broker: ui_actions::Broker::default(),
                 refused_upload_sessions: Mutex::new(Default::default()),
+                host_origin: std::sync::OnceLock::new(),
             }),
         })
     }
@@ -220,6 +230,14 @@ impl SessionService {
     /// The token of an authenticated actor without write permission.
     pub fn reader_token(&self) -> &str {
         self.inner.users.token(Actor::Reader)
+    }
+    /// The Host site's origin (`http://127.0.0.1:<port>`), set once by the server: the WebSocket
+    /// join refuses every other `Origin`, and a join without one.
+    pub fn set_host_origin(&self, origin: &str) {
+        let _ = self.inner.host_origin.set(origin.to_string());
+    }
+    pub fn host_origin(&self) -> Option<&str> {
+        self.inner.host_origin.get().map(String::as_str)
     }
     pub fn db_path(&self) -> &Path {
         self.inner.store.path()
@@ -271,9 +289,10 @@ impl SessionService {
     pub fn counts(&self) -> Result<Counts, StoreError> {
         self.inner.store.counts()
     }
-    /// Every frame the Session answered on a WebSocket, oldest first.
+    /// The frames the Session answered on a WebSocket, oldest first: the last [`KEPT_REPLIES`]
+    /// of them (the durable record is the database, [`SessionService::messages`]).
     pub fn replies(&self) -> Vec<Reply> {
-        self.inner.replies.lock().map(|r| r.clone()).unwrap_or_default()
+        self.inner.replies.lock().map(|r| r.iter().cloned().collect()).unwrap_or_default()
     }
     /// The answers to one `request_id` in one session.
     pub fn replies_to(&self, session_id: &str, request_id: &str) -> Vec<Reply> {
@@ -284,7 +303,7 @@ impl SessionService {
     }
     /// Sockets the Session closed itself (1009).
     pub fn closes(&self) -> Vec<Closed> {
-        self.inner.closes.lock().map(|r| r.clone()).unwrap_or_default()
+        self.inner.closes.lock().map(|r| r.iter().cloned().collect()).unwrap_or_default()
     }
     /// Test hook: make storage unavailable (503 codes) or available again.
     pub fn set_storage_available(&self, available: bool) {
@@ -356,7 +375,18 @@ impl SessionService {
     }
     pub(crate) fn record_reply(&self, reply: Reply) {
         if let Ok(mut r) = self.inner.replies.lock() {
-            r.push(reply);
+            if r.len() >= KEPT_REPLIES {
+                r.pop_front();
+            }
+            r.push_back(reply);
+        }
+    }
+    pub(crate) fn record_close(&self, closed: Closed) {
+        if let Ok(mut c) = self.inner.closes.lock() {
+            if c.len() >= KEPT_REPLIES {
+                c.pop_front();
+            }
+            c.push_back(closed);
         }
     }
 }
@@ -498,6 +528,35 @@ mod tests {
         assert_eq!(rfc3339_ms(951_782_400_123), "2000-02-29T00:00:00.123Z");
         let t = crate::contract::Timestamp::parse_session(&rfc3339_ms(1_788_000_000_456)).unwrap();
         assert_eq!((t.secs, t.nanos), (1_788_000_000, 456_000_000));
+    }
+
+    #[test]
+    fn the_replies_kept_in_memory_are_the_last_kept_replies_however_many_were_answered() {
+        let dir = std::env::temp_dir().join(format!("replies-{}-{}", std::process::id(), new_uuid_v4()));
+        let s = SessionService::start(SessionOptions { db: Some(dir.join("s.sqlite")), ..SessionOptions::default() })
+            .unwrap();
+        let reply = |i: usize| Reply {
+            session_id: "s".into(),
+            request_id: Some(format!("r{i}")),
+            command_bytes: 1,
+            runtime_context: false,
+            transport: Transport::None,
+            frame: serde_json::json!({"type": "received", "n": i}),
+        };
+        for i in 0..KEPT_REPLIES + 5 {
+            s.record_reply(reply(i));
+        }
+        let kept = s.replies();
+        assert_eq!(kept.len(), KEPT_REPLIES, "a bounded buffer");
+        assert_eq!(kept[0].request_id.as_deref(), Some("r5"), "the oldest are dropped first");
+        assert_eq!(kept[KEPT_REPLIES - 1].request_id, Some(format!("r{}", KEPT_REPLIES + 4)));
+        assert_eq!(s.replies_to("s", &format!("r{}", KEPT_REPLIES + 4)).len(), 1);
+        for i in 0..KEPT_REPLIES + 5 {
+            s.record_close(Closed { session_id: "s".into(), code: 1009, frame_bytes: i });
+        }
+        assert_eq!(s.closes().len(), KEPT_REPLIES);
+        drop(s);
+        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]

@@ -6,8 +6,11 @@
 //!   32,768 bytes, `Content-Type: application/json`, `Content-Encoding` absent or `identity`;
 //!   validated by the contract validator with visual authorization; 201 with the reference and
 //!   `expires_at` = min(now + 300 s, every attachment's `expires_at`). The same `request_id` with
-//!   the same body answers the same stage again; a different body, or a stage already committed,
-//!   is 409. Quotas: 8 pending per session, 32 per actor, 1024 in all (429).
+//!   the same body answers the same stage again while it is pending and unexpired; after its expiry
+//!   it gets a fresh stage (new id and `expires_at`, within the quotas), never the expired one; a
+//!   different body, or a stage already committed or cancelled, is 409. Quotas: 8 pending per
+//!   session, 32 per actor, 1024 in all (429). The retry lookup, the quota count and the insert
+//!   are one transaction, so concurrent posts hold both.
 //! - `DELETE ?session_id&request_id&id=`: cancels a pending stage.
 //!
 //! Errors are `{error:{code, message:"Context transport request rejected", validation_code?}}`.
@@ -22,7 +25,7 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::Response;
 use serde_json::{json, Value};
 
-use super::store::StoredStage;
+use super::store::{StageInsert, StoredStage};
 use super::{json_response, SessionService};
 use crate::contract::delivery::MAX_INLINE_COMMAND_BYTES;
 use crate::contract::{canonical_json, sha256_prefixed, Timestamp};
@@ -179,20 +182,27 @@ fn post(
         return reject(StatusCode::UNPROCESSABLE_ENTITY, "NONCANONICAL_CONTEXT", None);
     }
     let content_hash = sha256_prefixed(body);
-    // A retry of the same request.
+    // A retry of the same request, answered before validation; the transaction below decides again
+    // (a concurrent post may land in between). An expired stage is never handed back.
     match s.store().stage_by_request(session_id, request_id) {
-        Ok(Some(prior)) => {
-            return if prior.content_hash == content_hash && prior.state == "pending" {
-                created(&prior)
-            } else {
-                reject(StatusCode::CONFLICT, "CONTEXT_STAGE_CONFLICT", None)
-            };
+        Ok(Some(prior)) if prior.content_hash == content_hash && prior.state == "pending" => {
+            if prior.expires_at_ms > s.now_ms() {
+                return created(&prior);
+            }
         }
+        Ok(Some(_)) => return reject(StatusCode::CONFLICT, "CONTEXT_STAGE_CONFLICT", None),
         Ok(None) => {}
         Err(_) => return reject(StatusCode::SERVICE_UNAVAILABLE, "CONTEXT_STAGING_UNAVAILABLE", None),
     }
     if let Err(e) = super::messages::validate_context(s, session_id, &parsed) {
         return reject(StatusCode::UNPROCESSABLE_ENTITY, "INVALID_CONTEXT_ATTACHMENTS", Some(e.code.as_str()));
+    }
+    if super::messages::check_visual_dimensions(s, &parsed).is_err() {
+        return reject(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "INVALID_CONTEXT_ATTACHMENTS",
+            Some("visual-reference-integrity-mismatch".into()),
+        );
     }
     let list = parsed.as_array().map(Vec::as_slice).unwrap_or(&[]);
     if list.is_empty() {
@@ -205,17 +215,6 @@ fn post(
             expires = expires.min(t.secs * 1000 + i64::from(t.nanos / 1_000_000));
         }
     }
-    match s.store().pending_counts(session_id, actor.name(), now) {
-        Ok((per_session, per_actor, total)) => {
-            if per_session >= MAX_PENDING_PER_SESSION
-                || per_actor >= MAX_PENDING_PER_ACTOR
-                || total >= MAX_PENDING_TOTAL
-            {
-                return reject(StatusCode::TOO_MANY_REQUESTS, "CONTEXT_STAGE_QUOTA", None);
-            }
-        }
-        Err(_) => return reject(StatusCode::SERVICE_UNAVAILABLE, "CONTEXT_STAGING_UNAVAILABLE", None),
-    }
     let stage = StoredStage {
         id: super::new_uuid_v7(),
         session_id: session_id.to_string(),
@@ -227,8 +226,16 @@ fn post(
         expires_at_ms: expires,
         state: "pending".into(),
     };
-    match s.store().insert_stage(&stage) {
-        Ok(()) => created(&stage),
+    // The retry lookup, the quotas and the insert are one transaction (concurrent posts).
+    match s.store().insert_stage_checked(
+        &stage,
+        now,
+        (MAX_PENDING_PER_SESSION, MAX_PENDING_PER_ACTOR, MAX_PENDING_TOTAL),
+    ) {
+        Ok(StageInsert::Created) => created(&stage),
+        Ok(StageInsert::Existing(prior)) => created(&prior),
+        Ok(StageInsert::Conflict) => reject(StatusCode::CONFLICT, "CONTEXT_STAGE_CONFLICT", None),
+        Ok(StageInsert::Quota) => reject(StatusCode::TOO_MANY_REQUESTS, "CONTEXT_STAGE_QUOTA", None),
         Err(_) => reject(StatusCode::SERVICE_UNAVAILABLE, "CONTEXT_STAGING_UNAVAILABLE", None),
     }
 }

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +145,36 @@ pub struct NewMessage<'a> {
     pub consumes_stage: Option<&'a str>,
 }
 
+/// What [`Store::insert_message`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inserted {
+    New,
+    /// The session already had a message of this `request_id`: nothing was written.
+    Existing {
+        message_id: String,
+        fingerprint: String,
+    },
+    /// The stage the message consumes was consumed by another message first: nothing was written.
+    StageGone,
+}
+
+/// What [`Store::insert_stage_checked`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StageInsert {
+    Created,
+    Existing(StoredStage),
+    Conflict,
+    Quota,
+}
+
+/// What [`Store::update_attention`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttentionUpdate {
+    Updated(AttentionState),
+    Unchanged(AttentionState),
+    Conflict(AttentionState),
+}
+
 pub struct Store {
     path: PathBuf,
     conn: Mutex<Connection>,
@@ -196,23 +226,45 @@ impl Store {
         })
     }
 
-    /// Compare-and-swap on the revision: sets `enabled` when the revision is still `expected`.
-    /// Returns false when another writer got there first.
-    pub fn set_attention(
+    /// The PATCH of §10 as one `BEGIN IMMEDIATE` transaction under the connection lock: with
+    /// `expected`, a revision other than it is a conflict (the current state comes back); an
+    /// unchanged value is a no-op (the revision stays); otherwise `enabled` is written and the
+    /// revision goes up by one. Without `expected` no conflict is possible: concurrent writers are
+    /// serialized, each seeing the one before it. `None` when the session does not exist.
+    pub fn update_attention(
         &self,
         id: &str,
-        expected: i64,
+        expected: Option<i64>,
         enabled: bool,
         now: &str,
         by: &str,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Option<AttentionUpdate>, StoreError> {
         self.with(|c| {
-            c.execute(
-                "UPDATE sessions SET attention_enabled = ?1, attention_revision = attention_revision + 1, attention_updated_at = ?2, attention_updated_by = ?3 WHERE id = ?4 AND attention_revision = ?5",
-                params![enabled as i64, now, by, id, expected],
-            )
-            .map(|n| n == 1)
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let Some(current) = Self::attention_in(&tx, id)? else { return Ok(None) };
+            if expected.is_some_and(|e| e != current.revision) {
+                return Ok(Some(AttentionUpdate::Conflict(current)));
+            }
+            if current.enabled == enabled {
+                return Ok(Some(AttentionUpdate::Unchanged(current)));
+            }
+            tx.execute(
+                "UPDATE sessions SET attention_enabled = ?1, attention_revision = attention_revision + 1, attention_updated_at = ?2, attention_updated_by = ?3 WHERE id = ?4",
+                params![enabled as i64, now, by, id],
+            )?;
+            let updated = Self::attention_in(&tx, id)?;
+            tx.commit()?;
+            Ok(updated.map(AttentionUpdate::Updated))
         })
+    }
+
+    fn attention_in(c: &Connection, id: &str) -> rusqlite::Result<Option<AttentionState>> {
+        c.query_row(
+            "SELECT attention_enabled, attention_revision, attention_updated_at, attention_updated_by FROM sessions WHERE id = ?1",
+            params![id],
+            |r| Ok(AttentionState { enabled: r.get::<_, i64>(0)? != 0, revision: r.get(1)?, updated_at: r.get(2)?, updated_by: r.get(3)? }),
+        )
+        .optional()
     }
 
     pub fn message_by_request(
@@ -234,9 +286,24 @@ impl Store {
         }
     }
 
-    pub fn insert_message(&self, m: &NewMessage) -> Result<(), StoreError> {
+    /// Check-and-insert in one `BEGIN IMMEDIATE` transaction under the connection lock: when the
+    /// session already has a message of this `request_id` (another socket raced this one, or a
+    /// retry), nothing is written and that message's id and fingerprint come back, so the caller
+    /// answers it as the retry it is. The `UNIQUE(session_id, request_id)` constraint backs this up
+    /// for writers outside this process.
+    pub fn insert_message(&self, m: &NewMessage) -> Result<Inserted, StoreError> {
         self.with(|c| {
-            let tx = c.transaction()?;
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let prior: Option<(String, String)> = tx
+                .query_row(
+                    "SELECT message_id, request_fingerprint FROM messages WHERE session_id = ?1 AND request_id = ?2",
+                    params![m.session_id, m.request_id],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .optional()?;
+            if let Some((message_id, fingerprint)) = prior {
+                return Ok(Inserted::Existing { message_id, fingerprint });
+            }
             tx.execute(
                 "INSERT INTO messages (message_id, session_id, request_id, request_fingerprint, text, context_ref, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 params![m.message_id, m.session_id, m.request_id, m.fingerprint, m.text, m.context_ref, m.created_at],
@@ -250,11 +317,12 @@ impl Store {
             if let Some(stage) = m.consumes_stage {
                 let n = tx.execute("UPDATE stages SET state = 'committed' WHERE id = ?1 AND state = 'pending'", params![stage])?;
                 if n != 1 {
-                    // Someone else consumed it between resolve and commit: roll back everything.
-                    return Err(rusqlite::Error::QueryReturnedNoRows);
+                    // Another message consumed it between resolve and commit: nothing is written.
+                    return Ok(Inserted::StageGone);
                 }
             }
-            tx.commit()
+            tx.commit()?;
+            Ok(Inserted::New)
         })
     }
 
@@ -325,34 +393,74 @@ impl Store {
         })
     }
 
-    pub fn insert_stage(&self, s: &StoredStage) -> Result<(), StoreError> {
+    /// Check-and-insert of a stage in one `BEGIN IMMEDIATE` transaction under the connection lock,
+    /// so concurrent posts can neither overrun the quotas nor create two stages of one request:
+    /// - a stage of this `(session_id, request_id)` exists: a pending unexpired one with the same
+    ///   hash is handed back; a pending but expired one with the same hash is replaced by `s` (a
+    ///   fresh id and expiry, within the quotas); anything else is a conflict;
+    /// - otherwise `s` is inserted when the pending, unexpired stages of its session, its actor and
+    ///   of everyone are below `limits` (`per_session, per_actor, total`).
+    pub fn insert_stage_checked(
+        &self,
+        s: &StoredStage,
+        now_ms: i64,
+        limits: (i64, i64, i64),
+    ) -> Result<StageInsert, StoreError> {
         self.with(|c| {
-            c.execute(
+            let tx = c.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let prior = Self::stage_rows_in(
+                &tx,
+                &format!("SELECT {} FROM stages WHERE session_id = ?1 AND request_id = ?2", Self::STAGE_COLS),
+                params![s.session_id, s.request_id],
+            )?
+            .into_iter()
+            .next();
+            let replaces = match prior {
+                Some(p) if p.content_hash == s.content_hash && p.state == "pending" && p.expires_at_ms > now_ms => {
+                    return Ok(StageInsert::Existing(p))
+                }
+                Some(p) if p.content_hash == s.content_hash && p.state == "pending" => Some(p.id),
+                Some(_) => return Ok(StageInsert::Conflict),
+                None => None,
+            };
+            let q = "SELECT COALESCE(SUM(session_id = ?1), 0), COALESCE(SUM(actor = ?2), 0), COUNT(*) FROM stages WHERE state = 'pending' AND expires_at_ms > ?3";
+            let (per_session, per_actor, total): (i64, i64, i64) =
+                tx.query_row(q, params![s.session_id, s.actor, now_ms], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+            if per_session >= limits.0 || per_actor >= limits.1 || total >= limits.2 {
+                return Ok(StageInsert::Quota);
+            }
+            if let Some(old) = replaces {
+                tx.execute("DELETE FROM stages WHERE id = ?1", params![old])?;
+            }
+            tx.execute(
                 "INSERT INTO stages (id, session_id, actor, request_id, body, content_hash, content_bytes, expires_at_ms, state) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 params![s.id, s.session_id, s.actor, s.request_id, s.body, s.content_hash, s.content_bytes, s.expires_at_ms, s.state],
-            )
-            .map(|_| ())
+            )?;
+            tx.commit()?;
+            Ok(StageInsert::Created)
         })
     }
 
+    fn stage_rows_in(c: &Connection, sql: &str, p: impl rusqlite::Params) -> rusqlite::Result<Vec<StoredStage>> {
+        let mut st = c.prepare(sql)?;
+        let rows = st.query_map(p, |r| {
+            Ok(StoredStage {
+                id: r.get(0)?,
+                session_id: r.get(1)?,
+                actor: r.get(2)?,
+                request_id: r.get(3)?,
+                body: r.get(4)?,
+                content_hash: r.get(5)?,
+                content_bytes: r.get(6)?,
+                expires_at_ms: r.get(7)?,
+                state: r.get(8)?,
+            })
+        })?;
+        rows.collect()
+    }
+
     fn stage_rows(&self, sql: &str, p: impl rusqlite::Params) -> Result<Vec<StoredStage>, StoreError> {
-        self.with(|c| {
-            let mut st = c.prepare(sql)?;
-            let rows = st.query_map(p, |r| {
-                Ok(StoredStage {
-                    id: r.get(0)?,
-                    session_id: r.get(1)?,
-                    actor: r.get(2)?,
-                    request_id: r.get(3)?,
-                    body: r.get(4)?,
-                    content_hash: r.get(5)?,
-                    content_bytes: r.get(6)?,
-                    expires_at_ms: r.get(7)?,
-                    state: r.get(8)?,
-                })
-            })?;
-            rows.collect()
-        })
+        self.with(|c| Self::stage_rows_in(c, sql, p))
     }
 
     const STAGE_COLS: &'static str =
@@ -380,14 +488,6 @@ impl Store {
             &format!("SELECT {} FROM stages WHERE session_id = ?1 ORDER BY rowid", Self::STAGE_COLS),
             params![session_id],
         )
-    }
-
-    /// Pending, unexpired stages: `(this session, this actor, everyone)`.
-    pub fn pending_counts(&self, session_id: &str, actor: &str, now_ms: i64) -> Result<(i64, i64, i64), StoreError> {
-        self.with(|c| {
-            let q = "SELECT COALESCE(SUM(session_id = ?1), 0), COALESCE(SUM(actor = ?2), 0), COUNT(*) FROM stages WHERE state = 'pending' AND expires_at_ms > ?3";
-            c.query_row(q, params![session_id, actor, now_ms], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        })
     }
 
     pub fn cancel_stage(&self, id: &str) -> Result<bool, StoreError> {

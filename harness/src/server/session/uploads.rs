@@ -2,7 +2,11 @@
 //! operational item 6): the body is the file. Upload type "attention-capture": `image/png` and
 //! `image/webp` only, at most 1,048,576 bytes (the visual payload's `media.content_bytes` limit).
 //! The MIME type is sniffed from the bytes (PNG signature, RIFF....WEBP), never taken from the
-//! `Content-Type` header; the SHA-256 is recorded. A Session configured to refuse uploads answers
+//! `Content-Type` header, and the bytes are then decoded as that type: what does not decode is 422
+//! `UPLOAD_NOT_DECODABLE`, an image over the visual limits (2048 x 2048, 4,194,304 pixels; the
+//! header is checked before any pixel is decoded) 422 `UPLOAD_DIMENSIONS_EXCEEDED`. The SHA-256 is
+//! recorded. A visual attachment naming an upload must declare its decoded `pixel_width` and
+//! `pixel_height` (checked at admission, [`super::messages`]). A Session configured to refuse uploads answers
 //! 403 `UPLOADS_DISABLED` and stores nothing.
 //!
 //! `DELETE /api/v1/uploads/{uuid}?session_id=<id>` removes an upload of the caller's session (a
@@ -10,7 +14,8 @@
 //!
 //! Answers: 201 `{success, upload:{uuid, name, mime, byte_size, sha256:"sha256:<hex>"}}`; 401
 //! `UNAUTHENTICATED`; 403 `UPLOADS_DISABLED` / `SESSION_FORBIDDEN`; 404 `SESSION_NOT_FOUND`; 400
-//! `EMPTY_UPLOAD`; 413 `UPLOAD_TOO_LARGE`; 415 `UNSUPPORTED_UPLOAD_TYPE`; 503
+//! `EMPTY_UPLOAD`; 413 `UPLOAD_TOO_LARGE`; 415 `UNSUPPORTED_UPLOAD_TYPE`; 422 `UPLOAD_NOT_DECODABLE`,
+//! `UPLOAD_DIMENSIONS_EXCEEDED`; 503
 //! `UPLOAD_STORAGE_UNAVAILABLE`.
 
 use axum::body::Bytes;
@@ -25,6 +30,59 @@ use super::{error_response, json_response, unauthenticated, SessionService};
 use crate::contract::sha256_prefixed;
 
 pub const MAX_UPLOAD_BYTES: usize = 1_048_576;
+/// The visual limits (schemas.md §7, `crate::contract::visual`): each side at most 2048 pixels,
+/// at most 4,194,304 pixels in all.
+pub const MAX_IMAGE_SIDE: u32 = 2048;
+pub const MAX_IMAGE_PIXELS: u64 = 4_194_304;
+
+fn format_of(mime: &str) -> Option<image::ImageFormat> {
+    match mime {
+        "image/png" => Some(image::ImageFormat::Png),
+        "image/webp" => Some(image::ImageFormat::WebP),
+        _ => None,
+    }
+}
+
+/// Why an upload's bytes are not an image the Session stores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageRefusal {
+    /// The bytes do not decode as the sniffed type.
+    Undecodable(String),
+    /// Decodes (or its header says) beyond the visual limits.
+    TooLarge { width: u32, height: u32 },
+}
+
+/// The pixel size the header of `bytes` (of type `mime`) declares, without decoding the pixels.
+pub fn dimensions(bytes: &[u8], mime: &str) -> Option<(u32, u32)> {
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
+    reader.set_format(format_of(mime)?);
+    reader.into_dimensions().ok()
+}
+
+/// Decodes `bytes` as `mime` in full and returns the decoded size: refused when the header
+/// already declares more than the visual limits (checked before any pixel is allocated), when
+/// the pixels do not decode, and when the decoded size is over the limits.
+pub fn decode(bytes: &[u8], mime: &str) -> Result<(u32, u32), ImageRefusal> {
+    let format = format_of(mime).ok_or_else(|| ImageRefusal::Undecodable(format!("{mime} is not decoded here")))?;
+    let within =
+        |w: u32, h: u32| w <= MAX_IMAGE_SIDE && h <= MAX_IMAGE_SIDE && u64::from(w) * u64::from(h) <= MAX_IMAGE_PIXELS;
+    let (w, h) = dimensions(bytes, mime).ok_or_else(|| ImageRefusal::Undecodable("no readable image header".into()))?;
+    if !within(w, h) {
+        return Err(ImageRefusal::TooLarge { width: w, height: h });
+    }
+    let mut reader = image::ImageReader::new(std::io::Cursor::new(bytes));
+    reader.set_format(format);
+    let mut limits = image::Limits::default();
+    limits.max_image_width = Some(MAX_IMAGE_SIDE);
+    limits.max_image_height = Some(MAX_IMAGE_SIDE);
+    reader.limits(limits);
+    let img = reader.decode().map_err(|e| ImageRefusal::Undecodable(e.to_string()))?;
+    let (w, h) = (img.width(), img.height());
+    if !within(w, h) {
+        return Err(ImageRefusal::TooLarge { width: w, height: h });
+    }
+    Ok((w, h))
+}
 
 #[derive(Deserialize)]
 pub struct UploadQuery {
@@ -92,6 +150,24 @@ fn upload_blocking(s: SessionService, q: UploadQuery, headers: HeaderMap, body: 
             "Only image/png and image/webp are accepted",
         );
     };
+    // The first bytes only say what the file claims to be: decode it (issue 25).
+    match decode(&body, mime) {
+        Ok(_) => {}
+        Err(ImageRefusal::Undecodable(_)) => {
+            return error_response(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "UPLOAD_NOT_DECODABLE",
+                "The upload does not decode as the image type it claims",
+            )
+        }
+        Err(ImageRefusal::TooLarge { .. }) => {
+            return error_response(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "UPLOAD_DIMENSIONS_EXCEEDED",
+                "The image exceeds 2048 x 2048 or 4194304 pixels",
+            )
+        }
+    }
     let upload = StoredUpload {
         uuid: super::new_uuid_v4(),
         session_id,

@@ -62,6 +62,10 @@ impl SessionService {
                 out.push(omitted("visual-reference-invalid: the stored size differs from the declared size"));
             } else if media["content_hash"].as_str() != Some(sha256_prefixed(&upload.bytes).as_str()) {
                 out.push(omitted("visual-reference-integrity-mismatch"));
+            } else if super::uploads::decode(&upload.bytes, declared).ok().map(|(w, h)| (u64::from(w), u64::from(h)))
+                != media["pixel_width"].as_u64().zip(media["pixel_height"].as_u64())
+            {
+                out.push(omitted("visual-reference-integrity-mismatch: the image is not the declared pixel size"));
             } else {
                 out.push(VisualDelivery::Image {
                     attachment_id: a.attachment_id.clone(),

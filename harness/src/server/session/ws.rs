@@ -1,6 +1,8 @@
 //! The Session WebSocket, `GET /api/v1/ws/join?token=<bearer>[&session_id=<id>]` (spec "Message
-//! delivery"). Authentication is the `token` query parameter (a browser cannot set headers on a
-//! WebSocket); without a valid token the upgrade is answered 401. Without `session_id` the socket
+//! delivery"). The handshake's `Origin` must be the Host site's (403 `ORIGIN_FORBIDDEN` otherwise,
+//! or without one): the token alone does not admit a page of another origin. Authentication is
+//! the `token` query parameter (a browser cannot set headers on a WebSocket); without a valid
+//! token the upgrade is answered 401. Without `session_id` the socket
 //! gets a fresh session of the user; with one, it rejoins that session (404 if it is not the
 //! user's). The first frame the server sends is `{type:"welcome", topic:"session:<id>", session_id,
 //! socket_id, attention_context}`.
@@ -40,6 +42,14 @@ pub async fn join(
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Response {
+    // A browser always sends the page's origin on a WebSocket handshake, and a page cannot forge
+    // it: only the Host site's pages may join as the user, whatever token they hold (a page of the
+    // child origin that got hold of the token is refused). Checked before the token, so another
+    // origin learns nothing about tokens. Non-browser clients send the Host origin.
+    let origin = headers.get(axum::http::header::ORIGIN).and_then(|v| v.to_str().ok());
+    if origin.is_none() || origin != s.host_origin() {
+        return error_response(StatusCode::FORBIDDEN, "ORIGIN_FORBIDDEN", "WebSocket join from another origin");
+    }
     let Some(actor) = q.token.as_deref().and_then(|t| s.inner.users.authenticate(&headers, Some(t))) else {
         return unauthenticated();
     };
@@ -165,9 +175,7 @@ async fn serve_frames(
 }
 
 async fn close_too_big(s: &SessionService, session_id: &str, socket: &mut WebSocket, frame_bytes: usize) {
-    if let Ok(mut c) = s.inner.closes.lock() {
-        c.push(Closed { session_id: session_id.to_string(), code: CLOSE_MESSAGE_TOO_BIG, frame_bytes });
-    }
+    s.record_close(Closed { session_id: session_id.to_string(), code: CLOSE_MESSAGE_TOO_BIG, frame_bytes });
     let _ = socket
         .send(Message::Close(Some(CloseFrame { code: CLOSE_MESSAGE_TOO_BIG, reason: "message too big".into() })))
         .await;
