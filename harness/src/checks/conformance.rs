@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use anyhow::{ensure, Context};
 use serde_json::Value;
 
-use super::fidelity::aria_role;
+use super::fidelity::{aria_role, pct};
 use super::{wait_for, Poll};
 use crate::cdp::Session;
 use crate::host::Host;
@@ -36,14 +36,6 @@ pub struct Tally {
     pub compared: usize,
     pub role_agree: usize,
     pub name_agree: usize,
-}
-
-fn pct(n: usize, d: usize) -> f64 {
-    if d == 0 {
-        100.0
-    } else {
-        100.0 * n as f64 / d as f64
-    }
 }
 
 impl Tally {

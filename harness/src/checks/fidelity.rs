@@ -97,7 +97,8 @@ pub struct Figures {
     pub examples: Vec<String>,
 }
 
-fn pct(n: usize, d: usize) -> f64 {
+/// `n` of `d` in percent; 100 when nothing was comparable.
+pub(super) fn pct(n: usize, d: usize) -> f64 {
     if d == 0 {
         100.0
     } else {

@@ -37,6 +37,9 @@ use super::{SessionService, Transport};
 use crate::contract::visual::{ResolvedMedia, VisualRequest};
 use crate::contract::{canonical_json, sha256_prefixed, validate, ValidateOptions};
 
+/// The detail of `context_reference_unavailable`: the stage is gone, or was never this session's.
+const STAGE_UNAVAILABLE: &str = "context reference is missing, used, cancelled or expired";
+
 pub const MAX_REQUEST_ID: usize = 128;
 
 /// The members of `session_message.data` the Session knows; any other is refused `invalid_request`.
@@ -305,13 +308,7 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
             let usable = stage
                 .filter(|st| st.session_id == session_id && st.state == "pending" && st.expires_at_ms > s.now_ms());
             let Some(stage) = usable else {
-                return err(
-                    Some(rid),
-                    "context_reference_unavailable",
-                    None,
-                    "context reference is missing, used, cancelled or expired".into(),
-                    transport,
-                );
+                return err(Some(rid), "context_reference_unavailable", None, STAGE_UNAVAILABLE.into(), transport);
             };
             if stage.content_hash != hash || stage.content_bytes != bytes {
                 return err(
@@ -386,13 +383,7 @@ pub fn admit(s: &SessionService, session_id: &str, socket_id: &str, frame: &str)
             };
         }
         Ok(Inserted::StageGone) => {
-            return err(
-                Some(rid),
-                "context_reference_unavailable",
-                None,
-                "context reference is missing, used, cancelled or expired".into(),
-                transport,
-            )
+            return err(Some(rid), "context_reference_unavailable", None, STAGE_UNAVAILABLE.into(), transport)
         }
         Err(e) => return err(Some(rid), "storage_unavailable", None, format!("message not stored: {e}"), transport),
     }
