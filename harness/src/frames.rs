@@ -47,6 +47,18 @@ pub enum Frame {
     Name(String),
 }
 
+impl Frame {
+    /// Whether `frame` (a `Page.getFrameTree` frame) is this one; the top frame is found by its
+    /// session, never by a tree entry.
+    fn matches(&self, frame: &Value) -> bool {
+        match self {
+            Frame::UrlContains(part) => frame["url"].as_str().is_some_and(|u| u.contains(part.as_str())),
+            Frame::Name(name) => frame["name"].as_str() == Some(name.as_str()),
+            Frame::Top => false,
+        }
+    }
+}
+
 /// A child target session (an out-of-process iframe).
 #[derive(Debug, Clone)]
 pub struct ChildTarget {
@@ -152,11 +164,7 @@ impl FrameSessions {
         let tree = self.page.send(&page::GetFrameTreeParams::default()).await?;
         let mut frames = Vec::new();
         flatten_frames(&tree["frameTree"], &mut frames);
-        let found = frames.into_iter().find(|f| match frame {
-            Frame::UrlContains(part) => f["url"].as_str().is_some_and(|u| u.contains(part.as_str())),
-            Frame::Name(name) => f["name"].as_str() == Some(name.as_str()),
-            Frame::Top => false,
-        });
+        let found = frames.into_iter().find(|f| frame.matches(f));
         let found = match found {
             Some(f) => Some(f),
             // An in-process frame inside an out-of-process frame (a grandchild realm of the Child site).
@@ -185,11 +193,7 @@ impl FrameSessions {
             let Ok(tree) = session.send(&page::GetFrameTreeParams::default()).await else { continue };
             let mut frames = Vec::new();
             flatten_frames(&tree["frameTree"], &mut frames);
-            if let Some(f) = frames.into_iter().find(|f| match frame {
-                Frame::UrlContains(part) => f["url"].as_str().is_some_and(|u| u.contains(part.as_str())),
-                Frame::Name(name) => f["name"].as_str() == Some(name.as_str()),
-                Frame::Top => false,
-            }) {
+            if let Some(f) = frames.into_iter().find(|f| frame.matches(f)) {
                 return Some(f);
             }
         }

@@ -90,6 +90,24 @@ export function startDiscovery(b) {
   if (!canNegotiateDown()) return; // resumed once this realm is itself granted
   attemptDiscovery(b);
 }
+// The capability request of binding `b`'s current attempt (discovery and renewal send the same one).
+function capabilityRequest(b) {
+  const self = selfMount();
+  return {
+    schema: CAP_SCHEMA,
+    type: 'capability-request',
+    request_id: 'cr-' + randHex(8),
+    host_instance_id: hostInstance(),
+    parent_mount_id: self.mount_id,
+    parent_generation: self.generation,
+    child_mount_id: b.mountId,
+    child_generation: b.generation,
+    parent_origin: canonicalOrigin(OWN_ORIGIN),
+    target_origin: b.expectedOrigin,
+    relay_versions: [RELAY_SCHEMA, RELAY_V1],
+    attempt: b.attempts,
+  };
+}
 function attemptDiscovery(b) {
   b.timer = null;
   if (b.state === 'granted' || b.state === 'detached') return;
@@ -117,21 +135,7 @@ function attemptDiscovery(b) {
     return;
   }
   b.attempts++;
-  const self = selfMount();
-  const req = {
-    schema: CAP_SCHEMA,
-    type: 'capability-request',
-    request_id: 'cr-' + randHex(8),
-    host_instance_id: hostInstance(),
-    parent_mount_id: self.mount_id,
-    parent_generation: self.generation,
-    child_mount_id: b.mountId,
-    child_generation: b.generation,
-    parent_origin: canonicalOrigin(OWN_ORIGIN),
-    target_origin: b.expectedOrigin,
-    relay_versions: [RELAY_SCHEMA, RELAY_V1],
-    attempt: b.attempts,
-  };
+  const req = capabilityRequest(b);
   if (!req.parent_origin) {
     b.state = 'unavailable';
     settle(b);
@@ -282,21 +286,7 @@ function attemptDiscoveryRenew(b) {
       return;
     }
     b.attempts++;
-    const self = selfMount();
-    const req = {
-      schema: CAP_SCHEMA,
-      type: 'capability-request',
-      request_id: 'cr-' + randHex(8),
-      host_instance_id: hostInstance(),
-      parent_mount_id: self.mount_id,
-      parent_generation: self.generation,
-      child_mount_id: b.mountId,
-      child_generation: b.generation,
-      parent_origin: canonicalOrigin(OWN_ORIGIN),
-      target_origin: b.expectedOrigin,
-      relay_versions: [RELAY_SCHEMA, RELAY_V1],
-      attempt: b.attempts,
-    };
+    const req = capabilityRequest(b);
     b.requestIds.add(req.request_id);
     postIfLoaded(b, req);
     b.timer = nSetTimeout(() => safe(tick), DISCOVERY_INTERVAL_MS);
