@@ -206,24 +206,41 @@ async fn stored_automatic_on(host: &Host, server: &attention_harness::server::Se
     Ok(sid)
 }
 
-#[test]
-fn a_session_listing_only_version_1_gets_version_1_without_the_selection() {
+/// The composer writes the highest version the Session lists: v1 for a Session listing only 1, v2
+/// or v3 when those are the newest; none of them carries the selection (`selection-unavailable`).
+#[rstest]
+#[case::only_version_1(vec![1], 1)]
+#[case::up_to_version_2(vec![1, 2], 2)]
+#[case::up_to_version_3(vec![1, 2, 3], 3)]
+fn a_session_without_version_4_gets_its_highest_version_without_the_selection(
+    #[case] versions: Vec<u64>,
+    #[case] want: u64,
+) {
     Harness::global()
         .block_on(with_session(
-            SessionOptions { attention_versions: vec![1], ..Default::default() },
+            SessionOptions { attention_versions: versions.clone(), ..Default::default() },
             async |h, server| {
-                let sid = stored_automatic_on(h, server).await?;
+                stored_automatic_on(h, server).await?;
                 let support = h.eval("window.__host.session.state.support").await?;
-                ensure!(support["attention_version"] == json!(1), "the composer chose {support}");
-                ensure!(!sid.is_empty());
-                let sent = send_after_drag(h, "left-leaf-text", "v1 only", |s, t| t.is_some() && s.selection.is_some())
-                    .await?;
-                ensure!(sent.envelope.version == 1, "a v1-only Session got version {}", sent.envelope.version);
+                ensure!(support["attention_version"] == json!(want), "{versions:?}: the composer chose {support}");
+                let sent =
+                    send_after_drag(h, "left-leaf-text", "older Session", |s, t| t.is_some() && s.selection.is_some())
+                        .await?;
+                ensure!(
+                    sent.envelope.version == want,
+                    "{versions:?}: the Session got version {}",
+                    sent.envelope.version
+                );
                 let content: Value = serde_json::from_str(&sent.envelope.content)?;
-                ensure!(content["schema"] == "wippy.attention.v1" && content.get("selection").is_none(), "{content}");
+                ensure!(
+                    content["schema"] == json!(format!("wippy.attention.v{want}"))
+                        && content.get("selection").is_none(),
+                    "{content}"
+                );
+                ensure!(sent.snapshot.selection.is_none(), "a v{want} attachment expanded to a selection");
                 ensure!(
                     sent.snapshot.omissions.iter().any(|o| o.reason.as_str() == "selection-unavailable"),
-                    "the v1 content does not say selection-unavailable"
+                    "the v{want} content does not say selection-unavailable"
                 );
                 Ok(())
             },
