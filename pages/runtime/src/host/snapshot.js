@@ -226,56 +226,57 @@ export async function snapshot(options) {
     return snap;
   };
   let events = evs.slice();
-  let snap = version === 1 ? trimV1() : trimCompact();
+  if (version !== 1) {
+    const compact = trimCompact();
+    compact.capture.duration_ms = r3(Math.max(0, nPerfNow() - t0));
+    return compact;
+  }
+  const est = new Map();
+  const estSize = (id) => {
+    let v = est.get(id);
+    if (v === undefined) {
+      v = Math.ceil(safe(() => canonicalJson(withRef(candidateOut(pool.get(id), textNone))).length, 2000) * 1.25) + 2;
+      est.set(id, v);
+    }
+    return v;
+  };
+  // First cut from estimates (cheap), then verify on the real bytes below.
+  let trimmed = false;
+  {
+    let total = envelopeSize(build([], events, [])) + 64;
+    let n = 0;
+    while (n < ranked.length && total + estSize(ranked[n]) <= ENVELOPE_TARGET_BYTES) {
+      total += estSize(ranked[n]);
+      n++;
+    }
+    if (n < ranked.length) {
+      ranked = ranked.slice(0, Math.max(1, n));
+      trimmed = true;
+    }
+  }
+  let snap = build(ranked, events, trimmed ? [{ reason: 'response-budget' }] : []);
+  // Keep the whole v1 envelope comfortably inside 32 KiB: drop the lowest-priority candidates (as
+  // many as the overflow needs, estimated from their own canonical size), then the older half of the
+  // recent events, recording a response-budget omission.
+  let size = envelopeSize(snap);
+  let guard = 0;
+  while (size > ENVELOPE_TARGET_BYTES && guard++ < 64) {
+    const overflow = size - ENVELOPE_TARGET_BYTES;
+    let n = ranked.length,
+      acc = 0;
+    while (n > 1 && acc < overflow) {
+      n--;
+      acc += estSize(ranked[n]);
+    }
+    if (n < ranked.length) ranked = ranked.slice(0, n);
+    else if (events.length > 0) events = events.slice(Math.floor(events.length / 2) || 1);
+    else break;
+    snap = build(ranked, events, [{ reason: 'response-budget' }]);
+    size = envelopeSize(snap);
+  }
   snap.capture.duration_ms = r3(Math.max(0, nPerfNow() - t0));
   return snap;
 
-  function trimV1() {
-    const est = new Map();
-    const estSize = (id) => {
-      let v = est.get(id);
-      if (v === undefined) {
-        v = Math.ceil(safe(() => canonicalJson(withRef(candidateOut(pool.get(id), textNone))).length, 2000) * 1.25) + 2;
-        est.set(id, v);
-      }
-      return v;
-    };
-    // First cut from estimates (cheap), then verify on the real bytes below.
-    let trimmed = false;
-    {
-      let total = envelopeSize(build([], events, [])) + 64;
-      let n = 0;
-      while (n < ranked.length && total + estSize(ranked[n]) <= ENVELOPE_TARGET_BYTES) {
-        total += estSize(ranked[n]);
-        n++;
-      }
-      if (n < ranked.length) {
-        ranked = ranked.slice(0, Math.max(1, n));
-        trimmed = true;
-      }
-    }
-    let snap = build(ranked, events, trimmed ? [{ reason: 'response-budget' }] : []);
-    // Keep the whole v1 envelope comfortably inside 32 KiB: drop the lowest-priority candidates (as
-    // many as the overflow needs, estimated from their own canonical size), then the older half of the
-    // recent events, recording a response-budget omission.
-    let size = envelopeSize(snap);
-    let guard = 0;
-    while (size > ENVELOPE_TARGET_BYTES && guard++ < 64) {
-      const overflow = size - ENVELOPE_TARGET_BYTES;
-      let n = ranked.length,
-        acc = 0;
-      while (n > 1 && acc < overflow) {
-        n--;
-        acc += estSize(ranked[n]);
-      }
-      if (n < ranked.length) ranked = ranked.slice(0, n);
-      else if (events.length > 0) events = events.slice(Math.floor(events.length / 2) || 1);
-      else break;
-      snap = build(ranked, events, [{ reason: 'response-budget' }]);
-      size = envelopeSize(snap);
-    }
-    return snap;
-  }
   // A compact attachment is measured on its own encoding (paths shared through the dictionary, so
   // a candidate costs far less than its v1 form): the longest prefix of the ranked candidates that
   // fits, found on the real bytes by bisection (the size grows with every candidate kept), then
