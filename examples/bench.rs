@@ -11,6 +11,7 @@
 //! cargo run --release --example bench -- observer [N]       # µs per trusted pointermove, Host and child realm
 //! cargo run --release --example bench -- session [N] [M]    # N WebSocket clients x M messages: msg/s, p50/p99
 //! cargo run --release --example bench -- session-soak [N]   # RSS of the Session at 0, N/2 and N messages
+//! cargo run --release --example bench -- envelope           # bytes and candidates kept, v1 vs v4 attachments
 //! ```
 //!
 //! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
@@ -57,10 +58,11 @@ fn main() -> anyhow::Result<()> {
         "observer" => with_harness(|h| observer(h, n(200)?)),
         "session" => session_load(n(50)?, args.get(2).map(|a| a.parse::<usize>()).transpose()?.unwrap_or(40).max(1)),
         "session-soak" => session_soak(n(100_000)?),
+        "envelope" => with_harness(envelope_sizes),
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
         _ => bail!(
-            "usage: bench host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|session|session-soak [N]"
+            "usage: bench host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|session|session-soak|envelope [N]"
         ),
     }
 }
@@ -665,4 +667,71 @@ fn session_soak(total: usize) -> anyhow::Result<()> {
         println!("session-soak: replies kept in memory: {}", server.session().replies().len());
         anyhow::Ok(())
     })
+}
+
+/// `envelope`: the runtime's `context_attachments` array as version 1 and version 4 (each with the
+/// snapshot budgeted for its version: 30 KiB for v1, the Session's 16,384-byte canonical v2-v4
+/// envelope limit for v4, see pages/runtime/src/core/constants.js), for the boundary snapshot in
+/// the four cells, for the 64-realm budget Host (with grandchildren, radius 92 / step 8) and for the
+/// deep `grid` page (eight nested panels with 256-byte labels, radius 20 / step 2): array bytes, the
+/// v4 bytes of the very snapshot v1 sent, and the candidates each kept (`cut`: `response-budget`).
+fn envelope_sizes(h: &Harness) -> anyhow::Result<()> {
+    h.block_on(async {
+        println!(
+            "{:<34} {:>9} {:>9} {:>12} {:>8} {:>8} {:>6} {:>6}",
+            "case", "v1 bytes", "v4 bytes", "v4 of v1 snap", "v1 kept", "v4 kept", "v1 cut", "v4 cut"
+        );
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                let host = h.open(layout, engine).await?;
+                let (x, y, _, _) = boundary_point(&host).await?;
+                let r = envelope_row(&host, &format!("boundary {layout} {engine}"), x, y, 20, 5).await;
+                host.close().await;
+                r?;
+            }
+        }
+        for (extra, radius, step) in [(Extra::Realms { count: 64, grandchildren: true }, 92, 8), (Extra::Grid, 20, 2)] {
+            let artifact = extra.to_string();
+            let host = h.open_with(HostOptions::new(Layout::Compat, Engine::Iframe).extra(extra)).await?;
+            let (x, y) = host.landmark_rect(&format!("{artifact}-frame")).await?.center();
+            let r = envelope_row(&host, &format!("{artifact} r{radius}/s{step}"), x, y, radius, step).await;
+            host.close().await;
+            r?;
+        }
+        anyhow::Ok(())
+    })
+}
+
+async fn envelope_row(
+    host: &attention_harness::Host,
+    label: &str,
+    x: f64,
+    y: f64,
+    radius: u32,
+    step: u32,
+) -> anyhow::Result<()> {
+    use attention_harness::contract::canonical_json;
+    let opts = |v: u64| serde_json::json!({"point": {"x": x, "y": y}, "radius_css_px": radius, "step_css_px": step, "attachment_version": v});
+    let s1 = host.snapshot_with(opts(1)).await?;
+    let s4 = host.snapshot_with(opts(4)).await?;
+    let e1 = host.envelope_version(s1.json(), 1).await?;
+    let e4 = host.envelope_version(s4.json(), 4).await?;
+    let same = host.envelope_version(s1.json(), 4).await?;
+    ensure!(e4.version == 4 && same.version == 4, "the runtime did not write version 4");
+    let bytes = |e: &serde_json::Value| canonical_json(&serde_json::json!([e])).map(|s| s.len());
+    let cut = |s: &attention_harness::attention::Snapshot| {
+        s.omissions.iter().any(|o| o.reason == OmissionReason::ResponseBudget)
+    };
+    println!(
+        "{:<34} {:>9} {:>9} {:>12} {:>8} {:>8} {:>6} {:>6}",
+        label,
+        bytes(e1.json())?,
+        bytes(e4.json())?,
+        bytes(same.json())?,
+        s1.candidates.len(),
+        s4.candidates.len(),
+        cut(&s1),
+        cut(&s4)
+    );
+    Ok(())
 }

@@ -11,10 +11,14 @@
 mod budgets;
 #[path = "cli.rs"]
 mod cli;
+#[path = "cli_envelope_v4.rs"]
+mod cli_envelope_v4;
 #[path = "conformance.rs"]
 mod conformance;
 #[path = "end_to_end.rs"]
 mod end_to_end;
+#[path = "envelope_v4.rs"]
+mod envelope_v4;
 #[path = "failure_artifacts.rs"]
 mod failure_artifacts;
 #[path = "fidelity.rs"]

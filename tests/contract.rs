@@ -24,6 +24,8 @@ mod contract_projection;
 mod contract_validate;
 #[path = "goldens.rs"]
 mod goldens;
+#[path = "goldens_v4.rs"]
+mod goldens_v4;
 #[path = "runtime_bundle.rs"]
 mod runtime_bundle;
 #[path = "session_crash.rs"]

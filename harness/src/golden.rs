@@ -210,6 +210,53 @@ pub fn read_golden(path: &Path) -> Result<Value, GoldenError> {
     serde_json::from_str(&read_body(path)?).map_err(|e| GoldenError::NotJson(path.into(), e))
 }
 
+/// The v4 goldens, `fixtures/golden/v4/<name>.snap`: the runtime's version 4 content of the same
+/// boundary snapshot, normalized with the id mapping of its expansion, so that expanding a v4
+/// golden with `contract::codec` gives exactly its v1 golden (issue 21).
+pub fn v4_golden_path(name: &str) -> PathBuf {
+    golden_dir().join("v4").join(format!("{name}.snap"))
+}
+
+/// Normalizes a compact (v2-v4) payload: ids are numbered as [`normalize`] numbers them in the
+/// payload's expansion and replaced by value (mount ids inside packed dictionary tuples have no
+/// key); times, durations, digests and ports as for v1. Fails when the normalized payload does not
+/// expand to the normalized expansion (two dictionary entries made equal, say).
+pub fn normalize_compact(payload: &Value) -> Result<Value, String> {
+    use crate::contract::{canonical::canonical_json, codec};
+    let version = codec::schema_version(payload).ok_or("no wippy.attention.v<N> schema")?;
+    let (expanded, _) = codec::expand(version, payload, None).map_err(|e| format!("does not expand: {e}"))?;
+    let mut ids = BTreeMap::new();
+    collect_ids(&expanded, &mut ids, &mut 0);
+    let normalized = rewrite(payload, None, &ids);
+    let (back, _) =
+        codec::expand(version, &normalized, None).map_err(|e| format!("normalized, does not expand: {e}"))?;
+    let c = |v: &Value| canonical_json(v).map_err(|e| e.to_string());
+    if c(&back)? != c(&normalize(&expanded))? {
+        return Err("the normalized compact payload does not expand to the normalized snapshot".into());
+    }
+    Ok(normalized)
+}
+
+/// The v4 golden `name`, expanded by `contract::codec`, equals the v1 golden `name`.
+pub fn v4_expands_to_v1_golden(name: &str) -> Result<(), String> {
+    use crate::contract::{canonical::canonical_json, codec};
+    let v4 = read_golden(&v4_golden_path(name)).map_err(|e| e.to_string())?;
+    let v1 = read_golden(&golden_path(name)).map_err(|e| e.to_string())?;
+    let (expanded, _) = codec::expand(4, &v4, None).map_err(|e| format!("v4 golden {name} does not expand: {e}"))?;
+    let c = |v: &Value| canonical_json(v).map_err(|e| e.to_string());
+    if c(&expanded)? != c(&v1)? {
+        let diff = similar::TextDiff::from_lines(
+            &serde_json::to_string_pretty(&v1).unwrap_or_default(),
+            &serde_json::to_string_pretty(&expanded).unwrap_or_default(),
+        )
+        .unified_diff()
+        .header("v1 golden", "v4 golden expanded")
+        .to_string();
+        return Err(format!("the v4 golden {name} does not expand to its v1 golden:\n{diff}"));
+    }
+    Ok(())
+}
+
 /// Compares `actual` (normalized here) with the golden `name`. Reads only: a mismatch or a missing
 /// golden is an error carrying what to show, nothing is written and nothing panics.
 pub fn compare(name: &str, actual: &Value) -> Result<(), GoldenError> {

@@ -329,6 +329,14 @@ impl Host {
         parse_reported("window.wippyAttention.envelope(..)", "Envelope", env)
     }
 
+    /// The envelope the runtime builds for `snapshot` as attachment `version` (1-4): its `version`
+    /// member says which version it wrote (a snapshot a compact version cannot express is v1).
+    pub async fn envelope_version(&self, snapshot: &Value, version: u64) -> Result<Reported<Envelope>, HostError> {
+        let expr = format!("window.wippyAttention.envelope({snapshot}, {{version: {version}}})");
+        let env = self.eval(&expr).await?;
+        parse_reported("window.wippyAttention.envelope(.., {version})", "Envelope", env)
+    }
+
     /// The runtime's current focus (`wippyAttention.focus()`), `None` when it reports none.
     pub async fn focus(&self) -> Result<Option<Reported<Focus>>, HostError> {
         let expr = "window.wippyAttention.focus()";

@@ -71,6 +71,10 @@ enum Command {
         /// Print the `context_attachments` array (one envelope) instead of the snapshot.
         #[arg(long)]
         envelope: bool,
+        /// The `wippy.attention` version of that envelope (1-4; default 1): the snapshot is budgeted
+        /// for it, and the version the runtime wrote is printed on stderr.
+        #[arg(long, requires = "envelope", value_parser = clap::value_parser!(u64).range(1..=4))]
+        version: Option<u64>,
         /// Also write a PNG of the viewport with the sample points and candidate rects drawn on it.
         #[arg(long)]
         picture: Option<PathBuf>,
@@ -121,7 +125,8 @@ fn main() -> ExitCode {
             }
             with_harness(pages, |h| verify(h, layouts(layout), engines(engine), json, check.as_deref()))
         }
-        Command::Snapshot { layout, engine, point, envelope, picture } => {
+        Command::Snapshot { layout, engine, point, envelope, version, picture } => {
+            let envelope = envelope.then_some(version.unwrap_or(1));
             with_harness(pages, |h| snapshot(h, layout, engine, &point, envelope, picture))
         }
     }
@@ -254,14 +259,19 @@ fn snapshot(
     layout: Layout,
     engine: Engine,
     point: &str,
-    envelope: bool,
+    envelope: Option<u64>,
     picture: Option<PathBuf>,
 ) -> Result<ExitCode, String> {
     h.block_on(async {
         let host = h.open(layout, engine).await.map_err(|e| e.to_string())?;
         let result = async {
             let (x, y) = resolve_point(&host, point).await?;
-            let snap = snapshot_at(&host, x, y).await.map_err(|e| format!("{e:#}"))?;
+            let mut snap = snapshot_at(&host, x, y).await.map_err(|e| format!("{e:#}"))?;
+            if let Some(v @ 2..=4) = envelope {
+                // The same pointer, the snapshot budgeted for the compact version.
+                let options = serde_json::json!({"attachment_version": v});
+                snap = host.snapshot_with(options).await.map_err(|e| e.to_string())?;
+            }
             if let Some(path) = picture {
                 let png = host.screenshot_png().await.map_err(|e| e.to_string())?;
                 let drawn =
@@ -269,9 +279,11 @@ fn snapshot(
                 std::fs::write(&path, drawn).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                 eprintln!("picture: {}", path.display());
             }
-            let out = if envelope {
+            let out = if let Some(version) = envelope {
                 // What the runtime returned, as it returned it.
-                Value::Array(vec![host.envelope(&snap).await.map_err(|e| e.to_string())?.json().clone()])
+                let env = host.envelope_version(snap.json(), version).await.map_err(|e| e.to_string())?;
+                eprintln!("wippy.attention version {} (asked for {version})", env.version);
+                Value::Array(vec![env.json().clone()])
             } else {
                 snap.json().clone()
             };

@@ -54,7 +54,7 @@ export function attachSession({ input, toggle, log, uploads, onActionRequest, on
     socketId: null,
     capabilities: null,
     capabilitiesStatus: null,
-    support: { supported: false, attention_version: null, staging: false },
+    support: { supported: false, attention_versions: [], attention_version: null, staging: false },
     attention: null,
     automatic: false,
     rows: [],
@@ -74,15 +74,20 @@ export function attachSession({ input, toggle, log, uploads, onActionRequest, on
 
   function decide(status, body) {
     // delivery.rs decide_from_response: 404 (or anything but 200) means no Attention.
-    const none = { supported: false, attention_version: null, staging: false };
+    const none = { supported: false, attention_versions: [], attention_version: null, staging: false };
     if (status !== 200 || !body || !body.capabilities) return none;
     const c = body.capabilities;
     const a = c.attention || {};
     const supported = c.schema === 'wippy.session.capabilities.v1' && a.context >= 1 && a.browser_operations >= 1;
     const ca = a.context_attachments || {};
     const versions = (ca.handlers || []).filter((h) => h.kind === 'wippy.attention').flatMap((h) => h.versions || []);
-    const best = versions.filter((v) => v >= 1 && v <= 4).sort((x, y) => y - x)[0] ?? null;
-    return { supported, attention_version: supported ? best : null, staging: supported && ca.staging === true };
+    const best = versions.filter((v) => Number.isInteger(v) && v >= 1 && v <= 4).sort((x, y) => y - x)[0] ?? null;
+    return {
+      supported,
+      attention_versions: versions,
+      attention_version: supported ? best : null,
+      staging: supported && ca.staging === true,
+    };
   }
 
   function showToggle() {
@@ -362,11 +367,22 @@ export function attachSession({ input, toggle, log, uploads, onActionRequest, on
     return { type: 'session_message', request_id: requestId, data };
   }
 
+  // The wippy.attention version follows the handlers the Session reported (decide(): the highest
+  // of 1-4 it lists; v4 carries the selection, v1-v3 say selection-unavailable), never a constant;
+  // the snapshot is budgeted for that version. A Session whose descriptor lists no version the Host
+  // knows (none, or only unknown ones) gets no guessed one: a send with pointing context is refused
+  // with an error naming that, so the user can send it without the context (spec "Message delivery").
   async function contextFor() {
-    if (!state.automatic || !state.support.supported || !state.support.attention_version) return null;
+    if (!state.automatic || !state.support.supported) return null;
     if (state.pinned) return state.pinned;
-    const snap = await window.wippyAttention.snapshot();
-    return [await window.wippyAttention.envelope(snap)];
+    const version = state.support.attention_version;
+    if (!version)
+      throw Object.assign(new Error('the Session lists no wippy.attention version this Host writes'), {
+        code: 'attention_version_unsupported',
+        detail: `handlers list ${JSON.stringify(state.support.attention_versions)}`,
+      });
+    const snap = await window.wippyAttention.snapshot({ attachment_version: version });
+    return [await window.wippyAttention.envelope(snap, { version })];
   }
 
   async function send(text) {

@@ -16,7 +16,7 @@ use super::actions::{await_overlay, bound_agent, click_overlay, leaf_ref, one_re
 use super::session::{compose, enter_and_settle, session_of};
 use super::{wait_for, Leaf, Poll, POINTER_TIMEOUT};
 use crate::agent::{ActionOptions, Agent, Status};
-use crate::attention::{CaptureCode, Envelope, Omission, Reported, Snapshot};
+use crate::attention::{CaptureCode, Omission};
 use crate::capture::limits::{covering_pixels, fit_scale, CssRect, PixelRect};
 use crate::capture::{CaptureRecord, Format};
 use crate::host::Host;
@@ -1125,10 +1125,9 @@ async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<
         "expected exactly one wippy.attention attachment, stored {:?}",
         stored.attachments.iter().map(|a| a.kind.as_str()).collect::<Vec<_>>()
     );
-    let env: Reported<Envelope> = Reported::parse(serde_json::from_str(&stored.attachments[0].envelope)?)
-        .context("the stored attachment is not a strict envelope")?;
-    let payload: Reported<Snapshot> = Reported::parse(serde_json::from_str(&env.content)?)
-        .context("the stored attachment's content is not a strict snapshot")?;
+    // Read through contract::codec's expansion: the composer writes the Session's newest version.
+    let (_, payload) = super::envelope_v4::expanded_snapshot(&serde_json::from_str(&stored.attachments[0].envelope)?)
+        .context("the stored attachment")?;
     super::require_valid_payload(payload.json())?;
     let cand = super::require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let want = super::expect::expected_kinds(host.layout, host.engine, Leaf::Left);

@@ -6,6 +6,7 @@
 pub mod actions;
 pub mod capture;
 pub mod conformance;
+pub mod envelope_v4;
 pub mod expect;
 pub mod fidelity;
 pub mod focus;
@@ -125,6 +126,16 @@ pub fn all() -> Vec<Check> {
             host: default_host,
             name: "checklist-4-message-and-attachment-persist",
             run: |h| Box::pin(session::checklist_4(h)),
+        },
+        Check {
+            host: default_host,
+            name: "checklist-4-v4-attachment-with-selection",
+            run: |h| Box::pin(envelope_v4::checklist_4_v4_with_selection(h)),
+        },
+        Check {
+            host: default_host,
+            name: "envelope-v4-expands-to-the-snapshot",
+            run: |h| Box::pin(envelope_v4::envelope_v4_expands_to_the_snapshot(h)),
         },
         Check {
             host: default_host,
@@ -268,6 +279,8 @@ pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Reported
     })
     .await?;
     require_valid_payload(snap.json())?;
+    // Every snapshot taken here is also checked as the v4 attachment the composer sends (issue 21).
+    envelope_v4::require_v4_expands_to(host, &snap).await.context("the snapshot as a v4 attachment")?;
     let pointer = snap.pointer.as_ref().map(|p| p.point);
     let (px, py) = pointer.map(|p| (p.x, p.y)).unwrap_or((f64::NAN, f64::NAN));
     let (cx, cy) = sample_centre(&snap);

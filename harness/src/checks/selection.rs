@@ -105,7 +105,7 @@ fn reason_name(r: OmissionReason) -> &'static str {
     r.as_str()
 }
 
-fn norm(s: &str) -> String {
+pub fn norm(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
@@ -139,7 +139,12 @@ fn selection_text(snap: &Snapshot) -> Option<&str> {
 
 /// Compares the reported selection with the page's own: text, direction, the range's rect, and
 /// endpoint paths ending in a `span` element under `kinds_prefix`.
-fn compare(snap: &Snapshot, truth: &SelectionTruth, anchor_kinds: &[&str], focus_kinds: &[&str]) -> anyhow::Result<()> {
+pub fn compare(
+    snap: &Snapshot,
+    truth: &SelectionTruth,
+    anchor_kinds: &[&str],
+    focus_kinds: &[&str],
+) -> anyhow::Result<()> {
     let Some(s) = &snap.selection else { bail!("no selection in the snapshot; omissions {:?}", snap.omissions) };
     ensure!(s.kind == "text" && !s.collapsed, "selection kind/collapsed: {s:?}");
     ensure!(s.text == norm(&truth.text), "selection text {:?} but the page selected {:?}", s.text, truth.text);
@@ -172,7 +177,7 @@ fn compare(snap: &Snapshot, truth: &SelectionTruth, anchor_kinds: &[&str], focus
     Ok(())
 }
 
-fn leaf_kinds(host: &Host, leaf: Leaf) -> Vec<&'static str> {
+pub fn leaf_kinds(host: &Host, leaf: Leaf) -> Vec<&'static str> {
     let mut k = expected_kinds(host.layout, host.engine, leaf);
     if leaf == Leaf::Oopif {
         // The safe text is a sibling of the nested leaf inside the nested artifact.

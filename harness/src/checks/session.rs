@@ -9,7 +9,7 @@ use anyhow::{anyhow, bail, ensure, Context};
 use serde_json::{json, Value};
 
 use super::{require_candidate, require_valid_payload, snapshot_at, wait_for, Leaf, Poll};
-use crate::attention::{Envelope, Reported, Snapshot};
+use crate::attention::{Envelope, Reported};
 use crate::contract::delivery::{choose_delivery, Delivery, SessionCapabilities};
 use crate::host::Host;
 use crate::input::Key;
@@ -153,10 +153,11 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
         "the receipt's message_id is not the stored one"
     );
     require_same_attachments(&stored, &row["attachments"])?;
-    let env: Reported<Envelope> = Reported::parse(serde_json::from_str(&stored.attachments[0].envelope)?)
-        .context("the stored attachment is not a strict envelope")?;
-    let payload: Reported<Snapshot> = Reported::parse(serde_json::from_str(&env.content)?)
-        .context("the stored attachment's content is not a strict snapshot")?;
+    // The Session lists versions 1-4, so the composer writes the current compact version 4; its
+    // content is read through contract::codec's expansion (issue 21).
+    let (env, payload) = super::envelope_v4::expanded_snapshot(&serde_json::from_str(&stored.attachments[0].envelope)?)
+        .context("the stored attachment")?;
+    ensure!(env.version == 4, "a Session listing versions 1-4 got version {}", env.version);
     require_valid_payload(payload.json())?;
     require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let replies = session.replies_to(&sid, &stored.request_id);

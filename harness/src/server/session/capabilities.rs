@@ -13,8 +13,9 @@ use crate::contract::delivery::MAX_INLINE_COMMAND_BYTES;
 
 /// The descriptor this Session reports.
 pub fn descriptor(s: &SessionService) -> Value {
-    let mut versions: Vec<u64> =
-        s.options().attention_versions.iter().copied().filter(|v| (1..=4).contains(v)).collect();
+    // As configured, unknown versions too: a test Session can play one whose renderer lists
+    // versions this Host does not know (the Host must not guess one, issue 21).
+    let mut versions: Vec<u64> = s.options().attention_versions.iter().copied().filter(|v| *v >= 1).collect();
     versions.sort_unstable();
     versions.dedup();
     let mut handlers = Vec::new();

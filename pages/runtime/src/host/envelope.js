@@ -1,8 +1,11 @@
-// The context_attachments entry for a snapshot (spec: envelope — {attachment_id, kind
-// "wippy.attention", version 1, created_at, content_type application/json, content_bytes,
-// content_hash "sha256:<hex>", content = canonical JSON of the snapshot}). Its serialized size, which
-// the snapshot's byte budget is measured against, is host/envelope-size.js (snapshot.js needs it and
-// this module needs snapshot.js).
+// The context_attachments entry for a snapshot (spec "Message attachment contract": {attachment_id,
+// kind "wippy.attention", version, created_at, content_type application/json, content_bytes,
+// content_hash "sha256:<hex>", content = canonical JSON of the payload}). `opts.version` (1-4,
+// default 1) is the version the Session's capability descriptor lists (the composer chooses it);
+// the payload for each version is host/attachment-content.js, and the envelope's `version` is the
+// one actually written (a snapshot version 2-4 cannot express is written as version 1). Its
+// serialized size, which the snapshot's byte budget is measured against, is host/envelope-size.js
+// (snapshot.js needs it and this module needs snapshot.js).
 import { nSubtle } from '../core/natives.js';
 import { obsNow } from '../core/clock.js';
 import { iso, utf8Len } from '../core/util.js';
@@ -10,21 +13,22 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { sha256Hex } from '../core/sha256.js';
 import { randHex } from '../core/dom-reads.js';
 import { snapshot } from './snapshot.js';
+import { attachmentContent, v1Payload } from './attachment-content.js';
 
-// A version 1 attachment cannot carry a selection (schemas.md §3: `selection` only in the v4
-// reconstruction), so the v1 content leaves it out and says so with `selection-unavailable`.
-export function v1Payload(snap) {
-  if (!snap || !snap.selection) return snap;
-  const p = Object.assign({}, snap);
-  delete p.selection;
-  p.omissions = (snap.omissions || []).concat([{ reason: 'selection-unavailable' }]).slice(0, 128);
-  p.capture = Object.assign({}, snap.capture, { complete: false });
-  return p;
+export { v1Payload };
+
+/** The attachment version `v` names, or null (only 1-4 exist; anything else is refused). */
+export function attachmentVersion(v) {
+  if (v === undefined || v === null) return 1;
+  return v === 1 || v === 2 || v === 3 || v === 4 ? v : null;
 }
 export async function envelope(snap, opts) {
   opts = opts || {};
-  if (!snap || typeof snap !== 'object') snap = await snapshot();
-  const content = canonicalJson(v1Payload(snap));
+  const version = attachmentVersion(opts.version);
+  if (version === null) return { error: 'invalid-request', detail: 'version must be 1, 2, 3 or 4' };
+  if (!snap || typeof snap !== 'object') snap = await snapshot({ attachment_version: version });
+  const c = attachmentContent(snap, version);
+  const content = canonicalJson(c.payload);
   const hash = await sha256Hex(content, nSubtle);
   const id =
     typeof opts.attachment_id === 'string' && opts.attachment_id && utf8Len(opts.attachment_id) <= 128
@@ -33,7 +37,7 @@ export async function envelope(snap, opts) {
   return {
     attachment_id: id,
     kind: 'wippy.attention',
-    version: 1,
+    version: c.version,
     created_at: iso(obsNow()),
     content_type: 'application/json',
     content_bytes: utf8Len(content),

@@ -1,8 +1,9 @@
 // Snapshot assembly in the top realm (spec: the wippy.attention.v1 payload — capture lattice,
 // candidates in pool priority order (sampled, pointer targets, focus target, at most 8 targets only
 // known from recent events), recent events, pointer, focus, omissions; no dangling candidate ids;
-// the serialized envelope trimmed to <= 30 KiB with `response-budget`; paths over 32 segments
-// clamped with `depth-limit`; capture.complete = no omissions).
+// the serialized envelope trimmed to <= 30 KiB with `response-budget`, or for a compact attachment
+// (`options.attachment_version` 2-4) its canonical envelope to the compact limit, host/envelope-size.js;
+// paths over 32 segments clamped with `depth-limit`; capture.complete = no omissions).
 import { W, nPerfNow, nDateNow } from '../core/natives.js';
 import {
   SCHEMA,
@@ -26,7 +27,7 @@ import { resolvePoints } from '../relay/sampling.js';
 import { refreshLocal, localAlive } from '../realm/candidates.js';
 import { bindingAlive } from '../realm/store.js';
 import { currentFocusRecord } from '../realm/focus.js';
-import { envelopeSize } from './envelope-size.js';
+import { envelopeSize, fitsVersion } from './envelope-size.js';
 import { selectionOut } from '../realm/selection.js';
 
 export function eventOut(rec, keep) {
@@ -62,6 +63,8 @@ export async function snapshot(options) {
   options = options || {};
   const t0 = nPerfNow();
   const { radius, step, textNone, timeout } = captureOptions(options);
+  // The attachment version the snapshot is budgeted for (out of range: 1, as other options).
+  const version = [2, 3, 4].indexOf(options.attachment_version) >= 0 ? options.attachment_version : 1;
   // The pointer this snapshot is about, fixed now: a child realm may report a newer move while
   // the points resolve, and the sampled neighbourhood and `pointer` must describe the same one.
   const startPointer = TOP.pointer;
@@ -223,6 +226,11 @@ export async function snapshot(options) {
     return snap;
   };
   let events = evs.slice();
+  if (version !== 1) {
+    const compact = trimCompact();
+    compact.capture.duration_ms = r3(Math.max(0, nPerfNow() - t0));
+    return compact;
+  }
   const est = new Map();
   const estSize = (id) => {
     let v = est.get(id);
@@ -268,4 +276,30 @@ export async function snapshot(options) {
   }
   snap.capture.duration_ms = r3(Math.max(0, nPerfNow() - t0));
   return snap;
+
+  // A compact attachment is measured on its own encoding (paths shared through the dictionary, so
+  // a candidate costs far less than its v1 form): the longest prefix of the ranked candidates that
+  // fits, found on the real bytes by bisection (the size grows with every candidate kept), then
+  // the older half of the recent events when even one candidate does not fit.
+  function trimCompact() {
+    let snap = build(ranked, events, []);
+    if (fitsVersion(snap, version)) return snap;
+    const cut = (n) => build(ranked.slice(0, n), events, [{ reason: 'response-budget' }]);
+    for (let guard = 0; guard < 64; guard++) {
+      if (ranked.length > 0 && fitsVersion(cut(1), version)) {
+        let lo = 1,
+          hi = ranked.length;
+        while (lo < hi) {
+          const mid = Math.ceil((lo + hi) / 2);
+          if (fitsVersion(cut(mid), version)) lo = mid;
+          else hi = mid - 1;
+        }
+        return cut(lo);
+      }
+      if (events.length === 0) break;
+      events = events.slice(Math.floor(events.length / 2) || 1);
+      if (fitsVersion(cut(ranked.length), version)) return cut(ranked.length);
+    }
+    return cut(Math.min(1, ranked.length));
+  }
 }

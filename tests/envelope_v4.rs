@@ -1,0 +1,304 @@
+//! The Host sends `wippy.attention` version 4 (issue 21), end to end over Layout x Engine: the
+//! runtime's v4 content expanded by `contract::codec` is the snapshot; a real drag, then Send,
+//! stores a v4 attachment with the page's own selection; excluded and sensitive selections never
+//! leave the realm; the composer's version follows the Session's reported handlers.
+
+use anyhow::{ensure, Context};
+use attention_harness::checks::envelope_v4::{
+    self, expanded_snapshot, require_admitted, require_sent_selection, require_v4_expands_to, send_after_drag,
+};
+use attention_harness::checks::session::{compose, composer_ready, session_id};
+use attention_harness::checks::{selection, Leaf};
+use attention_harness::contract::canonical::canonical_json;
+use attention_harness::golden;
+
+use attention_harness::server::session::SessionOptions;
+use attention_harness::{run_host, run_host_opts, Engine, Extra, Harness, Host, HostOptions, Layout};
+use rstest::rstest;
+use serde_json::{json, Value};
+
+#[rstest]
+fn the_v4_envelope_of_the_boundary_snapshot_expands_to_it_and_the_session_admits_it(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| envelope_v4::envelope_v4_expands_to_the_snapshot(h).await.map(drop));
+}
+
+#[rstest]
+fn a_drag_over_the_left_leaf_then_send_stores_a_v4_attachment_with_the_pages_selection(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| envelope_v4::checklist_4_v4_with_selection(h).await.map(drop));
+}
+
+#[rstest]
+fn a_drag_in_the_oopif_leaf_then_send_stores_its_selection_with_the_oopif_path(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| {
+        let sent = send_after_drag(h, "oopif-safe-text", "and this?", |s, t| {
+            t.is_some_and(|t| {
+                s.selection.as_ref().is_some_and(|x| x.text == envelope_v4::expected_selection_text(&t.text))
+            })
+        })
+        .await?;
+        require_sent_selection(&sent, &selection::leaf_kinds(h, Leaf::Oopif))
+    });
+}
+
+/// A span in the Host document (setup by script; the selection itself is a real drag): text that is
+/// selected whole by any drag over it (`user-select: all`).
+async fn host_text(h: &Host, landmark: &str, text: &str) -> anyhow::Result<()> {
+    let js = format!(
+        "(() => {{ const d = document.createElement('div');
+            d.style.cssText = 'position:fixed;left:8px;bottom:8px;width:420px;z-index:5;background:#fff;font:12px monospace;word-break:break-all';
+            const s = document.createElement('span'); s.dataset.landmark = {landmark}; s.style.userSelect = 'all';
+            s.textContent = {text}; d.append(s); document.body.append(d); return true; }})()",
+        landmark = json!(landmark),
+        text = json!(text)
+    );
+    h.eval(&js).await?;
+    Ok(())
+}
+
+#[rstest]
+fn a_drag_over_host_realm_text_then_send_stores_its_selection_with_the_host_path(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| {
+        host_text(h, "v4-host-text", "Host realm words to select").await?;
+        let sent = send_after_drag(h, "v4-host-text", "host text?", |s, t| {
+            t.is_some_and(|t| {
+                s.selection.as_ref().is_some_and(|x| x.text == envelope_v4::expected_selection_text(&t.text))
+            })
+        })
+        .await?;
+        require_sent_selection(&sent, &["host", "element"])
+    });
+}
+
+#[test]
+fn selection_text_of_1024_bytes_is_sent_whole_and_1025_is_cut_at_a_character_boundary() {
+    run_host(Layout::Compat, Engine::Iframe, async |h| {
+        // 1,022 ASCII + one 2-byte character = 1,024 bytes; one more ASCII byte in front = 1,025,
+        // where byte 1,024 falls inside the last character.
+        for (n, want_len) in [(1022usize, 1024usize), (1023, 1023)] {
+            let text = format!("{}é", "a".repeat(n));
+            let name = format!("v4-long-{n}");
+            host_text(h, &name, &text).await?;
+            let sent = send_after_drag(h, &name, "long", |s, t| {
+                t.is_some_and(|t| {
+                    s.selection.as_ref().is_some_and(|x| x.text == envelope_v4::expected_selection_text(&t.text))
+                })
+            })
+            .await?;
+            let truth = sent.truth.as_ref().context("no page selection")?;
+            ensure!(truth.text == text, "the page selected {} bytes, not the span's {}", truth.text.len(), text.len());
+            let got = &sent.snapshot.selection.as_ref().context("no selection")?.text;
+            ensure!(got.len() == want_len, "{}-byte page selection sent as {} bytes", text.len(), got.len());
+            ensure!(text.starts_with(got.as_str()), "the sent text is not a prefix of the page's");
+            require_sent_selection(&sent, &["host", "element"])?;
+            h.eval(&format!("(document.querySelector('[data-landmark={name}]').parentElement.remove(), true)")).await?;
+        }
+        Ok(())
+    });
+}
+
+#[rstest]
+fn a_selection_in_an_excluded_probe_or_a_password_field_never_leaves_the_realm(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| {
+        for landmark in ["probe-exclude", "host-probe-password"] {
+            if landmark == "host-probe-password" {
+                h.eval("(document.querySelector('[data-landmark=host-privacy-probes] input[type=password]').dataset.landmark = 'host-probe-password', true)").await?;
+            }
+            let sent = send_after_drag(h, landmark, "private?", |s, _| {
+                s.omissions.iter().any(|o| o.reason.as_str() == "selection-excluded")
+            })
+            .await?;
+            ensure!(sent.envelope.version == 4, "version {}", sent.envelope.version);
+            ensure!(
+                sent.snapshot.selection.is_none(),
+                "{landmark}: a selection was stored: {:?}",
+                sent.snapshot.selection
+            );
+            ensure!(!sent.stored_bytes.contains("CANARY"), "{landmark}: a canary reached the Session's stored bytes");
+            if landmark == "probe-exclude" {
+                // A selection in another document (or a range in this one) stays selected while
+                // Send is clicked; a password field's selection ends when it loses focus.
+                ensure!(
+                    sent.snapshot.omissions.iter().any(|o| o.reason.as_str() == "selection-excluded"),
+                    "{landmark}: no selection-excluded omission: {:?}",
+                    sent.snapshot.omissions
+                );
+            }
+        }
+        Ok(())
+    });
+}
+
+/// The deep page: the `grid` extra, 3x3 px buttons under eight nested panels with 256-byte labels
+/// (every candidate's path repeats about 5 KiB of ancestry).
+#[test]
+fn with_the_same_target_v4_keeps_more_candidates_than_v1_on_a_deep_page() {
+    run_host_opts(HostOptions::new(Layout::Compat, Engine::Iframe).extra(Extra::Grid), async |h| {
+        let (x, y) = h.landmark_rect("grid-frame").await?.center();
+        h.move_to_in_steps(x, y, 4).await?;
+        let opts =
+            |v: u64| json!({"point": {"x": x, "y": y}, "radius_css_px": 20, "step_css_px": 2, "attachment_version": v});
+        let v1 = h.snapshot_with(opts(1)).await?;
+        let v4 = h.snapshot_with(opts(4)).await?;
+        let cut = |s: &attention_harness::attention::Snapshot| {
+            s.omissions.iter().any(|o| o.reason.as_str() == "response-budget")
+        };
+        ensure!(cut(&v1), "v1 was not cut by response-budget: the page is not deep enough to prove anything");
+        ensure!(
+            v4.candidates.len() > v1.candidates.len(),
+            "v4 keeps {} candidates, v1 {}",
+            v4.candidates.len(),
+            v1.candidates.len()
+        );
+        let of = require_v4_expands_to(h, &v4).await?;
+        require_admitted(of.v4.json())?;
+        ensure!(canonical_json(&json!([of.v4.json()]))?.len() <= 32_768, "over the 32 KiB array limit");
+        let env1 = h.envelope(&v1).await?;
+        require_admitted(env1.json())?;
+        Ok(())
+    });
+}
+
+/// Opens the reference Host (compat, iframe) against a Session started with `options`.
+async fn with_session<F>(options: SessionOptions, body: F) -> anyhow::Result<()>
+where
+    F: AsyncFnOnce(&Host, &attention_harness::server::Server) -> anyhow::Result<()>,
+{
+    let harness = Harness::global();
+    let server =
+        attention_harness::server::Server::start_with(attention_harness::server::default_pages_dir(), options).await?;
+    let cdp = harness.cdp().await?;
+    let mut host =
+        Host::open(&cdp, server.host_origin(), server.child_origin(), HostOptions::new(Layout::Compat, Engine::Iframe))
+            .await?;
+    host.session = Some(server.session().clone());
+    let result = body(&host, &server).await;
+    host.close().await;
+    result
+}
+
+/// Automatic context stored as on (as a Session that listed version 4 when the user turned it on
+/// would have it), then the composer rejoins and reads it. Setup: the toggle itself is refused by a
+/// Session without version 4 (`ATTENTION_CONTEXT_CAPABILITY_UNAVAILABLE`).
+async fn stored_automatic_on(host: &Host, server: &attention_harness::server::Server) -> anyhow::Result<String> {
+    let sid = session_id(&composer_ready(host).await?)?;
+    let patch = host.eval("window.__host.session.setAutomatic(true).then(r => r.status)").await?;
+    ensure!(patch == json!(409), "enabling on a Session without version 4 answered {patch}");
+    let store = attention_harness::server::session::store::Store::open(server.session().db_path())?;
+    store.update_attention(&sid, None, true, golden::TIMESTAMP, "system")?;
+    host.eval("window.__host.session.reconnect()").await?;
+    let on = host.eval("window.__host.session.state.automatic").await?;
+    ensure!(on == json!(true), "the composer does not see automatic context on: {on}");
+    Ok(sid)
+}
+
+/// The composer writes the highest version the Session lists: v1 for a Session listing only 1, v2
+/// or v3 when those are the newest; none of them carries the selection (`selection-unavailable`).
+#[rstest]
+#[case::only_version_1(vec![1], 1)]
+#[case::up_to_version_2(vec![1, 2], 2)]
+#[case::up_to_version_3(vec![1, 2, 3], 3)]
+fn a_session_without_version_4_gets_its_highest_version_without_the_selection(
+    #[case] versions: Vec<u64>,
+    #[case] want: u64,
+) {
+    Harness::global()
+        .block_on(with_session(
+            SessionOptions { attention_versions: versions.clone(), ..Default::default() },
+            async |h, server| {
+                stored_automatic_on(h, server).await?;
+                let support = h.eval("window.__host.session.state.support").await?;
+                ensure!(support["attention_version"] == json!(want), "{versions:?}: the composer chose {support}");
+                let sent =
+                    send_after_drag(h, "left-leaf-text", "older Session", |s, t| t.is_some() && s.selection.is_some())
+                        .await?;
+                ensure!(
+                    sent.envelope.version == want,
+                    "{versions:?}: the Session got version {}",
+                    sent.envelope.version
+                );
+                let content: Value = serde_json::from_str(&sent.envelope.content)?;
+                ensure!(
+                    content["schema"] == json!(format!("wippy.attention.v{want}"))
+                        && content.get("selection").is_none(),
+                    "{content}"
+                );
+                ensure!(sent.snapshot.selection.is_none(), "a v{want} attachment expanded to a selection");
+                ensure!(
+                    sent.snapshot.omissions.iter().any(|o| o.reason.as_str() == "selection-unavailable"),
+                    "the v{want} content does not say selection-unavailable"
+                );
+                Ok(())
+            },
+        ))
+        .unwrap();
+}
+
+#[test]
+fn a_session_listing_no_known_version_refuses_pointing_context_and_sends_plain_messages() {
+    for versions in [vec![], vec![5, 7]] {
+        Harness::global()
+            .block_on(with_session(
+                SessionOptions { attention_versions: versions.clone(), ..Default::default() },
+                async |h, server| {
+                    let sid = stored_automatic_on(h, server).await?;
+                    let support = h.eval("window.__host.session.state.support").await?;
+                    ensure!(support["attention_version"].is_null(), "{versions:?}: the composer guessed {support}");
+                    compose(h, "with context").await?;
+                    let row = attention_harness::checks::session::enter_and_settle(h).await?;
+                    ensure!(
+                        row["delivery"] == "undelivered" && row["code"] == "attention_version_unsupported",
+                        "{versions:?}: {row}"
+                    );
+                    ensure!(server.session().messages(&sid)?.is_empty(), "something was stored");
+                    attention_harness::checks::session::set_automatic_context(h, &sid, false).await?;
+                    compose(h, "plain").await?;
+                    let row = attention_harness::checks::session::enter_and_settle(h).await?;
+                    ensure!(row["delivery"] == "received" && row["transport"] == "none", "{row}");
+                    let stored = server.session().messages(&sid)?;
+                    ensure!(stored.len() == 1 && stored[0].attachments.is_empty(), "{stored:?}");
+                    Ok(())
+                },
+            ))
+            .unwrap();
+    }
+}
+
+#[rstest]
+fn boundary_snapshot_v4_form_matches_its_golden_and_expands_to_the_v1_golden(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| {
+        let (name, stable) = attention_harness::checks::sampling::boundary_for_golden(h).await?;
+        let env = h.envelope_version(&stable, 4).await?;
+        let (_, _) = expanded_snapshot(env.json())?;
+        let v4: Value = serde_json::from_str(&env.content)?;
+        let normalized = golden::normalize_compact(&v4).map_err(|e| anyhow::anyhow!(e))?;
+        let mut settings = insta::Settings::clone_current();
+        settings.set_snapshot_path(golden::golden_dir().join("v4"));
+        settings.set_prepend_module_to_snapshot(false);
+        settings.set_omit_expression(true);
+        settings.set_description(format!(
+            "the v4 form of ../{name}.snap, normalized by harness/src/golden.rs; accept a change with {}",
+            golden::ACCEPT
+        ));
+        settings.bind(|| insta::assert_snapshot!(name.clone(), serde_json::to_string_pretty(&normalized).unwrap()));
+        // Expanded back, the v4 golden is the v1 golden.
+        golden::v4_expands_to_v1_golden(&name).map_err(|e| anyhow::anyhow!("{e}"))
+    });
+}
