@@ -1,7 +1,8 @@
 // This realm as parent of its iframes (spec: capability.v1 and relay.v2, parent side — discovery
 // every 100 ms, at most 50 attempts per round, a round restarts on the iframe's load; grants, renewal,
 // binding states discovering / granted / granted-renewing / navigating / unavailable / unsupported /
-// detached; queries `points` and `ready` with deadlines; observations from children, rate-bounded).
+// detached; queries `points`, `ready` and `observations` with deadlines; observations from children,
+// rate-bounded; children's windows of pointermoves merged on demand: mergeChildWindows).
 import { doc, nURL, nAddEL, nSetTimeout, nClearTimeout, nDateNow, nPostMessage } from '../core/natives.js';
 import {
   CAP_SCHEMA,
@@ -16,7 +17,7 @@ import { safe, attr, hasAttr, isConnected, randHex } from '../core/dom-reads.js'
 import { ROLE, OWN_ORIGIN, HOST, UP, DBG, bindings } from '../core/state.js';
 import { mountOf } from '../realm/identity.js';
 import { grantLimits, grantLifetime, renewDelay } from './leases.js';
-import { onChildObservation } from '../realm/observation.js';
+import { onChildObservation, MAX_PULLED } from '../realm/observation.js';
 
 export function selfMount() {
   if (ROLE === 'top') return { mount_id: HOST.hostInstanceId, generation: HOST.mountGeneration };
@@ -433,4 +434,56 @@ export function onRelayFromChild(b, msg) {
     return true;
   }
   return false;
+}
+
+// How long a merge waits for a child's window: a child that grants but never answers costs a
+// snapshot this much of its query timeout, not all of it. Each level of nesting passes its children
+// 150 ms less (sendSimple's margin, then 50 ms here), so windows three realms deep are still merged.
+export const MERGE_TIMEOUT_MS = 400;
+// Pulls every usable child's window of pointermoves (operation `observations`; spec: "The same
+// limits apply when merging child observations") and records them as if each had been reported when
+// it happened (realm/observation.js onChildObservation: projected into this realm; the top's history
+// orders by occurrence). Resolves when every child answered or `deadlineAt` (Date.now() ms, at most
+// MERGE_TIMEOUT_MS from now) passed; never rejects. The snapshot awaits it before it reads the pointer;
+// the inspection API's getCursor should too (`await mergeChildWindows()`). An intermediate realm runs
+// it for its own children when its parent pulls.
+export function mergeChildWindows(deadlineAt) {
+  const until = Math.min(
+    typeof deadlineAt === 'number' && isFinite(deadlineAt) ? deadlineAt : Infinity,
+    nDateNow() + MERGE_TIMEOUT_MS,
+  );
+  const asks = [];
+  bindings.forEach((b) => {
+    if (!usable(b)) return;
+    asks.push(
+      sendSimple(b, 'observations', until).then((r) => {
+        const list = r && r.result && Array.isArray(r.result.observations) ? r.result.observations : [];
+        const n = Math.min(list.length, MAX_PULLED);
+        for (let i = 0; i < n; i++) {
+          const o = list[i];
+          // A window holds pointermoves only; anything else a child puts there is ignored.
+          if (o && o.kind === 'event' && o.event && o.event.type === 'pointermove')
+            safe(() => onChildObservation(b, { observation: o }));
+        }
+      }),
+    );
+  });
+  return Promise.all(asks).then(() => undefined);
+}
+// A merge asked for by a separator (hub `observation-separator`): at most one in flight and one
+// queued behind it, however many separators arrive.
+let merging = null;
+let mergeAgain = false;
+export function requestMerge() {
+  if (merging) {
+    mergeAgain = true;
+    return;
+  }
+  merging = mergeChildWindows().then(() => {
+    merging = null;
+    if (mergeAgain) {
+      mergeAgain = false;
+      requestMerge();
+    }
+  });
 }
