@@ -5,7 +5,8 @@
 // moves go into its own bounded window (the history store of realm/history.js: 60 s, 32 events,
 // compaction, latest pointer; its own discrete events and focus changes separate it), which the
 // parent pulls when it needs it ("The same limits apply when merging child observations"; relay
-// operation `observations`, relay/parent.js mergeChildWindows). Everything else (discrete events,
+// operation `observations`, relay/parent.js mergeChildWindows; the first move after a merge tells
+// the parent once, `window-pending`, so a merge asks only realms that have moves). Everything else (discrete events,
 // focus, selection) is forwarded up at once (the hub's `observation-up`: relay/child.js sends it,
 // or buffers at most 32 (60 s) before its grant). The parent maps a child's observation into its
 // own space and records it (top) or keeps it (an intermediate realm: moves into its window, the
@@ -125,8 +126,18 @@ export const MAX_PULLED = MAX_EVENTS * (MAX_MERGED + 1);
 const isMove = (obs) => obs.kind === 'event' && obs.event && obs.event.type === 'pointermove';
 const separatorTime = (obs) =>
   obs.kind === 'event' ? obs.event.t_abs : obs.kind === 'focus' ? obs.focus && obs.focus.t_abs : obs.t_abs;
+// Whether the parent was told that this realm (or one below it) has moves to merge since the
+// parent last took them: one `window-pending` observation per merge cycle, never one per move, so
+// a merge asks only the children that have something (and costs nothing when none has).
+let announced = false;
+function announce() {
+  if (announced) return;
+  announced = true;
+  emit('observation-up', { kind: 'window-pending' });
+}
 function keepMove(obs) {
   insertEvent(WINDOW, Object.assign({}, obs.event, { candidates: obs.candidates || [] }), nTimeOrigin);
+  announce();
 }
 // A child realm's observation on its way up: a move stays in the window; a discrete event or a
 // focus report separates the window's moves (as it does the Host's history) and goes up now.
@@ -144,6 +155,7 @@ function childRecord(obs) {
 // Empties the window for a pull (relay/child.js, operation `observations`): history.takeWindow's
 // moves, as the observations a push would have carried.
 export function takeWindow() {
+  announced = false;
   const out = [];
   for (const r of takeWindowOf(WINDOW, obsNow())) {
     const e = {
@@ -205,6 +217,10 @@ export function onChildObservation(b, msg) {
     const fwd = { kind: 'event', event: rec, candidates: projectList(o.candidates) };
     if (ROLE === 'top') topRecord(fwd, b);
     else childRecord(fwd);
+  } else if (o.kind === 'window-pending') {
+    // The child (or a realm below it) has moves for the next merge (relay/parent.js mergeChildWindows).
+    b.windowPending = true;
+    if (ROLE === 'child') announce();
   } else if (o.kind === 'focus' && o.focus && typeof o.focus.event_id === 'string') {
     if (chain.excluded) return;
     const list = projectList([o.candidate]);
