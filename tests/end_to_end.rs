@@ -1,10 +1,13 @@
 //! End to end, over Layout x Engine: trusted input through CDP into the reference Host, what the
 //! runtime reports compared with Chromium's box model, the leaves' own logs and the Session rules.
+//! Read-only checks (they point and snapshot, never click, type, mutate, navigate or act) run on
+//! the one shared default Host of their cell (`run_shared_host`, checked unchanged before each use;
+//! issue 23); every other test opens its own.
 
 use attention_harness::checks::expect::Leaf;
 use attention_harness::checks::{privacy, realms, sampling, trusted};
 use attention_harness::golden;
-use attention_harness::{run_host, Engine, Layout};
+use attention_harness::{run_host, run_shared_host, Engine, Layout};
 use rstest::rstest;
 
 #[rstest]
@@ -12,7 +15,7 @@ fn runtime_runs_before_page_scripts_in_host_cross_origin_fragment_and_srcdoc_rea
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| realms::runtime_before_page_scripts(h).await.map(drop));
+    run_shared_host(layout, engine, async |h| realms::runtime_before_page_scripts(h).await.map(drop));
 }
 
 #[rstest]
@@ -20,7 +23,7 @@ fn pointer_path_crosses_cross_origin_iframe_open_shadow_root_and_nested_artifact
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| sampling::pointer_path(h, Leaf::Oopif).await.map(drop));
+    run_shared_host(layout, engine, async |h| sampling::pointer_path(h, Leaf::Oopif).await.map(drop));
 }
 
 #[rstest]
@@ -28,7 +31,7 @@ fn pointer_path_crosses_srcdoc_iframe_and_closed_shadow_root(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| sampling::pointer_path(h, Leaf::ClosedShadow).await.map(drop));
+    run_shared_host(layout, engine, async |h| sampling::pointer_path(h, Leaf::ClosedShadow).await.map(drop));
 }
 
 #[rstest]
@@ -36,7 +39,7 @@ fn pointer_path_reaches_left_and_right_leaves_in_their_own_realms(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| {
+    run_shared_host(layout, engine, async |h| {
         sampling::pointer_path(h, Leaf::Left).await?;
         sampling::pointer_path(h, Leaf::Right).await.map(drop)
     });
@@ -47,7 +50,7 @@ fn boundary_sample_yields_both_edge_to_edge_leaves_with_their_own_points(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| sampling::boundary_sample(h).await.map(drop));
+    run_shared_host(layout, engine, async |h| sampling::boundary_sample(h).await.map(drop));
 }
 
 #[rstest]
@@ -55,7 +58,7 @@ fn runtime_envelope_verifies_in_rust_and_passes_session_admission(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| sampling::envelope_accepted(h).await.map(drop));
+    run_shared_host(layout, engine, async |h| sampling::envelope_accepted(h).await.map(drop));
 }
 
 #[rstest]

@@ -5,7 +5,7 @@
 
 use attention_harness::contract::canonical::canonical_json;
 use attention_harness::contract::codec;
-use attention_harness::{run_host, Engine, Layout};
+use attention_harness::{run_shared_host, Engine, Layout};
 use rstest::rstest;
 use serde_json::{json, Value};
 
@@ -21,9 +21,12 @@ fn vectors() -> Vec<Value> {
     ]
 }
 
+/// One cell: the runtime's canonicalJson is the same code in every realm, layout and engine (a pure
+/// function of its argument, evaluated in the Host document); it reads the page not at all, so it
+/// runs on the shared Host.
 #[test]
 fn runtime_canonical_json_matches_the_session_byte_for_byte() {
-    run_host(Layout::Compat, Engine::Iframe, async |h| {
+    run_shared_host(Layout::Compat, Engine::Iframe, async |h| {
         for v in vectors() {
             let rust = canonical_json(&v).map_err(|e| anyhow::anyhow!("{e:?}"))?;
             let js = h.eval(&format!("window.wippyAttention.canonicalJson({v})")).await?;
@@ -38,7 +41,8 @@ fn encode_then_expand_round_trips_live_snapshots_byte_for_byte(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| {
+    // Read-only (a boundary move and a snapshot): the shared Host of the cell.
+    run_shared_host(layout, engine, async |h| {
         let (x, y, _, _) = attention_harness::checks::sampling::boundary_point(h).await?;
         let snap = attention_harness::checks::snapshot_at(h, x, y).await?;
         // The codecs see the runtime's own JSON, not a re-serialization of the model.

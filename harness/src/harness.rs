@@ -163,6 +163,7 @@ where
     let harness = Harness::global();
     let test = report::current_test_name();
     let (layout, engine) = (options.layout(), options.engine());
+    let _cpu = cpu::TestCpu::start(harness, &test);
     harness.block_on(async {
         let host = match harness.open_with(options).await {
             Ok(h) => h,
@@ -181,4 +182,219 @@ where
         }
         host.close().await;
     });
+}
+
+/// The shared read-only Hosts of this test process: one default Host per cell (issue 23, decision 1,
+/// as Playwright's worker-scoped fixtures share a browser), each behind its own lock so the tests of
+/// one cell take turns and the cells run side by side.
+type SharedSlot = Arc<Mutex<Option<(Host, String)>>>;
+static SHARED: std::sync::Mutex<Vec<((Layout, Engine), SharedSlot)>> = std::sync::Mutex::new(Vec::new());
+
+/// The state a read-only test must leave as it found it, read from every realm: each frame session's
+/// URL, element count and markup length, and the top document's focused element. A test that
+/// changed the page (a navigation, a remount, a DOM change, a focus move) changes this; pointer
+/// moves and snapshots do not.
+async fn page_digest(host: &Host) -> Result<String, HostError> {
+    const EXPR: &str = "location.href + ' ' + document.getElementsByTagName('*').length + ' ' + \
+        (document.documentElement ? document.documentElement.outerHTML.length : 0) + ' ' + \
+        (document.activeElement ? document.activeElement.tagName : '-')";
+    let mut parts = Vec::new();
+    for session in host.frames().sessions() {
+        let v = session.eval(EXPR).await.map_err(|e| HostError::Eval { what: "the page digest".into(), source: e })?;
+        parts.push(v.as_str().unwrap_or("?").to_string());
+    }
+    parts.sort();
+    Ok(format!("{} | {}", host.url, parts.join(" | ")))
+}
+
+/// [`run_host`] for a read-only test: a check that points, samples and snapshots but never inputs
+/// a click, key or touch, mutates, navigates or acts. It runs on the one default Host of its cell
+/// this test process keeps open, after checking that the Host is unchanged since it was opened
+/// (its URL and [`page_digest`] of every realm); a Host that changed, or on which a test failed, is
+/// closed and a fresh one opened. The body must not depend on what earlier tests did with the
+/// pointer (recent events and the pointer may hold their moves): it asserts on what it samples or
+/// points at itself.
+pub fn run_shared_host<F>(layout: Layout, engine: Engine, body: F)
+where
+    F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
+{
+    let harness = Harness::global();
+    let test = report::current_test_name();
+    let slot = {
+        let mut all = SHARED.lock().unwrap_or_else(|e| e.into_inner());
+        match all.iter().find(|(k, _)| *k == (layout, engine)) {
+            Some((_, s)) => s.clone(),
+            None => {
+                let s: SharedSlot = Arc::new(Mutex::new(None));
+                all.push(((layout, engine), s.clone()));
+                s
+            }
+        }
+    };
+    let _cpu = cpu::TestCpu::start(harness, &test);
+    harness.block_on(async {
+        let mut guard = slot.lock().await;
+        // Reuse only a Host that is still what it was when it was opened.
+        let reuse = match guard.as_ref() {
+            Some((host, digest)) => {
+                let alive = harness.browser_pid().await.is_some();
+                alive && page_digest(host).await.ok().as_ref() == Some(digest)
+            }
+            None => false,
+        };
+        if !reuse {
+            if let Some((old, _)) = guard.take() {
+                old.close().await;
+            }
+            let host = match harness.open(layout, engine).await {
+                Ok(h) => h,
+                Err(e) => panic!("[{test}] cannot open the shared {layout} / {engine} Host: {e}"),
+            };
+            let digest = match page_digest(&host).await {
+                Ok(d) => d,
+                Err(e) => panic!("[{test}] cannot read the digest of the shared {layout} / {engine} Host: {e}"),
+            };
+            *guard = Some((host, digest));
+        }
+        let (host, _) = guard.as_ref().expect("a shared Host was just opened");
+        let outcome = AssertUnwindSafe(body(host)).catch_unwind().await;
+        let failure = match outcome {
+            Ok(Ok(())) => None,
+            Ok(Err(e)) => Some(format!("{e:#}")),
+            Err(panic) => Some(report::panic_text(&panic)),
+        };
+        if let Some(message) = failure {
+            let folder = report::write_artifacts(&test, host).await;
+            // A Host a test failed on is not shared further.
+            if let Some((old, _)) = guard.take() {
+                old.close().await;
+            }
+            drop(guard);
+            panic!("[{test}] {layout} / {engine} (shared Host): {message}\n  artifacts: {}", folder.display());
+        }
+    });
+}
+
+/// Per-test CPU for `bench suite` (only with `ATTENTION_TEST_CPU=FILE`; otherwise nothing is
+/// measured). libtest runs several tests at once and Chromium's processes serve them all, so a
+/// test's own CPU cannot be read off one process. Instead the CPU of the whole browser process tree
+/// (live processes plus what they reaped) and of this test process is sampled whenever a
+/// `run_host` test starts or ends, and each interval's CPU is split evenly among the tests that ran
+/// during it. The shares add up to what the processes used while browser tests ran; a test that
+/// overlapped an expensive one is charged part of its cost, so the ranking is a fair estimate,
+/// not a per-thread profile. One JSON line per test is appended to FILE: `{"test", "cpu_s",
+/// "wall_s"}`.
+mod cpu {
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+    use std::time::Instant;
+
+    use super::Harness;
+
+    struct Ledger {
+        /// CPU seconds of this process and the browser tree at the last sample, and the browser's pid.
+        last: f64,
+        browser: Option<u32>,
+        /// Running tests: id -> (name, CPU share so far, start).
+        running: BTreeMap<u64, (String, f64, Instant)>,
+        next: u64,
+    }
+
+    static LEDGER: Mutex<Ledger> = Mutex::new(Ledger { last: 0.0, browser: None, running: BTreeMap::new(), next: 0 });
+
+    pub struct TestCpu {
+        id: Option<u64>,
+    }
+
+    fn path() -> Option<std::path::PathBuf> {
+        std::env::var_os("ATTENTION_TEST_CPU").map(Into::into)
+    }
+
+    /// CPU seconds (user + system) of `pid`, with what it reaped when `children`.
+    pub fn cpu_s(pid: u32, children: bool) -> f64 {
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return 0.0 };
+        let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
+        // After the comm: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14), in ticks.
+        let f: Vec<f64> = rest.split_whitespace().skip(11).take(4).map(|v| v.parse().unwrap_or(0.0)).collect();
+        let ticks: f64 = if children { f.iter().sum() } else { f.iter().take(2).sum() };
+        ticks / ticks_per_s()
+    }
+
+    fn ticks_per_s() -> f64 {
+        let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+        if t > 0 {
+            t as f64
+        } else {
+            100.0
+        }
+    }
+
+    /// CPU seconds of `root` and its descendants (found by parent pid), live and reaped.
+    pub fn tree_cpu_s(root: u32) -> f64 {
+        let mut parent_of = Vec::new();
+        for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+            let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+            let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
+            if let Some(ppid) = ppid {
+                parent_of.push((pid, ppid));
+            }
+        }
+        let mut tree = vec![root];
+        let mut i = 0;
+        while i < tree.len() {
+            let p = tree[i];
+            tree.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+            i += 1;
+        }
+        tree.into_iter().map(|p| cpu_s(p, true)).sum()
+    }
+
+    /// Splits the CPU used since the last sample among the running tests.
+    fn settle(ledger: &mut Ledger, browser: Option<u32>) {
+        let me = cpu_s(std::process::id(), false);
+        let chromium = browser.map(tree_cpu_s).unwrap_or(0.0);
+        let now = me + chromium;
+        // A relaunched browser restarts its counters: only this process's CPU is comparable then.
+        let delta = if browser == ledger.browser { now - ledger.last } else { 0.0 };
+        ledger.browser = browser;
+        ledger.last = now;
+        let n = ledger.running.len();
+        if n > 0 && delta > 0.0 {
+            for (_, share, _) in ledger.running.values_mut() {
+                *share += delta / n as f64;
+            }
+        }
+    }
+
+    impl TestCpu {
+        pub fn start(harness: &Harness, test: &str) -> TestCpu {
+            if path().is_none() {
+                return TestCpu { id: None };
+            }
+            let browser = harness.block_on(harness.browser_pid());
+            let mut l = LEDGER.lock().unwrap_or_else(|e| e.into_inner());
+            settle(&mut l, browser);
+            let id = l.next;
+            l.next += 1;
+            l.running.insert(id, (test.to_string(), 0.0, Instant::now()));
+            TestCpu { id: Some(id) }
+        }
+    }
+
+    impl Drop for TestCpu {
+        fn drop(&mut self) {
+            let (Some(id), Some(path)) = (self.id, path()) else { return };
+            let browser = Harness::global().block_on(Harness::global().browser_pid());
+            let mut l = LEDGER.lock().unwrap_or_else(|e| e.into_inner());
+            settle(&mut l, browser);
+            let Some((name, share, started)) = l.running.remove(&id) else { return };
+            drop(l);
+            let line = serde_json::json!({"test": name, "cpu_s": share, "wall_s": started.elapsed().as_secs_f64()});
+            use std::io::Write;
+            if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
+                let _ = writeln!(f, "{line}");
+            }
+        }
+    }
 }

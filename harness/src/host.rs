@@ -224,7 +224,23 @@ impl Host {
         };
         match tokio::time::timeout(LOAD_TIMEOUT, load).await {
             Ok(r) => r?,
-            Err(_) => return Err(HostError::Timeout { what: format!("the load event of {url}"), after: LOAD_TIMEOUT }),
+            Err(_) => {
+                // The harness's own deadline: say what the page was still loading.
+                let state = page
+                    .eval_in(
+                        "document.readyState + ', ' + document.querySelectorAll('iframe').length + ' iframes, ' + \
+                         performance.getEntriesByType('resource').filter((r) => !r.responseEnd).length + ' resources without a response'",
+                        None,
+                        Duration::from_secs(2),
+                    )
+                    .await
+                    .map(|v| v.as_str().unwrap_or("?").to_string())
+                    .unwrap_or_else(|e| format!("the page did not answer ({e})"));
+                return Err(HostError::Timeout {
+                    what: format!("the load event of {url}; still pending: the document loading ({state})"),
+                    after: LOAD_TIMEOUT,
+                });
+            }
         }
         timings.load_ms = since();
         let mut host = Host {
@@ -271,8 +287,10 @@ impl Host {
         // The reference Host first mounts its apps (`window.__host.ready`), then the runtime
         // negotiates with every child realm. A Host that knows its apps are mounted says so
         // (`ready({mounted: true})`): that event replaces the runtime's 200 ms DOM-quiet guess.
+        // `__harnessOpen.step` says how far this got, for the message when the deadline expires.
         let expr = "(async () => {
             let mounted = false;
+            window.__harnessOpen = { step: 'the reference Host mounting its apps (__host.ready)' };
             if (window.__host) {
                 const m = await window.__host.ready;
                 if (m && m.ok === false) throw new Error('the Host reported errors: ' + JSON.stringify(m.errors));
@@ -280,16 +298,55 @@ impl Host {
             }
             if (!window.wippyAttention) throw new Error('the Attention runtime is not loaded in the Host document');
             const t0 = performance.now();
+            window.__harnessOpen.step = 'the runtime negotiating with its child realms (wippyAttention.ready())';
             const ready = await window.wippyAttention.ready(mounted ? { mounted: true } : undefined);
+            window.__harnessOpen.step = 'done';
             return Object.assign({}, ready, { page_ms: performance.now() - t0 });
         })()";
         match self.page.eval_in(expr, None, READY_TIMEOUT).await {
             Ok(v) => Ok(v),
             Err(EvalError::Cdp(CdpError::Timeout { .. })) => Err(HostError::Timeout {
-                what: "wippyAttention.ready() in the Host document".into(),
+                what: format!("wippyAttention.ready() in the Host document; {}", self.open_pending().await),
                 after: READY_TIMEOUT,
             }),
             Err(e) => Err(HostError::Eval { what: "wippyAttention.ready()".into(), source: e }),
+        }
+    }
+
+    /// What an open still waits for, read when its deadline expired (the harness's own deadline, not
+    /// the spec's): the step of `wait_ready`, the frames Chromium attached, and every binding of the
+    /// Host realm's runtime that is not settled (mount id, state, discovery attempts, queries in
+    /// flight), from its debug hook (never tokens).
+    async fn open_pending(&self) -> String {
+        const EXPR: &str = "(() => {
+            const step = window.__harnessOpen ? window.__harnessOpen.step : 'the page script (no __harnessOpen)';
+            const rt = window.__wippyAttentionRuntime;
+            if (!rt) return { step, realms: null };
+            const children = rt.debug().children;
+            const settled = (c) => c.state === 'unavailable' || c.state === 'unsupported' || c.state === 'detached';
+            const pending = children.filter((c) => !settled(c) && !(c.state === 'granted' && c.pending === 0));
+            return { step, total: children.length, realms: pending.map((c) =>
+                c.mount_id + ' (' + c.state + ', ' + c.attempts + ' attempts, ' + c.pending + ' queries in flight)') };
+        })()";
+        let frames = self.frames.sessions().len();
+        match self.page.eval_in(EXPR, None, Duration::from_secs(2)).await {
+            Ok(v) => {
+                let step = v["step"].as_str().unwrap_or("?").to_string();
+                let realms: Vec<String> = v["realms"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
+                let total = v["total"].as_u64().unwrap_or(0);
+                let shown = realms.iter().take(16).cloned().collect::<Vec<_>>().join(", ");
+                let more = realms.len().saturating_sub(16);
+                format!(
+                    "still pending: {step}; {} of {total} child realms of the Host realm not settled{}{}; {frames} frame sessions attached",
+                    realms.len(),
+                    if realms.is_empty() { String::new() } else { format!(": {shown}") },
+                    if more > 0 { format!(" and {more} more") } else { String::new() },
+                )
+            }
+            Err(e) => format!("the page did not answer what is pending ({e}); {frames} frame sessions attached"),
         }
     }
 

@@ -74,11 +74,25 @@
     }
     if (m.schema === RELAY && m.type === 'query-request' && ev.origin === parentOrigin) {
       window.__fakePeer.queries++;
-      // The Host's ready() asks granted children for their own children: answered correctly (none), so
-      // the misbehaviour is reserved for the first `points` query of a snapshot.
+      // The Host's ready() asks granted children for their own children, and a snapshot first merges
+      // the children's windows of pointermoves: both answered correctly (none), so the misbehaviour
+      // is reserved for the first `points` query of a snapshot.
       if (m.operation === 'ready') {
         window.parent.postMessage(
           { schema: RELAY, type: 'query-result', request_id: m.request_id, operation: 'ready', children: [] },
+          parentOrigin,
+        );
+        return;
+      }
+      if (m.operation === 'observations') {
+        window.parent.postMessage(
+          {
+            schema: RELAY,
+            type: 'query-result',
+            request_id: m.request_id,
+            operation: 'observations',
+            observations: [],
+          },
           parentOrigin,
         );
         return;

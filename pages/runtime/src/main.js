@@ -22,7 +22,7 @@ import { on } from './core/hub.js';
 import { observeRoot, scanIframes } from './relay/discovery.js';
 import { onMessage } from './relay/router.js';
 import { sendUp, forgetParent } from './relay/child.js';
-import { detachAll } from './relay/parent.js';
+import { detachAll, requestMerge } from './relay/parent.js';
 
 // Upward news, wired once while the bundle is evaluated (before page scripts, before install below).
 // Each event has the handlers that were direct calls before the layering, in the same order.
@@ -32,6 +32,7 @@ on('message', onMessage);
 on('document-replaced', forgetParent);
 on('document-replaced', detachAll);
 on('observation-up', sendUp);
+on('observation-separator', requestMerge);
 
 function install() {
   installShadowPatch();

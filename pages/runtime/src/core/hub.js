@@ -17,9 +17,18 @@
 //                      -> relay/child.js forgetParent, then relay/parent.js detachAll
 //   observation-up     an observation this child realm must forward to its parent (realm/observation.js)
 //                      -> relay/child.js sendUp (or the pre-grant buffer)
+//   observation-separator  the top recorded a discrete event or a focus report (realm/store.js)
+//                      -> relay/parent.js requestMerge (children's windows of moves merged now)
 import { lookupTable } from './constants.js';
 
-const HANDLERS = lookupTable({ root: [], scan: [], message: [], 'document-replaced': [], 'observation-up': [] });
+const HANDLERS = lookupTable({
+  root: [],
+  scan: [],
+  message: [],
+  'document-replaced': [],
+  'observation-up': [],
+  'observation-separator': [],
+});
 
 function handlersOf(event) {
   const list = HANDLERS[event];

@@ -1,9 +1,10 @@
 // Snapshot assembly in the top realm (spec: the wippy.attention.v1 payload — capture lattice,
 // candidates in pool priority order (sampled, pointer targets, focus target, at most 8 targets only
 // known from recent events), recent events, pointer, focus, omissions; no dangling candidate ids;
-// the serialized envelope trimmed to <= 30 KiB with `response-budget`, or for a compact attachment
-// (`options.attachment_version` 2-4) its canonical envelope to the compact limit, host/envelope-size.js;
-// paths over 32 segments clamped with `depth-limit`; capture.complete = no omissions).
+// the children's windows of moves merged first; the serialized envelope trimmed to <= 30 KiB with
+// `response-budget`, or for a compact attachment (`options.attachment_version` 2-4) its canonical
+// envelope to the compact limit, host/envelope-size.js; paths over 32 segments clamped with
+// `depth-limit`; capture.complete = no omissions).
 import { W, nPerfNow, nDateNow } from '../core/natives.js';
 import {
   SCHEMA,
@@ -23,6 +24,7 @@ import { latticePoints, captureOptions } from './lattice.js';
 import { pruneEvents } from '../realm/history.js';
 import { clampPath } from '../dom/segments.js';
 import { scanIframes } from '../relay/discovery.js';
+import { mergeChildWindows } from '../relay/parent.js';
 import { resolvePoints } from '../relay/sampling.js';
 import { refreshLocal, localAlive } from '../realm/candidates.js';
 import { bindingAlive } from '../realm/store.js';
@@ -65,12 +67,20 @@ export async function snapshot(options) {
   const { radius, step, textNone, timeout } = captureOptions(options);
   // The attachment version the snapshot is budgeted for (out of range: 1, as other options).
   const version = [2, 3, 4].indexOf(options.attachment_version) >= 0 ? options.attachment_version : 1;
-  // The pointer this snapshot is about, fixed now: a child realm may report a newer move while
-  // the points resolve, and the sampled neighbourhood and `pointer` must describe the same one.
-  const startPointer = TOP.pointer;
+  // The children's windows of pointermoves are merged (issue 23: no move is pushed), so the pointer
+  // and the recent events hold every move made before this call, in every realm. Without a point
+  // the lattice is centred on the pointer, so the merge comes first; with one, the points are hit
+  // tested at once, in the caller's task (the Host's overlay turns itself transparent to the hit
+  // test only for that task), and the merge is awaited before the pointer is read.
+  const explicit = !!(options.point && isFinite(options.point.x) && isFinite(options.point.y));
+  const merging = mergeChildWindows(nDateNow() + timeout - ASSEMBLY_MARGIN_MS);
+  if (!explicit) await merging;
+  // The pointer this snapshot is about, fixed once the merge is done: a later merge (a separator
+  // elsewhere) may bring a newer move while the points resolve, and the sampled neighbourhood and
+  // `pointer` must describe the same one.
+  let startPointer = explicit ? null : TOP.pointer;
   let center = null;
-  if (options.point && isFinite(options.point.x) && isFinite(options.point.y))
-    center = { x: +options.point.x, y: +options.point.y };
+  if (explicit) center = { x: +options.point.x, y: +options.point.y };
   else if (startPointer) center = startPointer.point;
   let points = center ? latticePoints(center.x, center.y, radius, step) : [];
   const omissions = [];
@@ -85,6 +95,10 @@ export async function snapshot(options) {
   const res = await resolvePoints(points, Object.assign({}, ROOT_BUDGET), deadlineAt, {
     privacy_text: textNone ? 'none' : 'safe',
   });
+  if (explicit) {
+    await merging;
+    startPointer = TOP.pointer;
+  }
   for (const o of res.omissions) omissions.push(o);
   ACCT.handled += 1;
   ACCT.last = Object.assign(

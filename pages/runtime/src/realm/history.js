@@ -167,6 +167,30 @@ export function insertEvent(store, rec, timeOrigin) {
   if (!store.pointer || store.pointer.t_abs <= t) store.pointer = rec;
 }
 
+// Empties a child realm's window of pointermoves (a store like the history, issue 23) for a merge
+// by its parent: every move it holds, those compacted away included (the parent compacts them
+// again, against separators from realms this one never saw), oldest first, without the window's
+// own bookkeeping (key, merged, sequence). Moves observed before now - 60 s are left out.
+export function takeWindow(win, now) {
+  pruneEvents(win.events, now);
+  const out = [];
+  const plain = (r) => {
+    const o = Object.assign({}, r);
+    delete o.key;
+    delete o.merged;
+    delete o.sequence;
+    return o;
+  };
+  for (const e of win.events) {
+    for (const m of e.merged || []) if (m.observed_ms >= now - EVENT_WINDOW_MS) out.push(plain(m));
+    out.push(plain(e));
+  }
+  win.events = [];
+  win.pointer = null;
+  out.sort((a, b) => a.t_abs - b.t_abs);
+  return out;
+}
+
 // A child realm's buffer of observations before its grant ([{at, obs}], oldest first): the same
 // limits as the history (60 s by `at`, 32 events, discrete events kept, the newest moves filling
 // the rest). Focus observations are state, not events: they never count against the 32 and are

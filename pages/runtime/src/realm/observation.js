@@ -1,9 +1,16 @@
 // Observation (spec: recent events — trusted pointermove / pointerdown / pointerup / click /
 // touchstart / touchend only; each realm resolves its own events synchronously at event time with
-// the sampling hit test; keyboard clicks are recorded at the activated element's centre; a child
-// forwards its observations up (the hub's `observation-up`: relay/child.js sends them, or buffers at
-// most 32 (60 s) before its grant); the parent maps a child's observation into its own space and
-// records it (top) or forwards it (intermediate)).
+// the sampling hit test ("the candidate IDs resolved at that time"); keyboard clicks are recorded at
+// the activated element's centre). A child realm pushes nothing per pointermove (issue 23): its
+// moves go into its own bounded window (the history store of realm/history.js: 60 s, 32 events,
+// compaction, latest pointer; its own discrete events and focus changes separate it), which the
+// parent pulls when it needs it ("The same limits apply when merging child observations"; relay
+// operation `observations`, relay/parent.js mergeChildWindows; the first move after a merge tells
+// the parent once, `window-pending`, so a merge asks only realms that have moves). Everything else (discrete events,
+// focus, selection) is forwarded up at once (the hub's `observation-up`: relay/child.js sends it,
+// or buffers at most 32 (60 s) before its grant). The parent maps a child's observation into its
+// own space and records it (top) or keeps it (an intermediate realm: moves into its window, the
+// rest forwarded up).
 import { nTimeOrigin, eventTime, nowAbs } from '../core/natives.js';
 import { obsNow, fromPeerClock } from '../core/clock.js';
 import { POINTER_TYPES } from '../core/constants.js';
@@ -21,6 +28,8 @@ import { chainFor, projectDescriptor } from './project.js';
 import { emit } from '../core/hub.js';
 import { deepActive } from '../dom/active-element.js';
 import { topRecord } from './store.js';
+import { insertEvent, recordFocusChange, takeWindow as takeWindowOf, MAX_MERGED } from './history.js';
+import { MAX_EVENTS } from '../core/constants.js';
 
 export function newEventId() {
   REALM.localSeq++;
@@ -110,10 +119,63 @@ export function onPointerEvent(ev) {
   rec.excluded = h.kind === 'excluded';
   recordLocal({ kind: 'event', event: rec, candidates: cands });
 }
-// Route an observation made in this realm: the top records it, a child forwards it up (the hub).
+// This child realm's window of pointermoves the parent has not pulled yet (a history store).
+const WINDOW = { events: [], pointer: null, focusChanges: [] };
+// At most this many moves leave a window in one pull: 32 entries, each with the moves it absorbed.
+export const MAX_PULLED = MAX_EVENTS * (MAX_MERGED + 1);
+const isMove = (obs) => obs.kind === 'event' && obs.event && obs.event.type === 'pointermove';
+const separatorTime = (obs) =>
+  obs.kind === 'event' ? obs.event.t_abs : obs.kind === 'focus' ? obs.focus && obs.focus.t_abs : obs.t_abs;
+// Whether the parent was told that this realm (or one below it) has moves to merge since the
+// parent last took them: one `window-pending` observation per merge cycle, never one per move, so
+// a merge asks only the children that have something (and costs nothing when none has).
+let announced = false;
+function announce() {
+  if (announced) return;
+  announced = true;
+  emit('observation-up', { kind: 'window-pending' });
+}
+function keepMove(obs) {
+  insertEvent(WINDOW, Object.assign({}, obs.event, { candidates: obs.candidates || [] }), nTimeOrigin);
+  announce();
+}
+// A child realm's observation on its way up: a move stays in the window; a discrete event or a
+// focus report separates the window's moves (as it does the Host's history) and goes up now.
+function childRecord(obs) {
+  if (isMove(obs)) {
+    keepMove(obs);
+    return;
+  }
+  if (obs.kind === 'event' || /^focus/.test(obs.kind)) {
+    const t = separatorTime(obs);
+    if (typeof t === 'number' && isFinite(t)) recordFocusChange(WINDOW, t);
+  }
+  emit('observation-up', obs);
+}
+// Empties the window for a pull (relay/child.js, operation `observations`): history.takeWindow's
+// moves, as the observations a push would have carried.
+export function takeWindow() {
+  announced = false;
+  const out = [];
+  for (const r of takeWindowOf(WINDOW, obsNow())) {
+    const e = {
+      event_id: r.event_id,
+      type: r.type,
+      observed_ms: r.observed_ms,
+      t_abs: r.t_abs,
+      realm_time_ms: r.realm_time_ms,
+      point: r.point,
+      excluded: !!r.excluded,
+    };
+    for (const k of ['pointer_id', 'pointer_type', 'buttons', 'pointer_capture']) if (r[k] !== undefined) e[k] = r[k];
+    out.push({ kind: 'event', event: e, candidates: r.candidates });
+  }
+  return out.length > MAX_PULLED ? out.slice(out.length - MAX_PULLED) : out;
+}
+// Route an observation made in this realm: the top records it, a child keeps or forwards it.
 export function recordLocal(obs) {
   if (ROLE === 'top') topRecord(obs, null);
-  else if (ROLE === 'child') emit('observation-up', obs);
+  else if (ROLE === 'child') childRecord(obs);
 }
 // An observation arriving from a child binding: project into this realm, then record or forward.
 export function onChildObservation(b, msg) {
@@ -154,7 +216,11 @@ export function onChildObservation(b, msg) {
     if (typeof e.pointer_capture === 'boolean') rec.pointer_capture = e.pointer_capture;
     const fwd = { kind: 'event', event: rec, candidates: projectList(o.candidates) };
     if (ROLE === 'top') topRecord(fwd, b);
-    else emit('observation-up', fwd);
+    else childRecord(fwd);
+  } else if (o.kind === 'window-pending') {
+    // The child (or a realm below it) has moves for the next merge (relay/parent.js mergeChildWindows).
+    b.windowPending = true;
+    if (ROLE === 'child') announce();
   } else if (o.kind === 'focus' && o.focus && typeof o.focus.event_id === 'string') {
     if (chain.excluded) return;
     const list = projectList([o.candidate]);
@@ -173,16 +239,16 @@ export function onChildObservation(b, msg) {
       candidate: list[0],
     };
     if (ROLE === 'top') topRecord(fwd, b);
-    else emit('observation-up', fwd);
+    else childRecord(fwd);
   } else if (o.kind === 'focus-clear' && typeof o.event_id === 'string') {
     const fwd = { kind: 'focus-clear', event_id: o.event_id };
     if (typeof o.t_abs === 'number' && isFinite(o.t_abs)) fwd.t_abs = Math.min(o.t_abs, nowAbs());
     if (ROLE === 'top') topRecord(fwd, b);
-    else emit('observation-up', fwd);
+    else childRecord(fwd);
   } else if (o.kind === 'focus-change' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
     const fwd = { kind: 'focus-change', t_abs: Math.min(o.t_abs, nowAbs()) };
     if (ROLE === 'top') topRecord(fwd, b);
-    else emit('observation-up', fwd);
+    else childRecord(fwd);
   } else if (o.kind === 'selection') {
     const s = sanitizeSelection(o.selection);
     if (!s) return;
@@ -208,14 +274,14 @@ export function onChildObservation(b, msg) {
     }
     const fwd = { kind: 'selection', selection: s };
     if (ROLE === 'top') topRecord(fwd, b);
-    else emit('observation-up', fwd);
+    else childRecord(fwd);
   } else if (o.kind === 'selection-clear' && typeof o.selection_id === 'string') {
     const fwd = { kind: 'selection-clear', selection_id: o.selection_id };
     if (ROLE === 'top') topRecord(fwd, b);
-    else emit('observation-up', fwd);
+    else childRecord(fwd);
   } else if (o.kind === 'focus-invalidate' && typeof o.t_abs === 'number' && isFinite(o.t_abs)) {
     const fwd = { kind: 'focus-invalidate', t_abs: Math.min(o.t_abs, nowAbs()) };
     if (ROLE === 'top') topRecord(fwd, b);
-    else emit('observation-up', fwd);
+    else childRecord(fwd);
   }
 }

@@ -6,7 +6,10 @@
 // clears any earlier focus. Every focus report (focus, clear, invalidate, a move into the composer
 // as `focus-change`) is also a focus change at its OCCURRENCE time for move compaction
 // (history.recordFocusChange), whatever order the realms' reports arrive in. Events and focus from
-// a binding that is gone are stale.
+// a binding that is gone are stale. Children's pointermoves arrive late, when their windows are
+// merged (relay/parent.js mergeChildWindows): the history orders by occurrence, so the result is the
+// one an immediate report would have given. A discrete event or a focus report asks for that merge
+// (hub `observation-separator`).
 import { nTimeOrigin, nowAbs } from '../core/natives.js';
 import { nodeType, isConnected } from '../core/dom-reads.js';
 import { REALM_ID, REALM, TOP, bindings } from '../core/state.js';
@@ -14,12 +17,15 @@ import { privacyOf, isTransferTarget } from '../dom/privacy.js';
 import { isIframe } from './hit-test.js';
 import { deepActive } from '../dom/active-element.js';
 import { insertEvent, recordFocusChange, seqFor } from './history.js';
+import { emit } from '../core/hub.js';
+import { DISCRETE } from '../core/constants.js';
 
 const timeOf = (t) => (typeof t === 'number' && isFinite(t) ? t : nowAbs());
 export function topRecord(obs, binding) {
   if (obs.kind === 'focus') recordFocusChange(TOP, timeOf(obs.focus.t_abs));
   else if (obs.kind === 'focus-clear' || obs.kind === 'focus-invalidate' || obs.kind === 'focus-change')
     recordFocusChange(TOP, timeOf(obs.t_abs));
+  if (/^focus/.test(obs.kind)) emit('observation-separator', null);
   if (obs.kind === 'event') {
     const e = obs.event;
     const t = typeof e.t_abs === 'number' && isFinite(e.t_abs) ? e.t_abs : nowAbs();
@@ -30,6 +36,9 @@ export function topRecord(obs, binding) {
       binding: binding,
     });
     insertEvent(TOP, rec, nTimeOrigin);
+    // A discrete event separates moves in every realm: the children's windows are merged now
+    // (relay/parent.js mergeChildWindows, wired through the hub), not at the next snapshot.
+    if (DISCRETE[e.type]) emit('observation-separator', null);
   } else if (obs.kind === 'focus') {
     const t = typeof obs.focus.t_abs === 'number' && isFinite(obs.focus.t_abs) ? obs.focus.t_abs : nowAbs();
     if (TOP.focus && TOP.focus.t_abs > t) return; // a late report of an older focus change

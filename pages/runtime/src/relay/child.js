@@ -1,9 +1,10 @@
 // This realm as a child (spec: capability.v1 and relay.v2, child side — accept a capability request
 // only from window.parent with matching parent_origin / target_origin / ancestorOrigins, answer
 // every request with a fresh 48-hex token and keep the newest two; answer `points` and `ready`
-// queries within the request's budgets, trimming to its byte budget; errors as relay codes; this
-// realm's observations sent up with the current token, or kept before the grant (at most 32, 60 s)
-// and flushed when granted; the parent binding forgotten when the realm's document was replaced).
+// queries within the request's budgets, trimming to its byte budget; `observations` queries with this
+// realm's window of pointermoves (realm/observation.js takeWindow, after merging its own children's);
+// errors as relay codes; this realm's other observations sent up with the current token, or kept
+// before the grant (at most 32, 60 s) and flushed when granted; the parent binding forgotten when the realm's document was replaced).
 import { W, nPostMessage, nDateNow, nJSONStringify } from '../core/natives.js';
 import {
   CAP_SCHEMA,
@@ -21,7 +22,8 @@ import { REALM_ID, IS_SRCDOC, OWN_ORIGIN, UP, ACCT, DBG, bindings, upBuffer } fr
 import { boundObservations } from '../realm/history.js';
 import { requestBudgets, requestTimeout } from './leases.js';
 import { limitCandidates, trimToBytes } from './reply-limits.js';
-import { startDiscovery, failPending } from './parent.js';
+import { startDiscovery, failPending, mergeChildWindows } from './parent.js';
+import { takeWindow } from '../realm/observation.js';
 import { scanIframes } from './discovery.js';
 import { resolvePoints } from './sampling.js';
 import { readyChildren } from './ready-children.js';
@@ -182,6 +184,18 @@ export async function onQueryRequest(msg) {
   }
   const timeout = requestTimeout(msg.timeout_ms);
   const deadlineAt = nDateNow() + timeout;
+  if (msg.operation === 'observations') {
+    // The parent merges this realm's window of pointermoves (and, through it, its children's).
+    await mergeChildWindows(deadlineAt - 50);
+    replyUp({
+      schema: RELAY_SCHEMA,
+      type: 'query-result',
+      request_id: id,
+      operation: 'observations',
+      observations: takeWindow(),
+    });
+    return;
+  }
   if (msg.operation === 'ready') {
     const children = await readyChildren(deadlineAt);
     replyUp({ schema: RELAY_SCHEMA, type: 'query-result', request_id: id, operation: 'ready', children: children });

@@ -1,7 +1,8 @@
 // This realm as parent of its iframes (spec: capability.v1 and relay.v2, parent side — discovery
 // every 100 ms, at most 50 attempts per round, a round restarts on the iframe's load; grants, renewal,
 // binding states discovering / granted / granted-renewing / navigating / unavailable / unsupported /
-// detached; queries `points` and `ready` with deadlines; observations from children, rate-bounded).
+// detached; queries `points`, `ready` and `observations` with deadlines; observations from children,
+// rate-bounded; children's windows of pointermoves merged on demand: mergeChildWindows).
 import { doc, nURL, nAddEL, nSetTimeout, nClearTimeout, nDateNow, nPostMessage } from '../core/natives.js';
 import {
   CAP_SCHEMA,
@@ -16,7 +17,7 @@ import { safe, attr, hasAttr, isConnected, randHex } from '../core/dom-reads.js'
 import { ROLE, OWN_ORIGIN, HOST, UP, DBG, bindings } from '../core/state.js';
 import { mountOf } from '../realm/identity.js';
 import { grantLimits, grantLifetime, renewDelay } from './leases.js';
-import { onChildObservation } from '../realm/observation.js';
+import { onChildObservation, MAX_PULLED } from '../realm/observation.js';
 
 export function selfMount() {
   if (ROLE === 'top') return { mount_id: HOST.hostInstanceId, generation: HOST.mountGeneration };
@@ -71,6 +72,8 @@ export function getBinding(ifr) {
     renewals: 0,
     grantedAt: 0,
     renewStartedAt: 0,
+    windowPending: false,
+    windowPull: null,
   };
   bindings.set(ifr, b);
   safe(() => nAddEL.call(ifr, 'load', () => safe(() => onIframeLoad(b)), false));
@@ -433,4 +436,112 @@ export function onRelayFromChild(b, msg) {
     return true;
   }
   return false;
+}
+
+// How long a merge waits for a child's window: a child that grants but never answers costs a
+// snapshot this much of its query timeout, not all of it. Each level of nesting passes its children
+// 150 ms less (sendSimple's margin, then 50 ms here), so windows three realms deep are still merged.
+export const MERGE_TIMEOUT_MS = 400;
+// Pulls the window of pointermoves of every usable child that announced one (operation `observations`; spec: "The same
+// limits apply when merging child observations") and records them as if each had been reported when
+// it happened (realm/observation.js onChildObservation: projected into this realm; the top's history
+// orders by occurrence). Resolves when every child answered or `deadlineAt` (Date.now() ms, at most
+// MERGE_TIMEOUT_MS from now) passed; never rejects. The snapshot awaits it before it reads the pointer;
+// the inspection API's getCursor should too (`await mergeChildWindows()`). An intermediate realm runs
+// it for its own children when its parent pulls.
+export function mergeChildWindows(deadlineAt) {
+  const until = Math.min(
+    typeof deadlineAt === 'number' && isFinite(deadlineAt) ? deadlineAt : Infinity,
+    nDateNow() + MERGE_TIMEOUT_MS,
+  );
+  const asks = [];
+  bindings.forEach((b) => {
+    if (!usable(b)) return;
+    // Children that said they have moves (`window-pending`, once per merge cycle) are asked; a pull
+    // already in flight (a merge a separator started) is awaited too, so nothing it brings is missed.
+    if (b.windowPending) {
+      b.windowPending = false;
+      const pull = pullWindow(b, until).then(() => {
+        if (b.windowPull === pull) b.windowPull = null;
+      });
+      b.windowPull = pull;
+    }
+    if (b.windowPull) asks.push(b.windowPull);
+  });
+  return Promise.all(asks).then(() => undefined);
+}
+// How long a pull's reply is still recorded after the merge stopped waiting for it: a child empties
+// its window when it answers, so a late answer (a loaded machine) must not lose its moves.
+const PULL_KEEP_MS = 10000;
+function recordWindow(b, r) {
+  const list = r && r.result && Array.isArray(r.result.observations) ? r.result.observations : [];
+  const n = Math.min(list.length, MAX_PULLED);
+  for (let i = 0; i < n; i++) {
+    const o = list[i];
+    // A window holds pointermoves only; anything else a child puts there is ignored.
+    if (o && o.kind === 'event' && o.event && o.event.type === 'pointermove')
+      safe(() => onChildObservation(b, { observation: o }));
+  }
+}
+// One child's window (operation `observations`): resolves when it is recorded or at `until`,
+// whichever comes first; an answer after `until` is still recorded (within PULL_KEEP_MS).
+function pullWindow(b, until) {
+  return new Promise((resolve) => {
+    const cw = safe(() => b.iframe.contentWindow, null);
+    if (!cw || !usable(b)) {
+      resolve();
+      return;
+    }
+    const id = 'q-' + randHex(8);
+    const timeout = Math.max(0, until - nDateNow());
+    const waitTimer = nSetTimeout(resolve, timeout);
+    const dropTimer = nSetTimeout(() => b.pending.delete(id), PULL_KEEP_MS);
+    b.pending.set(id, {
+      resolve: (r) => {
+        nClearTimeout(waitTimer);
+        nClearTimeout(dropTimer);
+        recordWindow(b, r);
+        resolve();
+      },
+    });
+    try {
+      nPostMessage.call(
+        cw,
+        {
+          schema: RELAY_SCHEMA,
+          type: 'query-request',
+          request_id: id,
+          token: b.token,
+          host_instance_id: hostInstance(),
+          mount_id: b.mountId,
+          generation: b.generation,
+          operation: 'observations',
+          timeout_ms: Math.max(0, timeout - 100),
+        },
+        b.childOrigin,
+      );
+    } catch (_) {
+      b.pending.delete(id);
+      nClearTimeout(waitTimer);
+      nClearTimeout(dropTimer);
+      resolve();
+    }
+  });
+}
+// A merge asked for by a separator (hub `observation-separator`): at most one in flight and one
+// queued behind it, however many separators arrive.
+let merging = null;
+let mergeAgain = false;
+export function requestMerge() {
+  if (merging) {
+    mergeAgain = true;
+    return;
+  }
+  merging = mergeChildWindows().then(() => {
+    merging = null;
+    if (mergeAgain) {
+      mergeAgain = false;
+      requestMerge();
+    }
+  });
 }
