@@ -11,6 +11,8 @@
 mod budgets;
 #[path = "cli.rs"]
 mod cli;
+#[path = "cli_qa.rs"]
+mod cli_qa;
 #[path = "conformance.rs"]
 mod conformance;
 #[path = "end_to_end.rs"]

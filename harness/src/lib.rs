@@ -15,6 +15,7 @@ pub mod harness;
 pub mod host;
 pub mod input;
 pub mod oracle;
+pub mod qa;
 pub mod report;
 pub mod server;
 pub mod trace;
