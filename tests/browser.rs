@@ -39,6 +39,8 @@ mod omissions;
 mod realm_document;
 #[path = "runtime_canonical_json.rs"]
 mod runtime_canonical_json;
+#[path = "scenarios.rs"]
+mod scenarios;
 #[path = "selection.rs"]
 mod selection;
 #[path = "session_e2e.rs"]

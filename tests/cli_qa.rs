@@ -96,7 +96,8 @@ fn a_layout_file_the_host_rejects_is_the_clis_error_with_the_hosts_kinds_and_pan
 fn the_layout_file_validator_is_the_hosts_own_and_agrees_with_the_host_on_its_shipped_files() {
     let pages = repo("pages");
     // The Host accepts its shipped default and stacked declarations and rejects invalid.json.
-    for ok in ["pages/host/layouts/default.json", "pages/host/layouts/stacked.json", "fixtures/layouts/chat-below.json"] {
+    for ok in ["pages/host/layouts/default.json", "pages/host/layouts/stacked.json", "fixtures/layouts/chat-below.json"]
+    {
         LayoutFile::load(&pages, &repo(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
     }
     let err = LayoutFile::load(&pages, &repo("pages/host/layouts/invalid.json")).unwrap_err().to_string();
@@ -135,7 +136,8 @@ fn points_outside_the_zoomed_viewport_and_unknown_landmarks_are_refused_up_front
 #[test]
 fn a_layout_file_with_zoom_and_dpr_is_what_the_page_is_built_from_and_sampled_at() {
     let file = std::fs::read_to_string(repo("fixtures/layouts/chat-below.json")).expect("the layout file");
-    let options = HostOptions::new(Layout::Managed, Engine::Iframe).declaration_json(file).zoom(1.25).device_scale_factor(2.0);
+    let options =
+        HostOptions::new(Layout::Managed, Engine::Iframe).declaration_json(file).zoom(1.25).device_scale_factor(2.0);
     run_host_opts(options, async |host| {
         // Chromium's own answers: the page's viewport and DPR, and the panels where the file puts them.
         let view = host.eval("[innerWidth, innerHeight, devicePixelRatio]").await?;
@@ -170,8 +172,16 @@ fn a_layout_file_with_zoom_and_dpr_is_what_the_page_is_built_from_and_sampled_at
 
 #[test]
 fn verify_with_a_layout_file_runs_its_rows_on_the_managed_layout_built_from_the_file() {
-    let (out, _) =
-        cli(&["verify", "--layout-file", "fixtures/layouts/chat-below.json", "--engine", "iframe", "--check", "checklist-2", "--json"]);
+    let (out, _) = cli(&[
+        "verify",
+        "--layout-file",
+        "fixtures/layouts/chat-below.json",
+        "--engine",
+        "iframe",
+        "--check",
+        "checklist-2",
+        "--json",
+    ]);
     let rows: Vec<Value> = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
     assert!(!rows.is_empty());

@@ -17,6 +17,7 @@ pub mod input;
 pub mod oracle;
 pub mod qa;
 pub mod report;
+pub mod scenario;
 pub mod server;
 pub mod trace;
 

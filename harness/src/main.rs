@@ -3,6 +3,8 @@
 //! `context_attachments` array as the Session would). Goldens are recorded and accepted with
 //! `cargo insta` only (README, "Golden snapshots"), not here.
 
+mod cli;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -83,6 +85,14 @@ enum Command {
         #[command(flatten)]
         view: ViewArgs,
     },
+    /// Replay a scenario file (fixtures/scenarios/) with trusted input in every engine it names;
+    /// exits 1 at the first failed step, naming it.
+    Replay { file: PathBuf },
+    /// Record: `--scenario FILE` writes the scenario's named snapshots as goldens beside it.
+    Record {
+        #[arg(long)]
+        scenario: PathBuf,
+    },
     /// Serve the reference Host and its Session; print the URLs and the Session's bearer token.
     Serve {
         /// The Session's SQLite file (kept). Default: target/attention-session/serve.sqlite.
@@ -121,6 +131,29 @@ fn main() -> ExitCode {
             };
             serve(pages, options)
         }
+        command @ (Command::Replay { .. } | Command::Record { .. }) => {
+            let (file, record) = match command {
+                Command::Record { scenario } => (scenario, true),
+                Command::Replay { file } => (file, false),
+                _ => unreachable!("matched above"),
+            };
+            // The whole file is checked before a browser starts.
+            let loaded = match attention_harness::scenario::load(&pages, &file) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            with_harness(pages, |h| {
+                let runs = cli::replay::run_all(h, &loaded, false);
+                Ok(if record {
+                    cli::replay::record_cmd(&loaded, &runs)
+                } else {
+                    cli::replay::replay_cmd(h, &loaded, &runs)
+                })
+            })
+        }
         Command::Verify { layout, engine, json, check, view } => {
             // A prefix that names no check is a usage error, found before a browser starts.
             if let Some(p) = check.as_deref().filter(|p| !checks::all().iter().any(|c| c.name.starts_with(p))) {
@@ -153,7 +186,11 @@ fn main() -> ExitCode {
 
 /// Checks the view options (the layout file with the Host's rules) before anything opens; a
 /// problem is printed as the CLI's error, exit 2.
-fn checked_view(args: &ViewArgs, pages: &std::path::Path, asked: Option<&[Layout]>) -> Result<(View, Vec<Layout>), ExitCode> {
+fn checked_view(
+    args: &ViewArgs,
+    pages: &std::path::Path,
+    asked: Option<&[Layout]>,
+) -> Result<(View, Vec<Layout>), ExitCode> {
     let checked = args.check(pages).and_then(|v| v.layouts(asked).map(|l| (v, l)));
     checked.map_err(|e| {
         eprintln!("error: {e}");
@@ -273,15 +310,7 @@ async fn resolve_point(host: &Host, target: &Target) -> Result<(f64, f64), Strin
             Ok((x, y))
         }
         Target::Landmark(name) => {
-            // The centre of the landmark's visible part: input outside the viewport reaches nothing.
-            let r = host.landmark_rect(name).await.map_err(|e| e.to_string())?;
-            let (w, h) = host.options().viewport_size();
-            let (x0, y0) = (r.x.max(0.0), r.y.max(0.0));
-            let (x1, y1) = ((r.x + r.width).min(f64::from(w)), (r.y + r.height).min(f64::from(h)));
-            if x1 <= x0 || y1 <= y0 {
-                return Err(format!("landmark {name:?} is outside the {w}x{h} CSS px viewport (at {r:?})"));
-            }
-            Ok(((x0 + x1) / 2.0, (y0 + y1) / 2.0))
+            attention_harness::scenario::run::visible_centre(host, name).await.map_err(|e| format!("{e:#}"))
         }
     }
 }
@@ -303,7 +332,8 @@ fn snapshot(
             if let Some(path) = picture {
                 let png = host.screenshot_png().await.map_err(|e| e.to_string())?;
                 let drawn =
-                    attention_harness::report::picture::annotate(&png, snap.json(), host.options().scale_factor()).map_err(|e| e.to_string())?;
+                    attention_harness::report::picture::annotate(&png, snap.json(), host.options().scale_factor())
+                        .map_err(|e| e.to_string())?;
                 std::fs::write(&path, drawn).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                 eprintln!("picture: {}", path.display());
             }

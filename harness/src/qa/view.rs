@@ -101,7 +101,7 @@ impl View {
     }
 }
 
-fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
+pub fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not WxH (e.g. 1280x720)"))?;
     let side = |v: &str| -> Result<u32, String> {
         let n: u32 = v.trim().parse().map_err(|_| format!("{v:?} in {s:?} is not a whole number of CSS px"))?;
@@ -114,7 +114,7 @@ fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
     Ok((side(w)?, side(h)?))
 }
 
-fn parse_zoom(s: &str) -> Result<f64, String> {
+pub fn parse_zoom(s: &str) -> Result<f64, String> {
     let z: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number (e.g. 1.25)"))?;
     let (lo, hi) = ZOOM_RANGE;
     if !(z.is_finite() && (lo..=hi).contains(&z)) {
@@ -155,7 +155,8 @@ mod tests {
         assert_eq!(o.viewport_size(), (1024, 576));
         assert_eq!(o.scale_factor(), 2.5);
         // Options not given leave what the command's own Host options say.
-        let kept = View::default().apply(HostOptions::new(Layout::Compat, crate::host::Engine::Iframe).device_scale_factor(2.0));
+        let kept = View::default()
+            .apply(HostOptions::new(Layout::Compat, crate::host::Engine::Iframe).device_scale_factor(2.0));
         assert_eq!((kept.scale_factor(), kept.viewport_size()), (2.0, VIEWPORT));
     }
 }
