@@ -226,7 +226,8 @@ fn the_clis_landmark_list_is_every_landmark_of_the_default_host_and_no_other() {
     for layout in Layout::ALL {
         for engine in Engine::ALL {
             run_host_opts(HostOptions::new(layout, engine), async |host| {
-                seen.lock().unwrap().extend(live_landmarks(host).await?);
+                let live = live_landmarks(host).await?;
+                seen.lock().unwrap().extend(live);
                 Ok(())
             });
         }
