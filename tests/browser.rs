@@ -13,6 +13,8 @@ mod budgets;
 mod cli;
 #[path = "cli_envelope_v4.rs"]
 mod cli_envelope_v4;
+#[path = "cli_qa.rs"]
+mod cli_qa;
 #[path = "conformance.rs"]
 mod conformance;
 #[path = "end_to_end.rs"]
@@ -41,6 +43,8 @@ mod omissions;
 mod realm_document;
 #[path = "runtime_canonical_json.rs"]
 mod runtime_canonical_json;
+#[path = "scenarios.rs"]
+mod scenarios;
 #[path = "selection.rs"]
 mod selection;
 #[path = "session_e2e.rs"]

@@ -139,6 +139,9 @@ impl Harness {
     /// Opens the reference Host `options` describe in a fresh browser context.
     pub async fn open_with(&self, options: HostOptions) -> Result<Host, HarnessError> {
         let cdp = self.cdp().await?;
+        if let Some((name, json)) = options.served_declaration() {
+            self.server.serve_layout(name, json);
+        }
         let mut host = Host::open(&cdp, self.server.host_origin(), self.server.child_origin(), options).await?;
         host.session = Some(self.server.session().clone());
         Ok(host)

@@ -37,7 +37,7 @@ mod truth;
 pub use options::{Corpus, Declaration, Extra, Geometry, HostOptions, Mount, VIEWPORT};
 
 /// The two reference Host shells (DESIGN.md "The two layouts").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Layout {
     /// Declarative multi-panel Host built from `pages/host/layouts/default.json`.
@@ -47,7 +47,7 @@ pub enum Layout {
 }
 
 /// How the Host mounts pages: iframes, or Web Fragments (the real `web-fragments` package).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Engine {
     Iframe,

@@ -15,7 +15,9 @@ pub mod harness;
 pub mod host;
 pub mod input;
 pub mod oracle;
+pub mod qa;
 pub mod report;
+pub mod scenario;
 pub mod server;
 pub mod trace;
 

@@ -3,6 +3,8 @@
 //! `context_attachments` array as the Session would). Goldens are recorded and accepted with
 //! `cargo insta` only (README, "Golden snapshots"), not here.
 
+mod cli;
+
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -11,6 +13,8 @@ use serde_json::{json, Value};
 
 use attention_harness::checks::{self, snapshot_at};
 use attention_harness::contract::cli::{run as run_contract, ContractCommand};
+use attention_harness::qa::landmarks::{self, Target};
+use attention_harness::qa::{View, ViewArgs};
 use attention_harness::server::session::SessionOptions;
 use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::{Engine, Harness, Host, HostOptions, Layout};
@@ -47,8 +51,9 @@ enum EngineArg {
 enum Command {
     /// Run the end-to-end checks against the embedded reference Host; exits 1 if any fails.
     Verify {
-        #[arg(long, value_enum, default_value = "all")]
-        layout: LayoutArg,
+        /// Default: all (managed only with --layout-file).
+        #[arg(long, value_enum)]
+        layout: Option<LayoutArg>,
         #[arg(long, value_enum, default_value = "all")]
         engine: EngineArg,
         /// Print a JSON array of {layout, engine, check, status, detail} instead of a table.
@@ -57,11 +62,14 @@ enum Command {
         /// Run only the checks whose name starts with this (e.g. `checklist-6`).
         #[arg(long)]
         check: Option<String>,
+        #[command(flatten)]
+        view: ViewArgs,
     },
     /// Open a layout, move the pointer to a point with trusted input, print the snapshot.
     Snapshot {
-        #[arg(long, value_enum)]
-        layout: Layout,
+        /// The Host shell (managed when --layout-file is given).
+        #[arg(long, value_enum, required_unless_present = "layout_file")]
+        layout: Option<Layout>,
         #[arg(long, value_enum, default_value = "iframe")]
         engine: Engine,
         /// `X,Y` in Host-viewport CSS px, or a landmark: boundary, left-leaf, right-leaf,
@@ -78,6 +86,16 @@ enum Command {
         /// Also write a PNG of the viewport with the sample points and candidate rects drawn on it.
         #[arg(long)]
         picture: Option<PathBuf>,
+        #[command(flatten)]
+        view: ViewArgs,
+    },
+    /// Replay a scenario file (fixtures/scenarios/) with trusted input in every engine it names;
+    /// exits 1 at the first failed step, naming it.
+    Replay { file: PathBuf },
+    /// Record: `--scenario FILE` writes the scenario's named snapshots as goldens beside it.
+    Record {
+        #[arg(long)]
+        scenario: PathBuf,
     },
     /// Serve the reference Host and its Session; print the URLs and the Session's bearer token.
     Serve {
@@ -117,19 +135,72 @@ fn main() -> ExitCode {
             };
             serve(pages, options)
         }
-        Command::Verify { layout, engine, json, check } => {
+        command @ (Command::Replay { .. } | Command::Record { .. }) => {
+            let (file, record) = match command {
+                Command::Record { scenario } => (scenario, true),
+                Command::Replay { file } => (file, false),
+                _ => unreachable!("matched above"),
+            };
+            // The whole file is checked before a browser starts.
+            let loaded = match attention_harness::scenario::load(&pages, &file) {
+                Ok(l) => l,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            with_harness(pages, |h| {
+                let runs = cli::replay::run_all(h, &loaded, false);
+                Ok(if record {
+                    cli::replay::record_cmd(&loaded, &runs)
+                } else {
+                    cli::replay::replay_cmd(h, &loaded, &runs)
+                })
+            })
+        }
+        Command::Verify { layout, engine, json, check, view } => {
             // A prefix that names no check is a usage error, found before a browser starts.
             if let Some(p) = check.as_deref().filter(|p| !checks::all().iter().any(|c| c.name.starts_with(p))) {
                 eprintln!("error: no check's name starts with {p:?}");
                 return ExitCode::from(2);
             }
-            with_harness(pages, |h| verify(h, layouts(layout), engines(engine), json, check.as_deref()))
+            let (view, layouts) = match checked_view(&view, &pages, layout.map(layouts).as_deref()) {
+                Ok(v) => v,
+                Err(code) => return code,
+            };
+            with_harness(pages, |h| verify(h, &view, layouts, engines(engine), json, check.as_deref()))
         }
-        Command::Snapshot { layout, engine, point, envelope, version, picture } => {
+        Command::Snapshot { layout, engine, point, envelope, version, picture, view } => {
             let envelope = envelope.then_some(version.unwrap_or(1));
-            with_harness(pages, |h| snapshot(h, layout, engine, &point, envelope, picture))
+            let (view, layouts) = match checked_view(&view, &pages, layout.map(|l| vec![l]).as_deref()) {
+                Ok(v) => v,
+                Err(code) => return code,
+            };
+            // Where to sample is checked before a browser starts, too.
+            let target = match landmarks::target(&point, view.css_viewport(), view.layout_file.as_ref()) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            with_harness(pages, |h| snapshot(h, &view, layouts[0], engine, &target, envelope, picture))
         }
     }
+}
+
+/// Checks the view options (the layout file with the Host's rules) before anything opens; a
+/// problem is printed as the CLI's error, exit 2.
+fn checked_view(
+    args: &ViewArgs,
+    pages: &std::path::Path,
+    asked: Option<&[Layout]>,
+) -> Result<(View, Vec<Layout>), ExitCode> {
+    let checked = args.check(pages).and_then(|v| v.layouts(asked).map(|l| (v, l)));
+    checked.map_err(|e| {
+        eprintln!("error: {e}");
+        ExitCode::from(2)
+    })
 }
 
 fn layouts(a: LayoutArg) -> Vec<Layout> {
@@ -175,6 +246,7 @@ struct Row {
 
 fn verify(
     h: &Harness,
+    view: &View,
     layouts: Vec<Layout>,
     engines: Vec<Engine>,
     as_json: bool,
@@ -188,7 +260,7 @@ fn verify(
             h.block_on(async {
                 for check in &selected {
                     // A fresh context per check, as in the test suite: no check sees another's input.
-                    let outcome = match h.open_with((check.host)(HostOptions::new(layout, engine))).await {
+                    let outcome = match h.open_with(view.apply((check.host)(HostOptions::new(layout, engine)))).await {
                         Ok(host) => {
                             let r = (check.run)(&host).await;
                             host.close().await;
@@ -234,38 +306,33 @@ fn verify(
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
-/// Resolves `X,Y` or a landmark name to a Host-viewport point from live geometry.
-async fn resolve_point(host: &Host, point: &str) -> Result<(f64, f64), String> {
-    if let Some((x, y)) = point.split_once(',') {
-        let x: f64 = x.trim().parse().map_err(|_| format!("bad x in --point {point:?}"))?;
-        let y: f64 = y.trim().parse().map_err(|_| format!("bad y in --point {point:?}"))?;
-        if !(x.is_finite() && y.is_finite()) {
-            return Err(format!("--point {point:?} is not finite"));
+/// Resolves a checked target to a Host-viewport point from live geometry.
+async fn resolve_point(host: &Host, target: &Target) -> Result<(f64, f64), String> {
+    match target {
+        Target::Point(x, y) => Ok((*x, *y)),
+        Target::Boundary => {
+            let (x, y, _, _) = checks::sampling::boundary_point(host).await.map_err(|e| e.to_string())?;
+            Ok((x, y))
         }
-        return Ok((x, y));
+        Target::Landmark(name) => {
+            attention_harness::scenario::run::visible_centre(host, name).await.map_err(|e| format!("{e:#}"))
+        }
     }
-    if point == "boundary" {
-        let (x, y, _, _) = checks::sampling::boundary_point(host).await.map_err(|e| e.to_string())?;
-        return Ok((x, y));
-    }
-    host.landmark_rect(point)
-        .await
-        .map(|r| r.center())
-        .map_err(|e| format!("{e} (landmarks: boundary, left-leaf, right-leaf, oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer, ...)"))
 }
 
 fn snapshot(
     h: &Harness,
+    view: &View,
     layout: Layout,
     engine: Engine,
-    point: &str,
+    target: &Target,
     envelope: Option<u64>,
     picture: Option<PathBuf>,
 ) -> Result<ExitCode, String> {
     h.block_on(async {
-        let host = h.open(layout, engine).await.map_err(|e| e.to_string())?;
+        let host = h.open_with(view.apply(HostOptions::new(layout, engine))).await.map_err(|e| e.to_string())?;
         let result = async {
-            let (x, y) = resolve_point(&host, point).await?;
+            let (x, y) = resolve_point(&host, target).await?;
             let mut snap = snapshot_at(&host, x, y).await.map_err(|e| format!("{e:#}"))?;
             if let Some(v @ 2..=4) = envelope {
                 // The same pointer, the snapshot budgeted for the compact version.
@@ -275,7 +342,8 @@ fn snapshot(
             if let Some(path) = picture {
                 let png = host.screenshot_png().await.map_err(|e| e.to_string())?;
                 let drawn =
-                    attention_harness::report::picture::annotate(&png, snap.json()).map_err(|e| e.to_string())?;
+                    attention_harness::report::picture::annotate(&png, snap.json(), host.options().scale_factor())
+                        .map_err(|e| e.to_string())?;
                 std::fs::write(&path, drawn).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
                 eprintln!("picture: {}", path.display());
             }

@@ -223,10 +223,19 @@ pub struct HostOptions {
     extras: Vec<Extra>,
     geometry: Vec<Geometry>,
     corpus: Option<(Corpus, Mount)>,
-    declaration: Option<Declaration>,
+    declaration: Option<DeclarationSource>,
     receipt_timeout_ms: Option<u32>,
     device_scale_factor: f64,
     viewport: (u32, u32),
+    zoom: f64,
+}
+
+/// Where the managed layout's declaration comes from: a file of `pages/host/layouts/`, or a
+/// declaration's JSON text the harness serves at `/host/layouts/<name>.json` (a `--layout-file`).
+#[derive(Debug, Clone, PartialEq)]
+enum DeclarationSource {
+    Shipped(Declaration),
+    Served { name: String, json: std::sync::Arc<str> },
 }
 
 impl HostOptions {
@@ -243,6 +252,7 @@ impl HostOptions {
             receipt_timeout_ms: None,
             device_scale_factor: 1.0,
             viewport: VIEWPORT,
+            zoom: 1.0,
         }
     }
 
@@ -279,8 +289,28 @@ impl HostOptions {
 
     /// The managed layout's declaration file.
     pub fn declaration(mut self, declaration: Declaration) -> HostOptions {
-        self.declaration = Some(declaration);
+        self.declaration = Some(DeclarationSource::Shipped(declaration));
         self
+    }
+
+    /// The managed layout's declaration as JSON text (a QA layout file, validated beforehand with
+    /// `qa::LayoutFile`): the harness serves it at `/host/layouts/file-<digest>.json` and the Host
+    /// loads it as it loads its own (`?layout=file-<digest>`), with the same validation.
+    pub fn declaration_json(mut self, json: impl Into<String>) -> HostOptions {
+        use sha2::Digest as _;
+        let json: String = json.into();
+        let digest = sha2::Sha256::digest(json.as_bytes());
+        let name = format!("file-{}", digest.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>());
+        self.declaration = Some(DeclarationSource::Served { name, json: json.into() });
+        self
+    }
+
+    /// The served declaration's layout name and JSON, when [`HostOptions::declaration_json`] set one.
+    pub fn served_declaration(&self) -> Option<(&str, &str)> {
+        match &self.declaration {
+            Some(DeclarationSource::Served { name, json }) => Some((name, json)),
+            _ => None,
+        }
     }
 
     /// How long the composer waits for the Session's receipt of a message (its default is 10 s).
@@ -295,9 +325,16 @@ impl HostOptions {
         self
     }
 
-    /// The emulated viewport, CSS px.
+    /// The emulated window, CSS px at zoom 1.
     pub fn viewport(mut self, width: u32, height: u32) -> HostOptions {
         self.viewport = (width, height);
+        self
+    }
+
+    /// Browser zoom, as Chromium's own zoom gives it: the page's viewport is the window divided by
+    /// `zoom` CSS px and its devicePixelRatio is the DPR times `zoom` (1.25 = 125 %).
+    pub fn zoom(mut self, zoom: f64) -> HostOptions {
+        self.zoom = zoom;
         self
     }
 
@@ -314,14 +351,23 @@ impl HostOptions {
         self.actions
     }
 
-    /// Device pixels per CSS px the page is emulated at.
+    /// Device pixels per CSS px the page is emulated at (the DPR times the zoom).
     pub fn scale_factor(&self) -> f64 {
-        self.device_scale_factor
+        self.device_scale_factor * self.zoom
     }
 
-    /// The emulated viewport, CSS px.
+    /// The page's viewport, CSS px (the window divided by the zoom).
     pub fn viewport_size(&self) -> (u32, u32) {
-        self.viewport
+        if self.zoom == 1.0 {
+            return self.viewport;
+        }
+        let css = |side: u32| (f64::from(side) / self.zoom).round() as u32;
+        (css(self.viewport.0), css(self.viewport.1))
+    }
+
+    /// The browser zoom (1 unless [`HostOptions::zoom`] says otherwise).
+    pub fn zoom_level(&self) -> f64 {
+        self.zoom
     }
 
     /// The page's path and query on the Host site: `/host/<layout>.html?engine=<engine>&...`.
@@ -339,8 +385,10 @@ impl HostOptions {
         if let Some((corpus, mount)) = self.corpus {
             q.push(format!("corpus={}&mount={}", corpus.name(), mount.name()));
         }
-        if let Some(d) = self.declaration {
-            q.push(format!("layout={}", d.name()));
+        match &self.declaration {
+            Some(DeclarationSource::Shipped(d)) => q.push(format!("layout={}", d.name())),
+            Some(DeclarationSource::Served { name, .. }) => q.push(format!("layout={name}")),
+            None => {}
         }
         if let Some(ms) = self.receipt_timeout_ms {
             q.push(format!("receipt_timeout_ms={ms}"));
@@ -386,5 +434,16 @@ mod tests {
         );
         assert!(o.actions_enabled());
         assert_eq!(o.device_scale_factor(2.0).viewport(800, 600).viewport_size(), (800, 600));
+    }
+
+    #[test]
+    fn a_served_declaration_is_named_by_its_content() {
+        let a = HostOptions::new(Layout::Managed, Engine::Iframe).declaration_json("{\"layout\":1}");
+        let b = HostOptions::new(Layout::Managed, Engine::Iframe).declaration_json("{\"layout\":2}");
+        let (name, json) = a.served_declaration().unwrap();
+        assert!(name.starts_with("file-") && name.len() == 21, "{name}");
+        assert_eq!(json, "{\"layout\":1}");
+        assert_ne!(a.served_declaration().unwrap().0, b.served_declaration().unwrap().0);
+        assert!(a.path().ends_with(&format!("layout={name}")), "{}", a.path());
     }
 }

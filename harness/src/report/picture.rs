@@ -15,30 +15,37 @@ pub enum PictureError {
     Encode(image::ImageError),
 }
 
-/// Draws `snapshot` (Host-viewport CSS px, DPR 1) over `png` and returns the new PNG.
-pub fn annotate(png: &[u8], snapshot: &Value) -> Result<Vec<u8>, PictureError> {
+/// Draws `snapshot` (Host-viewport CSS px) over `png`, a screenshot of `scale` device px per CSS px
+/// (the Host's DPR times its zoom, `HostOptions::scale_factor`), and returns the new PNG.
+pub fn annotate(png: &[u8], snapshot: &Value, scale: f64) -> Result<Vec<u8>, PictureError> {
     let mut img = image::load_from_memory_with_format(png, ImageFormat::Png).map_err(PictureError::Decode)?.to_rgba8();
+    let s = if scale.is_finite() && scale > 0.0 { scale } else { 1.0 };
+    // Lines and marks keep their CSS size at any DPR.
+    let line = (2.0 * s).round().max(1.0) as i64;
     for (i, c) in snapshot["candidates"].as_array().into_iter().flatten().enumerate() {
         let [r, g, b] = PALETTE[i % PALETTE.len()];
         let rect = &c["rect"];
         if let (Some(x), Some(y), Some(w), Some(h)) =
             (rect["x"].as_f64(), rect["y"].as_f64(), rect["width"].as_f64(), rect["height"].as_f64())
         {
-            outline(&mut img, x, y, w, h, Rgba([r, g, b, 255]));
+            outline(&mut img, x * s, y * s, w * s, h * s, line, Rgba([r, g, b, 255]));
         }
     }
     for p in snapshot["capture"]["points"].as_array().into_iter().flatten() {
         if let (Some(x), Some(y)) = (p["x"].as_f64(), p["y"].as_f64()) {
-            dot(&mut img, x, y, 1, Rgba([255, 0, 255, 255]));
+            dot(&mut img, x * s, y * s, line / 2, Rgba([255, 0, 255, 255]));
         }
     }
     if let (Some(x), Some(y)) = (
         snapshot.pointer("/pointer/point/x").and_then(Value::as_f64),
         snapshot.pointer("/pointer/point/y").and_then(Value::as_f64),
     ) {
-        for d in -6..=6 {
-            put(&mut img, x as i64 + d, y as i64, Rgba([0, 0, 0, 255]));
-            put(&mut img, x as i64, y as i64 + d, Rgba([0, 0, 0, 255]));
+        let (x, y, arm) = ((x * s) as i64, (y * s) as i64, (6.0 * s).round() as i64);
+        for d in -arm..=arm {
+            for t in 0..line.max(1) / 2 + 1 {
+                put(&mut img, x + d, y + t, Rgba([0, 0, 0, 255]));
+                put(&mut img, x + t, y + d, Rgba([0, 0, 0, 255]));
+            }
         }
     }
     let mut out = std::io::Cursor::new(Vec::new());
@@ -60,9 +67,9 @@ fn dot(img: &mut RgbaImage, x: f64, y: f64, r: i64, c: Rgba<u8>) {
     }
 }
 
-fn outline(img: &mut RgbaImage, x: f64, y: f64, w: f64, h: f64, c: Rgba<u8>) {
+fn outline(img: &mut RgbaImage, x: f64, y: f64, w: f64, h: f64, line: i64, c: Rgba<u8>) {
     let (x0, y0, x1, y1) = (x.round() as i64, y.round() as i64, (x + w).round() as i64 - 1, (y + h).round() as i64 - 1);
-    for t in 0..2 {
+    for t in 0..line {
         for xx in x0..=x1 {
             put(img, xx, y0 + t, c);
             put(img, xx, y1 - t, c);
@@ -86,9 +93,21 @@ mod tests {
         blank.write_to(&mut png, ImageFormat::Png).unwrap();
         let snap = json!({"candidates": [{"rect": {"x": 2, "y": 3, "width": 10, "height": 8}}],
                           "capture": {"points": [{"point_id": "p0", "x": 30, "y": 20}]}});
-        let out = image::load_from_memory(&annotate(&png.into_inner(), &snap).unwrap()).unwrap().to_rgba8();
+        let out = image::load_from_memory(&annotate(&png.into_inner(), &snap, 1.0).unwrap()).unwrap().to_rgba8();
         assert_eq!(out.get_pixel(2, 3).0[..3], PALETTE[0]);
         assert_eq!(out.get_pixel(30, 20).0, [255, 0, 255, 255]);
         assert_eq!(out.get_pixel(7, 7).0, [255, 255, 255, 255], "the inside stays untouched");
+    }
+
+    #[test]
+    fn a_screenshot_at_dpr_two_gets_its_marks_at_twice_the_css_coordinates() {
+        let blank = RgbaImage::from_pixel(80, 60, Rgba([255, 255, 255, 255]));
+        let mut png = std::io::Cursor::new(Vec::new());
+        blank.write_to(&mut png, ImageFormat::Png).unwrap();
+        let snap = json!({"candidates": [{"rect": {"x": 2, "y": 3, "width": 10, "height": 8}}]});
+        let out = image::load_from_memory(&annotate(&png.into_inner(), &snap, 2.0).unwrap()).unwrap().to_rgba8();
+        assert_eq!((out.width(), out.height()), (80, 60), "the picture keeps the screenshot's size");
+        assert_eq!(out.get_pixel(4, 6).0[..3], PALETTE[0], "the rect's corner at 2x");
+        assert_eq!(out.get_pixel(2, 3).0, [255, 255, 255, 255], "nothing at the unscaled corner");
     }
 }

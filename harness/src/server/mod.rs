@@ -63,6 +63,9 @@ struct Shared {
     /// The reference user's bearer token, filled into served HTML as `__SESSION_TOKEN__`.
     session_token: String,
     log: Mutex<Vec<RequestRecord>>,
+    /// Managed layout declarations served at `/host/layouts/<name>.json` on the Host site, beside
+    /// the shipped files (QA's `--layout-file`, [`Server::serve_layout`]).
+    layouts: Mutex<std::collections::HashMap<String, Arc<str>>>,
 }
 
 /// A running reference server. Dropping it stops both sites.
@@ -109,6 +112,7 @@ impl Server {
             host_origin: format!("http://127.0.0.1:{host_port}"),
             child_origin: format!("http://localhost:{child_port}"),
             log: Mutex::new(Vec::new()),
+            layouts: Mutex::new(std::collections::HashMap::new()),
         });
         let mut tasks = Vec::new();
         for (listener, site) in [(host, Site::Host), (child, Site::Child)] {
@@ -150,6 +154,14 @@ impl Server {
     /// A URL on the Host site.
     pub fn host_url(&self, path: &str) -> String {
         format!("{}{}", self.shared.host_origin, path)
+    }
+
+    /// Serves `json` as the managed layout declaration `name` (`/host/managed.html?layout=<name>`
+    /// loads it). A name of `pages/host/layouts/` is shadowed for as long as the server runs.
+    pub fn serve_layout(&self, name: &str, json: &str) {
+        if let Ok(mut l) = self.shared.layouts.lock() {
+            l.insert(name.to_string(), Arc::from(json));
+        }
     }
 
     /// Every request served so far, oldest first.
@@ -198,6 +210,12 @@ fn is_host_page(path: &str) -> bool {
 async fn respond(shared: &Shared, site: Site, path: &str, query: Option<&str>, headers: &HeaderMap) -> Response {
     if site == Site::Child && is_host_page(path) {
         return status(StatusCode::NOT_FOUND, "not found");
+    }
+    if let Some(name) = path.strip_prefix("/host/layouts/").and_then(|n| n.strip_suffix(".json")) {
+        let served = shared.layouts.lock().ok().and_then(|l| l.get(name).cloned());
+        if let Some(json) = served {
+            return ok("application/json", json.as_bytes().to_vec());
+        }
     }
     if let Some(rest) = path.strip_prefix("/fragments/") {
         return gateway::respond(shared, site, rest, query, headers).await;

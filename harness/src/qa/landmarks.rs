@@ -1,0 +1,134 @@
+//! Where a command may sample, checked before a browser starts: `--point X,Y` inside the page's
+//! viewport, or a landmark the reference Host (or the layout file) really has. [`REFERENCE`] is
+//! every `data-landmark` of the default Host in the four cells, in every frame and shadow tree;
+//! tests/cli_qa.rs reads them back from Chromium's DOM (pierced documents of every frame) and
+//! fails when this list and the Host disagree in either direction.
+
+use super::declaration::LayoutFile;
+
+/// Every landmark of the default reference Host (managed and compat, iframe and fragment).
+pub const REFERENCE: &[&str] = &[
+    "boundary",
+    "bridge-app",
+    "bridge-artifact",
+    "bridge-fixture",
+    "bridge-frame",
+    "chat",
+    "closed-fixture",
+    "closed-shadow-app",
+    "closed-shadow-artifact",
+    "closed-shadow-frame",
+    "closed-shadow-leaf",
+    "closed-shadow-safe-text",
+    "compat-shell",
+    "composer",
+    "composer-context-toggle",
+    "composer-input",
+    "composer-send",
+    "composer-uploads",
+    "host-privacy-probes",
+    "host-probe-exclude",
+    "host-probe-password",
+    "host-probe-redact",
+    "leaf-left-frame",
+    "leaf-right-frame",
+    "left-leaf",
+    "left-leaf-app",
+    "left-leaf-text",
+    "managed-shell",
+    "nav",
+    "nested-artifact",
+    "oopif-leaf",
+    "oopif-safe-text",
+    "page-area",
+    "page-home",
+    "page-tools",
+    "panel-chat",
+    "panel-main",
+    "panel-nav",
+    "panel-tools",
+    "privacy-probes",
+    "probe-exclude",
+    "probe-password",
+    "probe-redact",
+    "right-leaf",
+    "right-leaf-app",
+    "right-leaf-artifact",
+    "right-leaf-text",
+];
+
+/// Landmark families whose members carry a name of their own (`nav-<link>`).
+pub const REFERENCE_PREFIXES: &[&str] = &["nav-"];
+
+/// Where a command samples.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// A Host-viewport point, CSS px.
+    Point(f64, f64),
+    /// The point on the shared edge of the two leaves, measured live (`checks::sampling`).
+    Boundary,
+    /// The centre of a landmark element, measured live.
+    Landmark(String),
+}
+
+/// Parses `--point` (`X,Y` or a landmark) and checks it against the page's CSS viewport and the
+/// landmarks the Host (with `file`'s panels and pages) has.
+pub fn target(point: &str, css_viewport: (u32, u32), file: Option<&LayoutFile>) -> Result<Target, String> {
+    if let Some((x, y)) = point.split_once(',') {
+        let x: f64 = x.trim().parse().map_err(|_| format!("bad x in --point {point:?}"))?;
+        let y: f64 = y.trim().parse().map_err(|_| format!("bad y in --point {point:?}"))?;
+        if !(x.is_finite() && y.is_finite()) {
+            return Err(format!("--point {point:?} is not finite"));
+        }
+        let (w, h) = css_viewport;
+        if !(0.0..f64::from(w)).contains(&x) || !(0.0..f64::from(h)).contains(&y) {
+            return Err(format!("--point {point:?} is outside the {w}x{h} CSS px viewport"));
+        }
+        return Ok(Target::Point(x, y));
+    }
+    if point == "boundary" {
+        return Ok(Target::Boundary);
+    }
+    let known = REFERENCE.contains(&point)
+        || REFERENCE_PREFIXES.iter().any(|p| point.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
+        || file.is_some_and(|f| f.landmarks.iter().any(|l| l == point));
+    if !known {
+        let mut names: Vec<&str> = REFERENCE.to_vec();
+        if let Some(f) = file {
+            names.extend(f.landmarks.iter().map(String::as_str));
+        }
+        return Err(format!("no landmark {point:?} (landmarks: {})", names.join(", ")));
+    }
+    Ok(Target::Landmark(point.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_point_must_fall_inside_the_viewport() {
+        assert_eq!(target("0,0", (1280, 720), None), Ok(Target::Point(0.0, 0.0)));
+        assert_eq!(target("1279.5,719", (1280, 720), None), Ok(Target::Point(1279.5, 719.0)));
+        assert!(target("1280,10", (1280, 720), None).unwrap_err().contains("outside the 1280x720"));
+        assert!(target("10,720", (1280, 720), None).unwrap_err().contains("outside"));
+        assert!(target("-1,10", (1280, 720), None).unwrap_err().contains("outside"));
+        assert!(target("5000,5000", (1280, 720), None).unwrap_err().contains("5000,5000"));
+    }
+
+    #[test]
+    fn an_unknown_landmark_is_named_with_the_known_ones() {
+        let e = target("no-such-place", (1280, 720), None).unwrap_err();
+        assert!(e.contains("no-such-place") && e.contains("boundary") && e.contains("left-leaf"), "{e}");
+        assert_eq!(target("nav-home", (1280, 720), None), Ok(Target::Landmark("nav-home".into())));
+        assert!(target("nav-", (1280, 720), None).is_err());
+        assert_eq!(target("boundary", (1280, 720), None), Ok(Target::Boundary));
+    }
+
+    #[test]
+    fn a_layout_file_adds_its_panels_and_pages() {
+        let f = LayoutFile { path: "x.json".into(), json: String::new(), landmarks: vec!["panel-side".into()] };
+        assert_eq!(target("panel-side", (1280, 720), Some(&f)), Ok(Target::Landmark("panel-side".into())));
+        assert!(target("panel-side", (1280, 720), None).is_err());
+    }
+}

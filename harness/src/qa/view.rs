@@ -1,0 +1,162 @@
+//! The view options of every command that opens a Host (`snapshot`, `verify`, `replay`, and
+//! `inspect` at its merge): `--layout-file`, `--viewport WxH`, `--dpr 1|2|3`, `--zoom Z`, as one
+//! reusable clap [`ViewArgs`], turned into a checked [`View`] before any browser starts.
+
+use std::path::{Path, PathBuf};
+
+use crate::host::{HostOptions, Layout, VIEWPORT};
+
+use super::declaration::{DeclarationError, LayoutFile};
+
+/// The smallest and largest emulated window side the CLI accepts, CSS px at zoom 1.
+pub const VIEWPORT_RANGE: (u32, u32) = (100, 4096);
+/// The browser zoom levels the CLI accepts (Chromium's own range is 0.25 to 5).
+pub const ZOOM_RANGE: (f64, f64) = (0.25, 5.0);
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ViewArgs {
+    /// A managed layout declaration (JSON, the shape of pages/host/layouts/default.json) to open
+    /// instead of the default one; checked with the Host's own rules before anything opens.
+    #[arg(long, value_name = "FILE")]
+    pub layout_file: Option<PathBuf>,
+    /// The emulated window, CSS px at zoom 1 (default 1280x720).
+    #[arg(long, value_name = "WxH", value_parser = parse_viewport)]
+    pub viewport: Option<(u32, u32)>,
+    /// Device pixels per CSS px.
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
+    pub dpr: Option<u8>,
+    /// Browser zoom (1.25 = 125 %): the page sees a viewport of WxH / zoom CSS px and a
+    /// devicePixelRatio of dpr x zoom, as Chromium's own zoom gives it.
+    #[arg(long, value_parser = parse_zoom)]
+    pub zoom: Option<f64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ViewError {
+    #[error(transparent)]
+    Declaration(#[from] DeclarationError),
+    #[error("--layout-file is a managed layout declaration; it cannot be opened with --layout compat")]
+    CompatWithFile,
+}
+
+/// Checked view options: apply them to every [`HostOptions`] a command opens. Only the options
+/// given are applied: a check that opens its Host at DPR 2 keeps it unless `--dpr` says otherwise.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct View {
+    pub layout_file: Option<LayoutFile>,
+    pub window: Option<(u32, u32)>,
+    pub dpr: Option<u8>,
+    pub zoom: Option<f64>,
+}
+
+impl ViewArgs {
+    /// Validates the options (the layout file with the Host's rules under `pages`).
+    pub fn check(&self, pages: &Path) -> Result<View, ViewError> {
+        let layout_file = match &self.layout_file {
+            Some(p) => Some(LayoutFile::load(pages, p)?),
+            None => None,
+        };
+        Ok(View { layout_file, window: self.viewport, dpr: self.dpr, zoom: self.zoom })
+    }
+}
+
+impl View {
+    /// The layouts a command may open: with a layout file only managed, and asking for compat
+    /// beside one is an error.
+    pub fn layouts(&self, asked: Option<&[Layout]>) -> Result<Vec<Layout>, ViewError> {
+        match (&self.layout_file, asked) {
+            (Some(_), Some(l)) if l.contains(&Layout::Compat) => Err(ViewError::CompatWithFile),
+            (Some(_), _) => Ok(vec![Layout::Managed]),
+            (None, Some(l)) => Ok(l.to_vec()),
+            (None, None) => Ok(Layout::ALL.to_vec()),
+        }
+    }
+
+    /// `options` at this view: window, DPR, zoom, and the layout file's declaration (managed only).
+    pub fn apply(&self, options: HostOptions) -> HostOptions {
+        let managed = options.layout() == Layout::Managed;
+        let mut o = options;
+        if let Some((w, h)) = self.window {
+            o = o.viewport(w, h);
+        }
+        if let Some(dpr) = self.dpr {
+            o = o.device_scale_factor(f64::from(dpr));
+        }
+        if let Some(zoom) = self.zoom {
+            o = o.zoom(zoom);
+        }
+        match &self.layout_file {
+            Some(f) if managed => o.declaration_json(f.json.clone()),
+            _ => o,
+        }
+    }
+
+    /// The page's viewport in CSS px (the window divided by the zoom), where points must fall.
+    pub fn css_viewport(&self) -> (u32, u32) {
+        let (w, h) = self.window.unwrap_or(VIEWPORT);
+        HostOptions::new(Layout::Managed, crate::host::Engine::Iframe)
+            .viewport(w, h)
+            .zoom(self.zoom.unwrap_or(1.0))
+            .viewport_size()
+    }
+}
+
+pub fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not WxH (e.g. 1280x720)"))?;
+    let side = |v: &str| -> Result<u32, String> {
+        let n: u32 = v.trim().parse().map_err(|_| format!("{v:?} in {s:?} is not a whole number of CSS px"))?;
+        let (lo, hi) = VIEWPORT_RANGE;
+        if !(lo..=hi).contains(&n) {
+            return Err(format!("{n} in {s:?} is outside {lo}..={hi} CSS px"));
+        }
+        Ok(n)
+    };
+    Ok((side(w)?, side(h)?))
+}
+
+pub fn parse_zoom(s: &str) -> Result<f64, String> {
+    let z: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number (e.g. 1.25)"))?;
+    let (lo, hi) = ZOOM_RANGE;
+    if !(z.is_finite() && (lo..=hi).contains(&z)) {
+        return Err(format!("zoom {s} is outside {lo}..={hi}"));
+    }
+    Ok(z)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_viewport_is_two_sides_within_the_range() {
+        assert_eq!(parse_viewport("800x600"), Ok((800, 600)));
+        assert_eq!(parse_viewport("100x4096"), Ok((100, 4096)));
+        assert!(parse_viewport("99x600").unwrap_err().contains("outside"));
+        assert!(parse_viewport("800x4097").unwrap_err().contains("outside"));
+        assert!(parse_viewport("800").unwrap_err().contains("WxH"));
+        assert!(parse_viewport("axb").unwrap_err().contains("whole number"));
+    }
+
+    #[test]
+    fn a_zoom_is_a_finite_number_within_chromiums_range() {
+        assert_eq!(parse_zoom("1.25"), Ok(1.25));
+        assert_eq!(parse_zoom("0.25"), Ok(0.25));
+        assert_eq!(parse_zoom("5"), Ok(5.0));
+        assert!(parse_zoom("0.24").is_err());
+        assert!(parse_zoom("5.01").is_err());
+        assert!(parse_zoom("NaN").is_err());
+    }
+
+    #[test]
+    fn zoom_divides_the_css_viewport_and_multiplies_the_device_pixel_ratio() {
+        let v = View { layout_file: None, window: Some((1280, 720)), dpr: Some(2), zoom: Some(1.25) };
+        assert_eq!(v.css_viewport(), (1024, 576));
+        let o = v.apply(HostOptions::new(Layout::Compat, crate::host::Engine::Iframe));
+        assert_eq!(o.viewport_size(), (1024, 576));
+        assert_eq!(o.scale_factor(), 2.5);
+        // Options not given leave what the command's own Host options say.
+        let kept = View::default()
+            .apply(HostOptions::new(Layout::Compat, crate::host::Engine::Iframe).device_scale_factor(2.0));
+        assert_eq!((kept.scale_factor(), kept.viewport_size()), (2.0, VIEWPORT));
+    }
+}

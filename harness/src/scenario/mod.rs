@@ -1,0 +1,378 @@
+//! QA scenarios (issue 22): a bug report written down as a file (JSON, read strictly with serde:
+//! an unknown step or field is an error naming it) and replayed with trusted CDP input: the
+//! layout, engines and view it needs, then steps (open, move, click, drag, tap, key, type,
+//! wait-for, snapshot, send, expect). [`load`] checks everything that can be checked before a
+//! browser starts; `run.rs` replays it on a Host and stops at the first failed expectation.
+//!
+//! JSON only: no well-kept serde YAML crate is in the dependency set (serde_yaml is archived
+//! upstream, serde_yml is not maintained), and a scenario is small enough to write as JSON.
+
+pub mod run;
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::host::{Engine, Geometry, Layout};
+use crate::qa::landmarks::{self, Target};
+use crate::qa::{LayoutFile, View};
+
+/// A scenario file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// What bug class it reproduces, for people.
+    #[serde(default)]
+    pub description: String,
+    #[serde(default = "managed")]
+    pub layout: Layout,
+    /// The engines it is replayed in, each in a fresh Host (default: both).
+    #[serde(default = "both_engines")]
+    pub engines: Vec<Engine>,
+    /// A managed layout declaration, relative to the scenario file.
+    #[serde(default)]
+    pub layout_file: Option<PathBuf>,
+    /// `WxH`, CSS px at zoom 1.
+    #[serde(default)]
+    pub viewport: Option<String>,
+    #[serde(default)]
+    pub dpr: Option<u8>,
+    #[serde(default)]
+    pub zoom: Option<f64>,
+    pub steps: Vec<Step>,
+}
+
+fn managed() -> Layout {
+    Layout::Managed
+}
+
+fn both_engines() -> Vec<Engine> {
+    Engine::ALL.to_vec()
+}
+
+/// Where a step points: `"boundary"`, a landmark name, `[x, y]` (Host-viewport CSS px), or
+/// `{"landmark": name, "fx": 0.1, "fy": 0.5}` (a spot inside the landmark's rect, as fractions).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum At {
+    Named(String),
+    Xy([f64; 2]),
+    Spot(Spot),
+    /// A button of the Host's agent action overlay: `{"overlay": "primary"}` (or `cancel`).
+    Overlay(OverlayButton),
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OverlayButton {
+    pub overlay: String,
+}
+
+/// The overlay's answer buttons (pages/host/overlay.js `data-wippy-attention-answer`).
+pub const OVERLAY_ANSWERS: &[&str] = &["primary", "cancel", "deny", "pointer-area"];
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Spot {
+    pub landmark: String,
+    #[serde(default = "half")]
+    pub fx: f64,
+    #[serde(default = "half")]
+    pub fy: f64,
+}
+
+fn half() -> f64 {
+    0.5
+}
+
+/// A candidate as an expectation names it: role and/or accessible name.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CandidateSpec {
+    #[serde(default)]
+    pub role: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// One step. `do` names it; every other key is the step's own (unknown keys are errors).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "do", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Step {
+    /// Opens (or reopens) the Host: the scenario's layout and view, with these geometry variants
+    /// (`scroll-panel`, `zoom-frame` ... pages/README.md) and agent actions.
+    Open {
+        #[serde(default)]
+        geometry: Vec<String>,
+        #[serde(default)]
+        actions: bool,
+    },
+    /// Moves the pointer there and waits until the runtime's latest pointer is there.
+    Move {
+        at: At,
+    },
+    Click {
+        at: At,
+    },
+    Drag {
+        from: At,
+        to: At,
+        #[serde(default = "drag_steps")]
+        steps: u32,
+    },
+    Tap {
+        at: At,
+    },
+    /// A key by its DOM `key` or `code` (Tab, Enter, Escape, Space, Backspace, arrows, a).
+    Key {
+        key: String,
+        #[serde(default)]
+        shift: bool,
+    },
+    Type {
+        text: String,
+    },
+    /// Waits for a landmark to exist, or for a snapshot with a candidate like this, or for the
+    /// inspection API's `find({css, scope})` to return a node (needs `$W.attention`, issue 21).
+    WaitFor {
+        #[serde(default)]
+        landmark: Option<String>,
+        #[serde(default)]
+        candidate: Option<CandidateSpec>,
+        #[serde(default)]
+        selector: Option<String>,
+        #[serde(default = "wait_ms")]
+        timeout_ms: u64,
+    },
+    /// Takes a snapshot; a named one is recorded as a golden by `record --scenario`.
+    Snapshot {
+        #[serde(default)]
+        name: Option<String>,
+    },
+    /// The agent asks the Host for a UI action (`highlight`, `confirm`, `select`) on a candidate of
+    /// the latest snapshot (like `target`, default the one under the pointer), through the
+    /// reference Session; waits for the Host's overlay to open. `expect {status}` awaits its result.
+    Action {
+        mode: String,
+        #[serde(default)]
+        target: Option<CandidateSpec>,
+        #[serde(default)]
+        prompt: Option<String>,
+    },
+    /// Types `text` into the composer and sends it with a trusted Enter; waits until the Host's
+    /// composer submitted it.
+    Send {
+        text: String,
+    },
+    /// Checks the latest snapshot (taking fresh ones until it holds, within `timeout_ms`).
+    Expect {
+        /// The candidate under the pointer (the pointer's first candidate id).
+        #[serde(default)]
+        top: Option<CandidateSpec>,
+        /// Some candidate is like this.
+        #[serde(default)]
+        candidate: Option<CandidateSpec>,
+        /// The path kinds of the candidate under the pointer, host first (`["host", "panel", ...]`).
+        #[serde(default)]
+        path: Option<Vec<String>>,
+        /// Some omission has this reason.
+        #[serde(default)]
+        omission: Option<String>,
+        /// No omission has this reason.
+        #[serde(default)]
+        no_omission: Option<String>,
+        /// The snapshot's selection text (whitespace collapsed).
+        #[serde(default)]
+        selection: Option<String>,
+        /// The terminal status of the last `action` (`done`, `cancelled`, `stale` ...).
+        #[serde(default)]
+        status: Option<String>,
+        #[serde(default = "wait_ms")]
+        timeout_ms: u64,
+    },
+}
+
+fn drag_steps() -> u32 {
+    12
+}
+
+fn wait_ms() -> u64 {
+    5000
+}
+
+impl Step {
+    /// The step's `do` name, for messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Step::Open { .. } => "open",
+            Step::Move { .. } => "move",
+            Step::Click { .. } => "click",
+            Step::Drag { .. } => "drag",
+            Step::Tap { .. } => "tap",
+            Step::Key { .. } => "key",
+            Step::Type { .. } => "type",
+            Step::WaitFor { .. } => "wait-for",
+            Step::Snapshot { .. } => "snapshot",
+            Step::Send { .. } => "send",
+            Step::Action { .. } => "action",
+            Step::Expect { .. } => "expect",
+        }
+    }
+}
+
+/// A scenario read and checked: its view (layout file validated), where it came from.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub path: PathBuf,
+    pub scenario: Scenario,
+    pub view: View,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("cannot read the scenario {path}: {source}")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("scenario {path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+/// Reads and checks a scenario: strict JSON (the member path of an unknown field or step is
+/// named), the layout file by the Host's rules, every step's names and points, all before a
+/// browser starts.
+pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.into(), source })?;
+    let invalid = |message: String| ScenarioError::Invalid { path: path.into(), message };
+    let de = &mut serde_json::Deserializer::from_str(&text);
+    let scenario: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+        let at = e.path().to_string();
+        invalid(format!("at {at}: {}", e.inner()))
+    })?;
+    let view_args = crate::qa::ViewArgs {
+        layout_file: scenario.layout_file.as_ref().map(|f| path.parent().unwrap_or(Path::new(".")).join(f)),
+        viewport: match &scenario.viewport {
+            Some(v) => Some(crate::qa::view::parse_viewport(v).map_err(|e| invalid(format!("viewport: {e}")))?),
+            None => None,
+        },
+        dpr: match scenario.dpr {
+            Some(d) if !(1..=3).contains(&d) => return Err(invalid(format!("dpr {d} is not 1, 2 or 3"))),
+            d => d,
+        },
+        zoom: match scenario.zoom {
+            Some(z) => Some(crate::qa::view::parse_zoom(&z.to_string()).map_err(|e| invalid(format!("zoom: {e}")))?),
+            None => None,
+        },
+    };
+    let view = view_args.check(pages).map_err(|e| invalid(e.to_string()))?;
+    view.layouts(Some(&[scenario.layout])).map_err(|e| invalid(e.to_string()))?;
+    if scenario.engines.is_empty() {
+        return Err(invalid("engines: name at least one".into()));
+    }
+    if !matches!(scenario.steps.first(), Some(Step::Open { .. })) {
+        return Err(invalid("steps[0]: the first step must be `open`".into()));
+    }
+    let css = view.css_viewport();
+    for (i, step) in scenario.steps.iter().enumerate() {
+        let at = |a: &At| {
+            check_at(a, css, view.layout_file.as_ref())
+                .map_err(|e| invalid(format!("steps[{i}] ({}): {e}", step.name())))
+        };
+        match step {
+            Step::Open { geometry, .. } => {
+                for g in geometry {
+                    geometry_named(g)
+                        .ok_or_else(|| invalid(format!("steps[{i}] (open): no geometry variant {g:?}")))?;
+                }
+            }
+            Step::Move { at: a } | Step::Click { at: a } | Step::Tap { at: a } => at(a)?,
+            Step::Drag { from, to, .. } => {
+                at(from)?;
+                at(to)?;
+            }
+            Step::Key { key, .. } => {
+                crate::input::Key::named(key).ok_or_else(|| invalid(format!("steps[{i}] (key): no key {key:?}")))?;
+            }
+            Step::WaitFor { landmark, candidate, selector, .. } => {
+                let given =
+                    [landmark.is_some(), candidate.is_some(), selector.is_some()].iter().filter(|b| **b).count();
+                if given != 1 {
+                    return Err(invalid(format!("steps[{i}] (wait-for): name one of landmark, candidate, selector")));
+                }
+                if let Some(l) = landmark {
+                    at(&At::Named(l.clone()))?;
+                }
+            }
+            Step::Action { mode, .. } => {
+                if !["highlight", "confirm", "select"].contains(&mode.as_str()) {
+                    return Err(invalid(format!(
+                        "steps[{i}] (action): mode {mode:?} is not highlight, confirm or select"
+                    )));
+                }
+            }
+            Step::Expect { top, candidate, path, omission, no_omission, selection, status, .. } => {
+                if let Some(st) = status {
+                    serde_json::from_value::<crate::agent::Status>(serde_json::Value::String(st.clone()))
+                        .map_err(|_| invalid(format!("steps[{i}] (expect): no action status {st:?}")))?;
+                }
+                if top.is_none()
+                    && candidate.is_none()
+                    && path.is_none()
+                    && omission.is_none()
+                    && no_omission.is_none()
+                    && selection.is_none()
+                    && status.is_none()
+                {
+                    return Err(invalid(format!("steps[{i}] (expect): expects nothing")));
+                }
+                for r in [omission, no_omission].into_iter().flatten() {
+                    serde_json::from_value::<crate::attention::OmissionReason>(serde_json::Value::String(r.clone()))
+                        .map_err(|_| invalid(format!("steps[{i}] (expect): no omission reason {r:?}")))?;
+                }
+            }
+            Step::Type { .. } | Step::Snapshot { .. } | Step::Send { .. } => {}
+        }
+    }
+    Ok(Loaded { path: path.to_path_buf(), scenario, view })
+}
+
+fn check_at(a: &At, css: (u32, u32), file: Option<&LayoutFile>) -> Result<(), String> {
+    match a {
+        At::Overlay(b) if OVERLAY_ANSWERS.contains(&b.overlay.as_str()) => Ok(()),
+        At::Overlay(b) => Err(format!("no overlay button {:?} (buttons: {})", b.overlay, OVERLAY_ANSWERS.join(", "))),
+        At::Named(n) => landmarks::target(n, css, file).map(drop),
+        At::Xy([x, y]) => landmarks::target(&format!("{x},{y}"), css, file).map(drop),
+        At::Spot(s) => {
+            if !((0.0..=1.0).contains(&s.fx) && (0.0..=1.0).contains(&s.fy)) {
+                return Err(format!(
+                    "fx and fy are fractions of the landmark's rect (0..=1), not {} and {}",
+                    s.fx, s.fy
+                ));
+            }
+            match landmarks::target(&s.landmark, css, file)? {
+                Target::Landmark(_) | Target::Boundary => Ok(()),
+                Target::Point(..) => Err(format!("{:?} is not a landmark", s.landmark)),
+            }
+        }
+    }
+}
+
+/// The geometry variant host.js knows by `name`.
+pub fn geometry_named(name: &str) -> Option<Geometry> {
+    [
+        Geometry::ZoomFrame,
+        Geometry::ZoomLeaf,
+        Geometry::ScaleFrame,
+        Geometry::ScaleTranslateFrame,
+        Geometry::ScalePanel,
+        Geometry::ScrollPage,
+        Geometry::ScrollPanel,
+        Geometry::BorderFrame,
+        Geometry::RotateFrame,
+        Geometry::SkewFrame,
+    ]
+    .into_iter()
+    .find(|g| g.to_string() == name)
+}

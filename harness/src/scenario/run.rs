@@ -1,0 +1,395 @@
+//! Replays a loaded scenario on a fresh Host per engine with trusted CDP input
+//! (harness/src/input.rs), one [`StepOutcome`] per step, stopping at the first step that fails
+//! (an expectation that did not hold within its timeout names the step and what it saw).
+
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context};
+use serde_json::{json, Value};
+
+use crate::attention::{Reported, Snapshot};
+use crate::checks::{self, wait_for, Poll};
+use crate::harness::Harness;
+use crate::host::{Engine, Host, HostOptions};
+use crate::input::{Key, SHIFT};
+
+use super::{geometry_named, At, CandidateSpec, Loaded, Step};
+
+/// What one step did.
+#[derive(Debug, Clone)]
+pub struct StepOutcome {
+    /// The step's position in the file (`steps[i]`).
+    pub index: usize,
+    /// Its `do` name.
+    pub step: &'static str,
+    pub pass: bool,
+    pub detail: String,
+    /// The snapshot the step took or checked, when it has one.
+    pub snapshot: Option<Value>,
+    /// The viewport screenshot with the snapshot drawn on it (only when pictures are asked for).
+    pub picture: Option<Vec<u8>>,
+}
+
+/// One engine's replay.
+#[derive(Debug, Clone)]
+pub struct EngineRun {
+    pub engine: Engine,
+    pub steps: Vec<StepOutcome>,
+    /// The named snapshots, in order: what `record --scenario` writes as goldens.
+    pub named: Vec<(String, Value)>,
+}
+
+impl EngineRun {
+    pub fn passed(&self) -> bool {
+        self.steps.iter().all(|s| s.pass)
+    }
+
+    /// The failed step, named as `steps[i] (do)`.
+    pub fn failure(&self) -> Option<String> {
+        self.steps.iter().find(|s| !s.pass).map(|s| format!("steps[{}] ({}): {}", s.index, s.step, s.detail))
+    }
+}
+
+/// The centre of a landmark's visible part (input outside the viewport reaches nothing).
+pub async fn visible_centre(host: &Host, name: &str) -> anyhow::Result<(f64, f64)> {
+    let r = host.landmark_rect(name).await?;
+    let (w, h) = host.options().viewport_size();
+    let (x0, y0) = (r.x.max(0.0), r.y.max(0.0));
+    let (x1, y1) = ((r.x + r.width).min(f64::from(w)), (r.y + r.height).min(f64::from(h)));
+    if x1 <= x0 || y1 <= y0 {
+        bail!("landmark {name:?} is outside the {w}x{h} CSS px viewport (at {r:?})");
+    }
+    Ok(((x0 + x1) / 2.0, (y0 + y1) / 2.0))
+}
+
+async fn point(host: &Host, at: &At) -> anyhow::Result<(f64, f64)> {
+    match at {
+        At::Xy([x, y]) => Ok((*x, *y)),
+        At::Named(n) if n == "boundary" => checks::sampling::boundary_point(host).await.map(|(x, y, _, _)| (x, y)),
+        At::Named(n) => visible_centre(host, n).await,
+        At::Spot(s) => {
+            let r = host.landmark_rect(&s.landmark).await?;
+            Ok((r.x + s.fx * r.width, r.y + s.fy * r.height))
+        }
+        At::Overlay(b) => {
+            checks::actions::overlay_point(host, &format!("[data-wippy-attention-answer={}]", b.overlay)).await
+        }
+    }
+}
+
+fn like(c: &crate::attention::Candidate, spec: &CandidateSpec) -> bool {
+    spec.role.as_ref().is_none_or(|r| c.summary.role.as_ref() == Some(r))
+        && spec.name.as_ref().is_none_or(|n| c.summary.name.as_ref() == Some(n))
+}
+
+/// The candidate under the pointer: the pointer's first candidate id.
+fn top(s: &Snapshot) -> Option<&crate::attention::Candidate> {
+    let id = s.pointer.as_ref()?.candidate_ids.first()?;
+    s.candidates.iter().find(|c| &c.target_id == id)
+}
+
+fn describe(c: Option<&crate::attention::Candidate>) -> String {
+    match c {
+        Some(c) => format!("{:?} {:?}", c.summary.role, c.summary.name),
+        None => "no candidate".into(),
+    }
+}
+
+fn kind_name(k: &crate::attention::SegmentKind) -> String {
+    serde_json::to_value(k).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+fn collapse(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Checks an `expect` step's members against one snapshot: `Ok(())` or what it saw instead.
+fn holds(step: &Step, s: &Snapshot) -> Result<(), String> {
+    let Step::Expect { top: want_top, candidate, path, omission, no_omission, selection, status: _, .. } = step else {
+        return Ok(());
+    };
+    if let Some(spec) = want_top {
+        if !top(s).is_some_and(|c| like(c, spec)) {
+            return Err(format!("the candidate under the pointer is {}", describe(top(s))));
+        }
+    }
+    if let Some(spec) = candidate {
+        if !s.candidates.iter().any(|c| like(c, spec)) {
+            let all: Vec<String> = s.candidates.iter().map(|c| describe(Some(c))).collect();
+            return Err(format!("no candidate like {spec:?} among {all:?}"));
+        }
+    }
+    if let Some(kinds) = path {
+        let got: Vec<String> = top(s).map(|c| c.path.iter().map(|p| kind_name(&p.kind)).collect()).unwrap_or_default();
+        if &got != kinds {
+            return Err(format!("the path under the pointer is {got:?}"));
+        }
+    }
+    let reasons: Vec<String> = s
+        .omissions
+        .iter()
+        .map(|o| serde_json::to_value(o.reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default())
+        .collect();
+    if let Some(r) = omission {
+        if !reasons.contains(r) {
+            return Err(format!("omissions are {reasons:?}"));
+        }
+    }
+    if let Some(r) = no_omission {
+        if reasons.contains(r) {
+            return Err(format!("omissions are {reasons:?}"));
+        }
+    }
+    if let Some(want) = selection {
+        let got = s.selection.as_ref().map(|x| collapse(&x.text));
+        if got.as_deref() != Some(collapse(want).as_str()) {
+            return Err(format!("the selection is {got:?} (omissions {reasons:?})"));
+        }
+    }
+    Ok(())
+}
+
+struct Ctx {
+    last: Option<Reported<Snapshot>>,
+    agent: Option<crate::agent::Agent>,
+    pending: Option<crate::agent::PendingAction>,
+}
+
+async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<String> {
+    match step {
+        Step::Open { .. } => Ok(format!("opened {}", host.url)),
+        Step::Move { at } => {
+            let (x, y) = point(host, at).await?;
+            let snap = checks::snapshot_at(host, x, y).await?;
+            let d = format!("pointer at ({x:.1}, {y:.1}): {}", describe(top(&snap)));
+            ctx.last = Some(snap);
+            Ok(d)
+        }
+        Step::Click { at } => {
+            let (x, y) = point(host, at).await?;
+            host.click_at(x, y).await?;
+            Ok(format!("clicked ({x:.1}, {y:.1})"))
+        }
+        Step::Tap { at } => {
+            let (x, y) = point(host, at).await?;
+            host.tap(x, y).await?;
+            Ok(format!("tapped ({x:.1}, {y:.1})"))
+        }
+        Step::Drag { from, to, steps } => {
+            let (a, b) = (point(host, from).await?, point(host, to).await?);
+            host.drag(a, b, *steps).await?;
+            Ok(format!("dragged ({:.1}, {:.1}) to ({:.1}, {:.1})", a.0, a.1, b.0, b.1))
+        }
+        Step::Key { key, shift } => {
+            let k = Key::named(key).ok_or_else(|| anyhow!("no key {key:?}"))?;
+            host.press_key_with(k, if *shift { SHIFT } else { 0 }).await?;
+            Ok(format!("pressed {}{}", if *shift { "Shift+" } else { "" }, k.key))
+        }
+        Step::Type { text } => {
+            host.type_text(text).await?;
+            Ok(format!("typed {} characters", text.chars().count()))
+        }
+        Step::WaitFor { landmark, candidate, selector, timeout_ms } => {
+            let timeout = Duration::from_millis(*timeout_ms);
+            if let Some(l) = landmark {
+                let what = format!("landmark {l:?} appearing");
+                let r = wait_for(host, &what, timeout, || async {
+                    Ok(match host.landmark_rect(l).await {
+                        Ok(r) => Poll::Ready(r),
+                        Err(e) => Poll::Pending(e.to_string()),
+                    })
+                })
+                .await?;
+                return Ok(format!("landmark {l:?} at {r:?}"));
+            }
+            if let Some(spec) = candidate {
+                let what = format!("a candidate like {spec:?}");
+                let snap = wait_for(host, &what, timeout, || async {
+                    let s = host.snapshot().await?;
+                    Ok(if s.candidates.iter().any(|c| like(c, spec)) {
+                        Poll::Ready(s)
+                    } else {
+                        Poll::Pending(format!("{} candidates", s.candidates.len()))
+                    })
+                })
+                .await?;
+                ctx.last = Some(snap);
+                return Ok(format!("a candidate like {spec:?}"));
+            }
+            let css = selector.as_deref().unwrap_or_default();
+            // The inspection API (/work/INSPECTION_API.md: `find(query, options)` on
+            // `wippyAttention.attention`); a runtime without it cannot answer this step.
+            let has = host.eval("!!(window.wippyAttention && window.wippyAttention.attention)").await?;
+            if has != Value::Bool(true) {
+                bail!("wait-for selector needs the runtime's inspection API (wippyAttention.attention.find), which this runtime does not have");
+            }
+            let expr = format!(
+                "window.wippyAttention.attention.find({{css: {}}}, {{fromRoot: true}}).then(r => ({{outcome: r.outcome, n: (r.data && r.data.nodes || []).length}}))",
+                json!(css)
+            );
+            let what = format!("the inspection API finding {css:?}");
+            let n = wait_for(host, &what, timeout, || async {
+                let r = host.eval(&expr).await?;
+                Ok(match r["n"].as_u64() {
+                    Some(n) if n > 0 => Poll::Ready(n),
+                    _ => Poll::Pending(r.to_string()),
+                })
+            })
+            .await?;
+            Ok(format!("{n} nodes match {css:?}"))
+        }
+        Step::Snapshot { name } => {
+            let s = host.snapshot().await?;
+            let d = format!("{} candidates, {} omissions", s.candidates.len(), s.omissions.len());
+            ctx.last = Some(s);
+            Ok(match name {
+                Some(n) => format!("{n}: {d}"),
+                None => d,
+            })
+        }
+        Step::Send { text } => {
+            let (x, y) = visible_centre(host, "composer-input").await?;
+            host.click_at(x, y).await?;
+            host.type_text(text).await?;
+            host.press_key(Key::ENTER).await?;
+            let probe = format!("(window.__host.composerSubmits || []).includes({})", json!(text));
+            wait_for(host, "the composer submitting the text", Duration::from_secs(5), || async {
+                Ok(match host.eval(&probe).await? {
+                    Value::Bool(true) => Poll::Ready(()),
+                    v => Poll::Pending(format!("composerSubmits includes it: {v}")),
+                })
+            })
+            .await?;
+            Ok(format!("sent {} characters", text.chars().count()))
+        }
+        Step::Action { mode, target, prompt } => {
+            let snap = ctx.last.as_ref().context("an action needs a snapshot first (a move or snapshot step)")?;
+            let cand = match target {
+                Some(spec) => snap
+                    .candidates
+                    .iter()
+                    .find(|c| like(c, spec))
+                    .with_context(|| format!("no candidate like {spec:?}"))?,
+                None => top(snap).context("no candidate under the pointer")?,
+            };
+            let aref = crate::agent::action_ref(snap.json(), &cand.target_id)?;
+            let label = describe(Some(cand));
+            if ctx.agent.is_none() {
+                ctx.agent = Some(checks::actions::bound_agent(host).await?);
+            }
+            let agent = ctx.agent.as_ref().context("the agent")?;
+            let o = crate::agent::ActionOptions { prompt: prompt.clone(), ..Default::default() };
+            let pending = match mode.as_str() {
+                "highlight" => agent.highlight(&[aref], &o)?,
+                "confirm" => agent.confirm(&[aref], &o)?,
+                _ => agent.select(&[aref], &o)?,
+            };
+            ctx.pending = Some(pending);
+            checks::actions::await_overlay(host, true).await?;
+            Ok(format!("{mode} on {label}: the overlay is open"))
+        }
+        Step::Expect { status: Some(want), timeout_ms, .. } => {
+            let pending = ctx.pending.take().context("no action is in flight (an action step first)")?;
+            let r = pending.result(Duration::from_millis(*timeout_ms)).await?;
+            let got = serde_json::to_value(r.status)?.as_str().unwrap_or_default().to_string();
+            if &got != want {
+                bail!("the action ended {got:?} (reason {:?})", r.reason);
+            }
+            Ok(format!("the action ended {got:?}"))
+        }
+        Step::Expect { timeout_ms, .. } => {
+            // The runtime reports asynchronously: look at fresh snapshots until it holds.
+            let deadline = tokio::time::Instant::now() + Duration::from_millis(*timeout_ms);
+            let mut seen = match ctx.last.take() {
+                Some(s) => s,
+                None => host.snapshot().await?,
+            };
+            loop {
+                match holds(step, &seen) {
+                    Ok(()) => {
+                        let d = format!("holds: {}", describe(top(&seen)));
+                        ctx.last = Some(seen);
+                        return Ok(d);
+                    }
+                    Err(why) if tokio::time::Instant::now() >= deadline => {
+                        ctx.last = Some(seen);
+                        bail!("the expectation did not hold within {timeout_ms} ms: {why}");
+                    }
+                    Err(_) => {
+                        host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
+                        seen = host.snapshot().await?;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Replays `loaded` in `engine`: each `open` opens a fresh Host; stops at the first failed step.
+/// `progress` gets a line per step (the CLI prints them on stderr).
+pub async fn replay(
+    h: &Harness,
+    loaded: &Loaded,
+    engine: Engine,
+    pictures: bool,
+    progress: &dyn Fn(&StepOutcome),
+) -> EngineRun {
+    let sc = &loaded.scenario;
+    let mut run = EngineRun { engine, steps: Vec::new(), named: Vec::new() };
+    let mut host: Option<Host> = None;
+    let mut ctx = Ctx { last: None, agent: None, pending: None };
+    for (index, step) in sc.steps.iter().enumerate() {
+        let outcome: anyhow::Result<String> = async {
+            if let Step::Open { geometry, actions } = step {
+                if let Some(old) = host.take() {
+                    old.close().await;
+                }
+                let mut o = HostOptions::new(sc.layout, engine).actions(*actions);
+                for g in geometry {
+                    o = o.geometry(geometry_named(g).with_context(|| format!("no geometry {g:?}"))?);
+                }
+                host = Some(h.open_with(loaded.view.apply(o)).await?);
+                ctx = Ctx { last: None, agent: None, pending: None };
+            }
+            let on = host.as_ref().context("no Host is open")?;
+            run_step(on, step, &mut ctx).await
+        }
+        .await;
+        let (pass, detail) = match outcome {
+            Ok(d) => (true, d),
+            Err(e) => (false, format!("{e:#}")),
+        };
+        let takes = matches!(
+            step,
+            Step::Move { .. } | Step::Snapshot { .. } | Step::Expect { .. } | Step::WaitFor { candidate: Some(_), .. }
+        );
+        let snapshot = if takes { ctx.last.as_ref().map(|s| s.json().clone()) } else { None };
+        if let (Step::Snapshot { name: Some(n) }, Some(s), true) = (step, &snapshot, pass) {
+            run.named.push((n.clone(), s.clone()));
+        }
+        let mut picture = None;
+        if pictures {
+            if let Some(on) = host.as_ref() {
+                if let Ok(png) = on.screenshot_png().await {
+                    let empty = json!({});
+                    let drawn = crate::report::picture::annotate(
+                        &png,
+                        snapshot.as_ref().unwrap_or(&empty),
+                        on.options().scale_factor(),
+                    );
+                    picture = drawn.ok();
+                }
+            }
+        }
+        let o = StepOutcome { index, step: step.name(), pass, detail, snapshot, picture };
+        progress(&o);
+        run.steps.push(o);
+        if !pass {
+            break;
+        }
+    }
+    if let Some(old) = host.take() {
+        old.close().await;
+    }
+    run
+}

@@ -1,0 +1,245 @@
+//! QA's inputs on the command line (issue 22): a layout file validated by the Host's own rules,
+//! the view options (viewport, DPR, zoom) reaching the page, and bad input refused up front: a
+//! clear message naming the problem, exit 2, within a second, and no browser started.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+use attention_harness::qa::landmarks::{REFERENCE, REFERENCE_PREFIXES};
+use attention_harness::qa::LayoutFile;
+use attention_harness::{run_host_opts, Engine, HostOptions, Layout};
+use serde_json::Value;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn cli(args: &[&str]) -> (Output, Duration) {
+    let t0 = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run attention-harness");
+    (out, t0.elapsed())
+}
+
+/// Processes whose command line names a Chromium profile of process `pid` (browser.rs names
+/// profiles `<pid>-<n>`): a browser that process started and left behind.
+fn browsers_of(pid: u32) -> Vec<String> {
+    let needle = format!("attention-profiles/{pid}-");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains(&needle) {
+                found.push(cmd);
+            }
+        }
+    }
+    found
+}
+
+/// How long a bare `node -e ''` takes on this machine now: the layout-file check runs the Host's
+/// validator under Node, so that start is part of its second (and grows when the suite loads both
+/// cores).
+fn node_start() -> Duration {
+    let t0 = Instant::now();
+    let ok = Command::new("node").args(["-e", ""]).status().map(|s| s.success()).unwrap_or(false);
+    assert!(ok, "node runs");
+    t0.elapsed()
+}
+
+/// Runs the CLI expecting a usage error: exit 2 within a second (plus a Node start for a
+/// layout file), no browser of its own left, and stderr naming every one of `names`.
+fn refused(args: &[&str], names: &[&str]) -> String {
+    let budget = Duration::from_secs(1) + if args.contains(&"--layout-file") { node_start() } else { Duration::ZERO };
+    let t0 = Instant::now();
+    let child = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run attention-harness");
+    let pid = child.id();
+    let out = child.wait_with_output().expect("wait for attention-harness");
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(took < budget, "{args:?} took {took:?} (budget {budget:?}) to refuse: {err}");
+    for n in names {
+        assert!(err.contains(n), "{args:?}: the error does not name {n:?}: {err}");
+    }
+    assert_eq!(browsers_of(pid), Vec::<String>::new(), "{args:?} left a browser behind");
+    assert!(out.stdout.is_empty(), "{args:?} printed a result: {}", String::from_utf8_lossy(&out.stdout));
+    err
+}
+
+#[test]
+fn a_layout_file_the_host_rejects_is_the_clis_error_with_the_hosts_kinds_and_panel_ids() {
+    let bad = "fixtures/layouts/invalid-unknown-panel.json";
+    for cmd in [vec!["snapshot", "--point", "10,10", "--layout-file", bad], vec!["verify", "--layout-file", bad]] {
+        refused(&cmd, &["does not validate", "unknown-panel", "invalid-size", "[panel sidebar]", bad]);
+    }
+    refused(&["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/not-json.json"], &["invalid-json"]);
+    refused(&["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/no-such-file.json"], &["cannot read"]);
+    refused(
+        &["snapshot", "--layout", "compat", "--point", "1,1", "--layout-file", "fixtures/layouts/chat-below.json"],
+        &["--layout compat"],
+    );
+}
+
+#[test]
+fn the_layout_file_validator_is_the_hosts_own_and_agrees_with_the_host_on_its_shipped_files() {
+    let pages = repo("pages");
+    // The Host accepts its shipped default and stacked declarations and rejects invalid.json.
+    for ok in ["pages/host/layouts/default.json", "pages/host/layouts/stacked.json", "fixtures/layouts/chat-below.json"]
+    {
+        LayoutFile::load(&pages, &repo(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+    let err = LayoutFile::load(&pages, &repo("pages/host/layouts/invalid.json")).unwrap_err().to_string();
+    assert!(err.contains("does not validate"), "{err}");
+    // ... and the Host itself says the same of invalid.json in the browser.
+    run_host_opts(
+        HostOptions::new(Layout::Managed, Engine::Iframe).declaration(attention_harness::Declaration::Default),
+        async |host| {
+            let file = std::fs::read_to_string(repo("pages/host/layouts/invalid.json"))?;
+            let kinds = host.eval(&format!("window.__host.validate({file}).map(e => e.kind)")).await?;
+            let Err(attention_harness::qa::DeclarationError::Rejected { problems, .. }) =
+                LayoutFile::load(&repo("pages"), &repo("pages/host/layouts/invalid.json"))
+            else {
+                anyhow::bail!("invalid.json was not rejected")
+            };
+            let ours: Vec<Value> = problems.iter().map(|p| Value::String(p.kind.clone())).collect();
+            anyhow::ensure!(kinds == Value::Array(ours), "the Host says {kinds}, the CLI {problems:?}");
+            Ok(())
+        },
+    );
+}
+
+#[test]
+fn points_outside_the_zoomed_viewport_and_unknown_landmarks_are_refused_up_front() {
+    refused(&["snapshot", "--layout", "managed", "--point", "5000,5000"], &["5000,5000", "outside the 1280x720"]);
+    // At zoom 1.25 the page's viewport is 1024x576 CSS px.
+    refused(&["snapshot", "--layout", "compat", "--zoom", "1.25", "--point", "1100,10"], &["outside the 1024x576"]);
+    refused(&["snapshot", "--layout", "managed", "--point", "no-such-place"], &["no-such-place", "boundary"]);
+    // panel-side is a landmark only of a layout file that declares it.
+    refused(&["snapshot", "--layout", "managed", "--point", "panel-sidebar"], &["panel-sidebar"]);
+    refused(&["snapshot", "--layout", "managed", "--point", "1,1", "--viewport", "50x50"], &["outside 100..=4096"]);
+    refused(&["snapshot", "--layout", "managed", "--point", "1,1", "--dpr", "4"], &["--dpr"]);
+    refused(&["snapshot", "--layout", "managed", "--point", "1,1", "--zoom", "6"], &["outside 0.25..=5"]);
+}
+
+#[test]
+fn a_layout_file_with_zoom_and_dpr_is_what_the_page_is_built_from_and_sampled_at() {
+    let file = std::fs::read_to_string(repo("fixtures/layouts/chat-below.json")).expect("the layout file");
+    let options =
+        HostOptions::new(Layout::Managed, Engine::Iframe).declaration_json(file).zoom(1.25).device_scale_factor(2.0);
+    run_host_opts(options, async |host| {
+        // Chromium's own answers: the page's viewport and DPR, and the panels where the file puts them.
+        let view = host.eval("[innerWidth, innerHeight, devicePixelRatio]").await?;
+        anyhow::ensure!(view == serde_json::json!([1024, 576, 2.5]), "viewport and DPR: {view}");
+        let chat = host.landmark_rect("panel-chat").await?;
+        let nav = host.landmark_rect("panel-nav").await?;
+        anyhow::ensure!((nav.width - 160.0).abs() < 0.5, "nav is 160 px wide: {nav:?}");
+        anyhow::ensure!((chat.height - 260.0).abs() < 0.5 && (chat.x - 160.0).abs() < 0.5, "chat below main: {chat:?}");
+        // The reference Host's shell is a fixed 1280x720 CSS px (host.css); the zoomed viewport crops it.
+        let tools = host.landmark_rect("panel-tools").await?;
+        anyhow::ensure!((tools.x - 980.0).abs() < 0.5 && (tools.width - 300.0).abs() < 0.5, "tools: {tools:?}");
+        Ok(())
+    });
+    // The CLI opens the same page and samples the chat panel's visible centre.
+    let (out, _) = cli(&[
+        "snapshot",
+        "--layout-file",
+        "fixtures/layouts/chat-below.json",
+        "--zoom",
+        "1.25",
+        "--dpr",
+        "2",
+        "--point",
+        "panel-nav",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let snap: Value = serde_json::from_slice(&out.stdout).expect("a snapshot");
+    let x = snap.pointer("/pointer/point/x").and_then(Value::as_f64).expect("the pointer's point");
+    assert!((x - 80.0).abs() <= 1.0, "the pointer is at the nav panel's centre (x 80): {}", snap["pointer"]);
+}
+
+#[test]
+fn verify_with_a_layout_file_runs_its_rows_on_the_managed_layout_built_from_the_file() {
+    let (out, _) = cli(&[
+        "verify",
+        "--layout-file",
+        "fixtures/layouts/chat-below.json",
+        "--engine",
+        "iframe",
+        "--check",
+        "checklist-2",
+        "--json",
+    ]);
+    let rows: Vec<Value> = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&out.stderr)));
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_eq!((r["layout"].as_str(), r["engine"].as_str()), (Some("managed"), Some("iframe")), "{r}");
+        assert_eq!(r["status"], "pass", "{r}");
+    }
+}
+
+/// Every `data-landmark` of the page, from Chromium's pierced documents of every frame session
+/// (closed shadow roots and in-process frames included).
+async fn live_landmarks(host: &attention_harness::Host) -> anyhow::Result<BTreeSet<String>> {
+    fn walk(node: &Value, out: &mut BTreeSet<String>) {
+        if let Some(attrs) = node["attributes"].as_array() {
+            for pair in attrs.chunks(2) {
+                if pair[0] == "data-landmark" {
+                    if let Some(v) = pair.get(1).and_then(Value::as_str) {
+                        out.insert(v.to_string());
+                    }
+                }
+            }
+        }
+        for key in ["children", "shadowRoots"] {
+            for c in node[key].as_array().into_iter().flatten() {
+                walk(c, out);
+            }
+        }
+        if node["contentDocument"].is_object() {
+            walk(&node["contentDocument"], out);
+        }
+    }
+    let mut out = BTreeSet::new();
+    for s in host.frames().sessions() {
+        walk(&s.pierced_document().await?, &mut out);
+    }
+    Ok(out)
+}
+
+#[test]
+fn the_clis_landmark_list_is_every_landmark_of_the_default_host_and_no_other() {
+    let seen = std::sync::Mutex::new(BTreeSet::new());
+    for layout in Layout::ALL {
+        for engine in Engine::ALL {
+            run_host_opts(HostOptions::new(layout, engine), async |host| {
+                let live = live_landmarks(host).await?;
+                seen.lock().unwrap().extend(live);
+                Ok(())
+            });
+        }
+    }
+    let seen = seen.into_inner().unwrap();
+    let unknown: Vec<&String> = seen
+        .iter()
+        .filter(|l| !REFERENCE.contains(&l.as_str()) && !REFERENCE_PREFIXES.iter().any(|p| l.starts_with(p)))
+        .collect();
+    let missing: Vec<&&str> = REFERENCE.iter().filter(|l| !seen.contains(**l)).collect();
+    assert!(
+        unknown.is_empty() && missing.is_empty(),
+        "the default Hosts have landmarks the CLI refuses: {unknown:?}; the CLI accepts landmarks no default Host has: {missing:?}"
+    );
+}
