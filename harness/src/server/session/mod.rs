@@ -7,13 +7,14 @@
 //! (`GET /api/v1/sessions/capabilities`), [`attention_setting`] (`PATCH
 //! /api/v1/sessions/{id}/attention-context`), [`ws`] (the WebSocket `/api/v1/ws/join`),
 //! [`messages`] (`session_message` admission), [`staging`] (`/api/v1/sessions/context`),
-//! [`uploads`] (`POST` / `DELETE /api/v1/uploads`), [`visual_resolver`] (prompt-time re-verification of visual attachments), [`store`] (SQLite), [`ui_actions`] (the UI action broker). [`SessionService`] is also the typed
+//! [`uploads`] (`POST` / `DELETE /api/v1/uploads`), [`visual_resolver`] (prompt-time re-verification of visual attachments), [`store`] (SQLite), [`ui_actions`] (the UI action broker), [`reads`] (the agent's Attention reads: guard, arguments, private history, the model's view, `attention_context_set`). [`SessionService`] is also the typed
 //! read API tests use (`server.session()`).
 
 pub mod attention_setting;
 pub mod auth;
 pub mod capabilities;
 pub mod messages;
+pub mod reads;
 pub mod staging;
 pub mod store;
 pub mod ui_actions;
@@ -135,6 +136,10 @@ pub(crate) struct Inner {
     pub refused_upload_sessions: Mutex<std::collections::HashSet<String>>,
     /// The Host site's origin: the only `Origin` a WebSocket join is admitted from.
     pub host_origin: std::sync::OnceLock<String>,
+    /// The read guard's critical section (decision and attempt row together).
+    pub reads_guard: Mutex<()>,
+    /// `attention_context_set` grants and replay cache.
+    pub context_set: Mutex<reads::context_set::ContextState>,
 }
 
 impl Drop for Inner {
@@ -199,6 +204,8 @@ impl SessionService {
                 broker: ui_actions::Broker::default(),
                 refused_upload_sessions: Mutex::new(Default::default()),
                 host_origin: std::sync::OnceLock::new(),
+                reads_guard: Mutex::new(()),
+                context_set: Mutex::new(Default::default()),
             }),
         })
     }
@@ -344,6 +351,33 @@ impl SessionService {
     /// pending action ends `cancelled` "tool request cancelled" and the Host closes its overlay.
     pub fn cancel_ui_action(&self, delivery_handle: &str, call_id: &str) -> Result<(), ui_actions::BrokerError> {
         self.inner.broker.cancel(self, delivery_handle, call_id)
+    }
+    /// Runs one agent read tool call through the guard, the broker and the private history
+    /// ([`reads::read`]). Must be called inside the Tokio runtime.
+    pub async fn read(&self, ctx: &reads::ReadCtx, call: reads::ReadCall) -> reads::ReadResult {
+        reads::read(self, ctx, call).await
+    }
+    /// The private read history of a session (staleness applied and persisted first).
+    pub fn read_history(&self, session_id: &str) -> Result<Vec<reads::history::ReadRecord>, StoreError> {
+        let h = reads::history::History { store: self.store() };
+        let turn = h.turn(session_id)?;
+        h.refresh(session_id, turn.as_ref().map(|t| t.message_id.as_str()), self.now_ms())
+    }
+    /// What the model would see now for the session's current turn.
+    pub fn model_view(&self, session_id: &str) -> Result<reads::view::ModelView, StoreError> {
+        reads::view::model_view(self, session_id)
+    }
+    /// Issues a one-use `attention_context_set` grant (§9).
+    pub fn grant_context_set(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+    ) -> Result<reads::context_set::Grant, reads::context_set::ContextCode> {
+        reads::context_set::issue_grant(self, session_id, agent_id)
+    }
+    /// One `session_attention_context_request` (§9); the answer is its response object.
+    pub fn attention_context_request(&self, request: &Value) -> Value {
+        reads::context_set::handle(self, request)
     }
     /// Test hook: move the Session's clock forward (stage expiry) without waiting.
     pub fn advance_clock_ms(&self, ms: i64) {
