@@ -17,9 +17,25 @@
 //                      -> relay/child.js forgetParent, then relay/parent.js detachAll
 //   observation-up     an observation this child realm must forward to its parent (realm/observation.js)
 //                      -> relay/child.js sendUp (or the pre-grant buffer)
+//   inspection         a revision moved: [kinds] of tree / geometry / observation / cursor / focus /
+//                      selection (realm/inspect-nodes.js, realm/store.js)
+//                      -> relay/inspect-child.js noticeUp (a child tells its parent), host/subscriptions.js
+//   inspect-up         a child realm's fromRoot call arrived (relay/inspect-parent.js)
+//                      -> host/inspect.js (the top answers, a child asks its own parent)
+//   inspect-total      the parent sent the Host's subscription total (relay/router.js)
+//                      -> host/subscriptions.js onTotalFromParent
 import { lookupTable } from './constants.js';
 
-const HANDLERS = lookupTable({ root: [], scan: [], message: [], 'document-replaced': [], 'observation-up': [] });
+const HANDLERS = lookupTable({
+  root: [],
+  scan: [],
+  message: [],
+  'document-replaced': [],
+  'observation-up': [],
+  inspection: [],
+  'inspect-up': [],
+  'inspect-total': [],
+});
 
 function handlersOf(event) {
   const list = HANDLERS[event];

@@ -20,12 +20,82 @@ import { readyChildren } from '../relay/ready-children.js';
 import { currentDocument } from '../realm/document.js';
 import { summaryForTest } from '../dom/summary.js';
 import { markFocus, returnFocus } from '../realm/focus-return.js';
+import { INSPECTION } from '../core/state.js';
+import {
+  find,
+  getTree,
+  getNode,
+  getGeometry,
+  hitTestApi,
+  getCursor,
+  getFocus,
+  getSelection,
+  guarded,
+  invalid,
+  sessionInspect,
+  revisionsNow,
+} from './inspect.js';
+import { subscribe, debugSubscriptions } from './subscriptions.js';
+
+// The caller of an API call made in this realm: the realm (its packages share its limits).
+const caller = () => 'realm:' + REALM_ID;
+function makeAttention() {
+  if (ROLE === 'fragment-realm') {
+    // A fragment realm's DOM is physical DOM of the realm that owns the <web-fragment>: its reads are
+    // that realm's (same origin: the main realm's frozen object, called directly).
+    const main = () => safe(() => W.parent.__wippyAttentionRuntime.attention, null);
+    const via =
+      (m) =>
+      (...a) => {
+        const x = main();
+        return x && typeof x[m] === 'function' ? x[m](...a) : Promise.resolve(invalid('no-main-realm'));
+      };
+    return Object.freeze({
+      find: via('find'),
+      getTree: via('getTree'),
+      getNode: via('getNode'),
+      getGeometry: via('getGeometry'),
+      hitTest: via('hitTest'),
+      getCursor: via('getCursor'),
+      getFocus: via('getFocus'),
+      getSelection: via('getSelection'),
+      subscribe: (s, cb) => {
+        const x = main();
+        return x ? x.subscribe(s, cb) : Object.freeze({ dispose() {}, error: { reason: 'invalid-request' } });
+      },
+    });
+  }
+  return Object.freeze({
+    find: (q, o) => guarded(find(caller(), q, o)),
+    getTree: (root, o) => guarded(getTree(caller(), root, o)),
+    getNode: (ref) => guarded(getNode(caller(), ref)),
+    getGeometry: (ref) => guarded(getGeometry(caller(), ref)),
+    hitTest: (a, o) => guarded(hitTestApi(caller(), a, o)),
+    getCursor: (o) => guarded(getCursor(caller(), o)),
+    getFocus: (o) => guarded(getFocus(caller(), o)),
+    getSelection: (o) => guarded(getSelection(caller(), o)),
+    subscribe: (s, cb) =>
+      safe(
+        () => subscribe(caller(), s, cb),
+        Object.freeze({ dispose() {}, error: { reason: 'invalid-request', detail: 'subscribe' } }),
+      ),
+  });
+}
+export const ATTENTION = makeAttention();
+function defineGlobal(name, value) {
+  try {
+    Object.defineProperty(W, name, { value: value, configurable: false, enumerable: false, writable: false });
+  } catch (_) {
+    /* ignore */
+  }
+}
 
 export function defineInternal() {
   const internal = {
     registerRoot: registerRoot,
     registerInternals: registerInternals,
     role: ROLE,
+    attention: ATTENTION,
     get realmId() {
       return REALM_ID;
     },
@@ -45,6 +115,12 @@ export function defineInternal() {
     // Diagnostics for harness debugging: binding states only, never tokens.
     debug: () => ({
       accounting: nJSONParse(nJSONStringify(ACCT)),
+      // The inspection API: revisions, subscription counts (limits at 16 per caller, 128 in all),
+      // how many NodeRefs and continuations this realm remembers.
+      inspection: Object.assign(
+        { revisions: revisionsNow(), issued: INSPECTION.issued.size, continuations: INSPECTION.continuations.size },
+        debugSubscriptions(),
+      ),
       role: ROLE,
       realm_id: REALM_ID,
       granted: UP.granted,
@@ -104,6 +180,20 @@ export function definePublicApi() {
       markFocus: () => safe(markFocus, false),
       returnFocus: () => safe(returnFocus, false),
       // The Host's Attention configuration: {agent_actions_enabled?: boolean}; returns the current one.
+      // The public inspection API of the Host's own packages (the same object as $W.attention).
+      attention: ATTENTION,
+      // The Session's read route: relay.md's `inspection` object plus `targets` (INSPECTION_API.md).
+      inspect: (req) =>
+        sessionInspect(req).catch(() => ({
+          request_id: 'invalid',
+          host_instance_id: HOST.hostInstanceId,
+          measured_at: new Date(nDateNow()).toISOString(),
+          revisions: revisionsNow(),
+          outcome: 'unavailable',
+          data: { nodes: [] },
+          omissions: [{ reason: 'invalid-request' }],
+          targets: [],
+        })),
       configure: (c) => {
         if (c && typeof c.agent_actions_enabled === 'boolean') ACTIONS.enabled = c.agent_actions_enabled;
         return { agent_actions_enabled: ACTIONS.enabled };
@@ -116,6 +206,7 @@ export function definePublicApi() {
         return REALM_ID;
       },
       canonicalJson: (v) => canonicalJson(v),
+      attention: ATTENTION,
       ready: () => {
         safe(currentDocument);
         return readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS).then((children) => ({
@@ -125,6 +216,10 @@ export function definePublicApi() {
       },
     };
   }
+  // $W.attention and (await getWippyApi()).attention: the API in every realm (quickstart "使用公共 API").
+  const wippyApi = Object.freeze({ attention: ATTENTION });
+  defineGlobal('$W', wippyApi);
+  defineGlobal('getWippyApi', () => Promise.resolve(wippyApi));
   try {
     Object.defineProperty(W, 'wippyAttention', {
       value: Object.freeze(api),
