@@ -40,6 +40,8 @@
 //   `wippyAttention.markFocus()` / `returnFocus()` (runtime focus-return.js) reach controls inside
 //   closed shadow roots and child realms, which the Host cannot.
 
+import { answerInspect, isInspect } from './reads.js';
+
 const REFRESH_MS = 300;
 // Fixed reasons of the Host's own `error` endings (never an exception's text).
 const REASON_FAILED = 'Host overlay failed';
@@ -695,6 +697,7 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
   function handle(req) {
     if (!req || req.schema !== 'wippy.ui-action.v1' || req.message_type !== 'request') return;
     if (req.host_instance_id !== hostId()) return; // another tab's request: never ours to answer
+    if (isInspect(req)) return void answerInspect(req, send); // reads: not exclusive, not gated by actions
     if (!actionsOn) {
       respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' });
       return;

@@ -52,15 +52,7 @@ pub fn is_node_ref(v: Option<&Value>) -> bool {
         && is_integer(get(v, "generation"), 1.0, MAX_SAFE_INTEGER)
 }
 
-/// A NodeRef, typed.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NodeRef {
-    pub host_instance_id: String,
-    pub node_id: String,
-    pub mount_id: String,
-    pub generation: u64,
-}
+pub use crate::attention::inspect::{NodeRef, Revisions};
 
 /// The byte-limit partial, or a successful projection.
 #[derive(Debug, Clone, PartialEq)]
@@ -351,13 +343,6 @@ pub struct ModelRead {
     pub target_ref: Option<Value>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Revisions {
-    pub tree: u64,
-    pub observation: u64,
-    pub geometry: u64,
-}
 
 /// One node row with its ref, parent and path resolved through the dictionaries.
 #[derive(Debug, Clone, PartialEq)]

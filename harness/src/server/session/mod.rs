@@ -123,6 +123,9 @@ pub(crate) struct Inner {
     pub storage_available: AtomicBool,
     /// Test clock offset in milliseconds, added to the system time (stage expiry).
     pub clock_offset_ms: AtomicI64,
+    /// Test clock: when not `i64::MIN`, the Session's time stands still at this instant (minus
+    /// the offset) until moved with `advance_clock_ms` (read lifetimes to the millisecond).
+    pub frozen_ms: AtomicI64,
     pub sockets: AtomicU64,
     /// Test hook: sessions whose commands get no answer at all (a stalled Session), and the frames
     /// they received.
@@ -197,6 +200,7 @@ impl SessionService {
                 closes: Mutex::new(Default::default()),
                 storage_available: AtomicBool::new(true),
                 clock_offset_ms: AtomicI64::new(0),
+                frozen_ms: AtomicI64::new(i64::MIN),
                 sockets: AtomicU64::new(0),
                 held_sessions: Mutex::new(Default::default()),
                 held_frames: Mutex::new(Vec::new()),
@@ -363,6 +367,10 @@ impl SessionService {
         let turn = h.turn(session_id)?;
         h.refresh(session_id, turn.as_ref().map(|t| t.message_id.as_str()), self.now_ms())
     }
+    /// The session's current user turn (its newest stored message id).
+    pub fn current_turn(&self, session_id: &str) -> Option<String> {
+        (reads::history::History { store: self.store() }).turn(session_id).ok().flatten().map(|t| t.message_id)
+    }
     /// What the model would see now for the session's current turn.
     pub fn model_view(&self, session_id: &str) -> Result<reads::view::ModelView, StoreError> {
         reads::view::model_view(self, session_id)
@@ -378,6 +386,13 @@ impl SessionService {
     /// One `session_attention_context_request` (§9); the answer is its response object.
     pub fn attention_context_request(&self, request: &Value) -> Value {
         reads::context_set::handle(self, request)
+    }
+    /// Test hook: stop the Session's clock at the current instant (`true`) or let it run again;
+    /// [`SessionService::advance_clock_ms`] still moves it.
+    pub fn freeze_clock(&self, frozen: bool) {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let v = if frozen { now.as_millis() as i64 } else { i64::MIN };
+        self.inner.frozen_ms.store(v, Ordering::SeqCst);
     }
     /// Test hook: move the Session's clock forward (stage expiry) without waiting.
     pub fn advance_clock_ms(&self, ms: i64) {
@@ -397,8 +412,14 @@ impl SessionService {
         &self.inner.store
     }
     pub(crate) fn now_ms(&self) -> i64 {
-        let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        d.as_millis() as i64 + self.inner.clock_offset_ms.load(Ordering::SeqCst)
+        let frozen = self.inner.frozen_ms.load(Ordering::SeqCst);
+        let base = if frozen != i64::MIN {
+            frozen
+        } else {
+            let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            d.as_millis() as i64
+        };
+        base + self.inner.clock_offset_ms.load(Ordering::SeqCst)
     }
     pub(crate) fn now_timestamp(&self) -> crate::contract::Timestamp {
         let ms = self.now_ms();

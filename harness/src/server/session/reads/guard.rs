@@ -109,7 +109,8 @@ pub fn admit(s_: &SessionService, ctx: &ReadCtx, call: &ReadCall) -> Result<(i64
     let rows = history.refresh(&ctx.session_id, Some(&turn.message_id), now).map_err(|_| unavailable())?;
     let actions = history.action_times(&ctx.session_id).map_err(|_| unavailable())?;
     let turn_rows: Vec<&ReadRecord> = rows.iter().filter(|r| r.turn_id == turn.message_id).collect();
-    let args = canonical(&call.args);
+    // serde_json's maps are sorted: a stable text (canonical JSON would write `{}` as `[]`).
+    let args = call.args.to_string();
     let decided = decide(&turn_rows, &rows, &actions, ctx, call);
     let mut row = NewRead {
         session_id: &ctx.session_id,
