@@ -83,16 +83,18 @@ export function subscribe(caller, spec, callback) {
   countChanged();
   return Object.freeze({
     dispose: () => {
-      if (remove(rec)) countChanged();
+      if (remove(rec, false)) countChanged();
     },
   });
 }
-function remove(rec) {
+// terminal: deliver the terminal `invalidation` (detach, disconnect); a dispose stops silently.
+function remove(rec, terminal) {
   if (!INSPECTION.subs.delete(rec.id)) return false;
   const n = (INSPECTION.subsByCaller.get(rec.caller) || 1) - 1;
   if (n > 0) INSPECTION.subsByCaller.set(rec.caller, n);
   else INSPECTION.subsByCaller.delete(rec.caller);
-  rec.co.close('invalidation', revisionsNow());
+  if (terminal) rec.co.close('invalidation', revisionsNow());
+  else rec.co.cancel();
   return true;
 }
 // A revision moved (hub `inspection`): every subscription listening to one of the kinds gets an update.
@@ -107,7 +109,7 @@ export function onInspectionChange(kinds) {
 // Terminal invalidation of every subscription of this realm (detach, disconnect, navigation).
 export function invalidateAll() {
   const all = Array.from(INSPECTION.subs.values());
-  for (const rec of all) remove(rec);
+  for (const rec of all) remove(rec, true);
   if (all.length) countChanged();
 }
 export function installSubscriptionListeners() {
