@@ -133,15 +133,21 @@ export function localRecord(n, parentRef) {
     const rid = attr(n, 'data-wippy-resource-id');
     if (rid !== null && rid.length > 0) resource = cutBytes(rid, 256);
   }
+  const lp = safe(() => pathOf(n), { path: [], fragment: false });
   const rec = {
     ref: ref,
     parent: parentRef || null,
     kind: kind,
     state: summary.state ? summary.state : null,
     summary: summary,
-    path: clampPath(safe(() => pathOf(n), [])),
+    path: clampPath(lp.path),
     resource: resource,
     layout: safe(() => layoutOf(n), null),
+    // As the candidates': a Web Fragment's nodes are physical Host DOM with fragment-realm provenance.
+    provenance: {
+      geometry_source: lp.fragment ? 'physical-host' : 'document',
+      runtime_source: lp.fragment ? 'fragment-realm' : ROLE === 'top' ? 'document' : 'iframe-realm',
+    },
   };
   if (kind === 'element' && isPlaceholder(n)) rec.placeholder = true;
   return rec;

@@ -97,6 +97,11 @@ export function projectRecord(r, chain, b, parentFallback) {
     path: path,
     resource: typeof r.resource === 'string' && r.resource && utf8Len(r.resource) <= 256 ? r.resource : null,
     layout: projectLayout(r.layout, chain),
+    provenance: {
+      geometry_source: r.provenance && r.provenance.geometry_source === 'physical-host' ? 'physical-host' : 'document',
+      runtime_source:
+        r.provenance && r.provenance.runtime_source === 'fragment-realm' ? 'fragment-realm' : 'iframe-realm',
+    },
   };
   if (r.placeholder === true) out.placeholder = true;
   return out;
