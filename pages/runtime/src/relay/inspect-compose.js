@@ -81,6 +81,8 @@ async function fill(entries, stopped, want, ctx, holeRequest) {
 }
 // Semantic ({role?, name?, text?, resource_id?}) or exact ({node_id}) search under `scope`.
 export async function composeFind(scope, query, want, ctx) {
+  // Below a redacted iframe nothing has a name or text to match.
+  if (ctx.redacted && (query.name || query.text)) return { records: [], more: false };
   const wctx = { excluded: 0 };
   const exact = query.mode === 'node';
   const match = exact ? nodeIdMatcher(query.node_id) : semanticMatcher(query);
