@@ -90,15 +90,20 @@ export function resolveRef(ref) {
 function shadowSegment(host) {
   return { kind: 'shadow-root', mount_id: nodeKey(host) + '-sr', generation: 1 };
 }
+// -> {path (realm-relative, the top's from `host`), fragment: the node is physical DOM of a Web Fragment}.
 export function pathOf(n) {
   const t = nodeType(n);
-  if (t === 9)
-    return ROLE === 'top' ? [{ kind: 'host', mount_id: HOST.hostInstanceId, generation: HOST.mountGeneration }] : [];
+  if (t === 9) {
+    const host = { kind: 'host', mount_id: HOST.hostInstanceId, generation: HOST.mountGeneration };
+    return { path: ROLE === 'top' ? [host] : [], fragment: false };
+  }
   if (t === 11) {
     const h = hostOf(n);
-    return h ? localPath(h, false).path.concat([shadowSegment(h)]) : [];
+    if (!h) return { path: [], fragment: false };
+    const lp = localPath(h, false);
+    return { path: lp.path.concat([shadowSegment(h)]), fragment: lp.fragment };
   }
-  return localPath(n, false).path;
+  return localPath(n, false);
 }
 // Layout in this realm's viewport: {rect, clip, visible, offscreen}; null for a placeholder.
 export function layoutOf(n) {
