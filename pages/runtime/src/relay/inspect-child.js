@@ -76,6 +76,9 @@ export async function localHits(points, ctx, want) {
   if (excluded) ctx.omissions.push({ reason: 'excluded' });
   const entries = Array.from(groups.entries());
   const n = entries.length || 1;
+  // One query per iframe carries at most the grant's 256 points; the rest are named, not sent.
+  for (const [ifr, g] of entries)
+    if (g.points.length > 256) ctx.omissions.push({ reason: 'point-budget', node: issueLocal(ifr) });
   const answers = await Promise.all(
     entries.map(([ifr, g]) =>
       askChild(
