@@ -165,3 +165,17 @@ test('the node budget cuts the copy and says so', () => {
   const b = buildInert(doc(many), reader, { document: true, maxNodes: 10 });
   assert.equal(b.cut, true);
 });
+
+test(':nth-child(An+B of S) counts only the siblings matching S, and S is held to the allowlist', () => {
+  const t = doc([
+    E('p', { id: 'p1', class: 'x' }),
+    E('p', { id: 'p2' }),
+    E('p', { id: 'p3', class: 'x' }),
+    E('p', { id: 'p4', class: 'x' }),
+  ]);
+  assert.deepEqual(ids(sel(t, ':nth-child(2 of .x)')), ['p3']);
+  assert.deepEqual(ids(sel(t, ':nth-last-child(1 of .x)')), ['p4']);
+  assert.deepEqual(ids(sel(t, 'p:nth-child(odd of .x)')), ['p1', 'p4']);
+  assert.deepEqual(ids(sel(t, 'p:nth-child(2)')), ['p2']);
+  assert.ok(checkSelector(':nth-child(2 of a:hover)').error);
+});
