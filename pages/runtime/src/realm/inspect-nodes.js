@@ -69,8 +69,13 @@ export function issueLocal(n) {
   return ref;
 }
 // A ref a child realm returned through binding `b` (or, with `up`, the parent realm returned).
+// -> false when the node id already belongs to this realm or to another child (a child can never take
+// over a node id another realm returned; the record naming it is dropped).
 export function issueVia(ref, b) {
+  const e = INSPECTION.issued.get(ref.node_id);
+  if (e && !e.up && e.via !== b && (!e.via || e.via.state !== 'detached')) return false;
   remember(ref, { ref: ref, via: b });
+  return true;
 }
 export function issueUp(ref) {
   remember(ref, { ref: ref, up: true });

@@ -86,7 +86,7 @@ export function projectRecord(r, chain, b, parentFallback) {
     chain.path.concat((Array.isArray(r.path) ? r.path.slice(0, 64) : []).map(sanitizeSegment).filter(Boolean)),
   );
   if (chain.redacted) for (const s of path.slice(chain.path.length)) delete s.label;
-  issueVia(ref, b);
+  if (!issueVia(ref, b)) return null;
   if (parent && parent !== parentFallback) issueVia(parent, b);
   const out = {
     ref: ref,
