@@ -29,6 +29,10 @@ mod history;
 mod hostile;
 #[path = "input.rs"]
 mod input;
+#[path = "inspection_css.rs"]
+mod inspection_css;
+#[path = "inspection_reads.rs"]
+mod inspection_reads;
 #[path = "leases.rs"]
 mod leases;
 #[path = "omissions.rs"]

@@ -11,6 +11,7 @@ pub mod fidelity;
 pub mod focus;
 pub mod geometry;
 pub mod history;
+pub mod inspection;
 pub mod outputs;
 pub mod privacy;
 pub mod realms;
@@ -215,6 +216,7 @@ pub fn all() -> Vec<Check> {
     .into_iter()
     .chain(actions::checks())
     .chain(capture::checks())
+    .chain(inspection::checks())
     .collect()
 }
 

@@ -9,7 +9,7 @@ import { INSPECT, INSPECT_EVENTS } from './constants.js';
 
 // env: {now(), setTimer(fn, ms) -> handle, clearTimer(handle), deliver(notice)}.
 // push(kind, revisions): an update of `kind`; close(kind, revisions): the terminal notice, sent at once
-// (with what was pending counted as dropped); nothing is delivered after close.
+// (with what was pending counted as dropped); cancel(): stop silently; nothing is delivered after either.
 export function createCoalescer(env, intervalMs = INSPECT.noticeIntervalMs, backpressureAt = INSPECT.backpressureAt) {
   const st = { lastAt: -Infinity, timer: null, pending: null, closed: false, sent: 0 };
   function send(kinds, revisions, dropped, kind) {
@@ -39,6 +39,13 @@ export function createCoalescer(env, intervalMs = INSPECT.noticeIntervalMs, back
       st.pending.revisions = revisions;
       st.pending.count++;
       if (!st.timer) st.timer = env.setTimer(flush, Math.max(0, st.lastAt + intervalMs - now));
+    },
+    // The caller disposed of it: nothing more is delivered, not even a terminal notice.
+    cancel() {
+      st.closed = true;
+      if (st.timer) env.clearTimer(st.timer);
+      st.timer = null;
+      st.pending = null;
     },
     close(kind, revisions) {
       if (st.closed) return;

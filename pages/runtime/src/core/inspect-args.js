@@ -7,10 +7,11 @@ import { INSPECT, INSPECT_EVENTS } from './constants.js';
 
 const MAX_SAFE = 9007199254740991;
 const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+// A plain object of any realm (a same-origin frame's objects have that frame's Object.prototype).
 function plain(v) {
   if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
   const p = Object.getPrototypeOf(v);
-  return p === Object.prototype || p === null;
+  return p === null || (Object.getPrototypeOf(p) === null && Object.prototype.toString.call(v) === '[object Object]');
 }
 function keysWithin(o, allowed) {
   const ks = Object.keys(o);

@@ -62,6 +62,19 @@ function tokensAllowed(groups, inHas) {
         if (!Object.prototype.hasOwnProperty.call(ALLOWED, t.name)) return 'pseudo';
         // :has() inside :has() is invalid in Chromium's querySelectorAll (it throws).
         if (t.name === 'has' && inHas) return 'nested-has';
+        if ((t.name === 'nth-child' || t.name === 'nth-last-child') && typeof t.data === 'string') {
+          const of = splitOf(t.data);
+          if (of && of.selector !== null) {
+            let inner;
+            try {
+              inner = parse(of.selector);
+            } catch (_) {
+              return 'syntax';
+            }
+            const bad = tokensAllowed(inner, inHas);
+            if (bad) return bad;
+          }
+        }
         if (Array.isArray(t.data)) {
           const inner = tokensAllowed(t.data, inHas || t.name === 'has');
           if (inner) return inner;
@@ -90,6 +103,11 @@ export function checkSelector(selector) {
   return { ok: groups };
 }
 
+// ":nth-child(An+B of S)": {formula, selector} (selector null without "of").
+function splitOf(data) {
+  const m = /^([\s\S]*?)\s+of\s+([\s\S]+)$/i.exec(String(data).trim());
+  return m ? { formula: m[1].trim(), selector: m[2].trim() } : { formula: String(data).trim(), selector: null };
+}
 const TRAVERSALS = { child: 1, descendant: 1, adjacent: 1, sibling: 1, parent: 1, 'column-combinator': 1 };
 // css-select resolves its aliases (:checked, :disabled ...) before user pseudo-classes, so the state
 // pseudo-classes are renamed to private names before compiling; those answer from the captured state.
@@ -98,7 +116,14 @@ function renameStates(groups) {
   return groups.map((g) =>
     g.map((t) => {
       if (t.type !== 'pseudo') return t;
-      const name = STATE_PSEUDOS.indexOf(t.name) >= 0 || t.name === 'scope' ? 'wippy-' + t.name : t.name;
+      let name = STATE_PSEUDOS.indexOf(t.name) >= 0 || t.name === 'scope' ? 'wippy-' + t.name : t.name;
+      // The "of S" form css-select does not know: answered by the runtime (S compiled with css-select).
+      if (
+        (t.name === 'nth-child' || t.name === 'nth-last-child') &&
+        typeof t.data === 'string' &&
+        splitOf(t.data).selector
+      )
+        name = 'wippy-' + t.name + '-of';
       return Object.assign({}, t, { name: name, data: Array.isArray(t.data) ? renameStates(t.data) : t.data });
     }),
   );
@@ -166,6 +191,25 @@ const PSEUDOS = {
   'nth-last-of-type': nth((el) => typeIndex(el, true)),
 };
 for (const p of STATE_PSEUDOS) PSEUDOS['wippy-' + p] = (el) => !!(el.state && el.state(p));
+const ofCache = new Map();
+function nthOf(fromEnd) {
+  return (el, data) => {
+    let entry = ofCache.get(data);
+    if (!entry) {
+      const of = splitOf(data);
+      entry = { test: nthCheck(of.formula), sel: compile(renameStates(parse(of.selector)), BASE_OPTIONS) };
+      if (ofCache.size > 64) ofCache.clear();
+      ofCache.set(data, entry);
+    }
+    if (!entry.sel(el)) return false;
+    const sib = (el.parent ? el.parent.children : [el]).filter((x) => x.type === 'tag' && entry.sel(x));
+    const i = sib.indexOf(el);
+    return entry.test(fromEnd ? sib.length - 1 - i : i);
+  };
+}
+PSEUDOS['wippy-nth-child-of'] = nthOf(false);
+PSEUDOS['wippy-nth-last-child-of'] = nthOf(true);
+const BASE_OPTIONS = { adapter: ADAPTER, pseudos: PSEUDOS, cacheResults: false, xmlMode: false };
 
 // The elements of the inert tree `root` (descendants of the scope, in document order) matching
 // `selector`, at most `max` (-> {matches, more}); {error} when the selector is refused.
@@ -173,14 +217,8 @@ export function selectInert(selector, root, max) {
   const chk = checkSelector(selector);
   if (chk.error) return { error: chk.error };
   let test;
-  const opts = {
-    adapter: ADAPTER,
-    pseudos: PSEUDOS,
-    cacheResults: false,
-    xmlMode: false,
-  };
   try {
-    test = compile(renameStates(chk.ok), opts);
+    test = compile(renameStates(chk.ok), BASE_OPTIONS);
   } catch (_) {
     return { error: 'css-unsupported' };
   }

@@ -3,8 +3,9 @@
 // and the live state of each element for the state pseudo-classes, read lazily (once per element and
 // pseudo-class, in the task that runs the query) with the browser's own matching (`Element.matches`,
 // captured before page scripts); :focus / :focus-within come from the runtime's current safe focus
-// (`focusEl`, owned closed roots included: a shadow host matches :focus when its shadow tree holds
-// the focused element, as in Chromium), :focus-visible also needs the browser's :focus-visible.
+// (the deep active element through open and owned closed roots, unless it is excluded: then nothing
+// matches them); given that, the browser's own :focus / :focus-within / :focus-visible answer (a shadow
+// host matches :focus when its shadow tree holds the focus, as in Chromium).
 import {
   nFirstChild,
   nNextSibling,
@@ -20,7 +21,6 @@ import {
 import { attr, localName, nodeType, composedParent, hostOf } from '../core/dom-reads.js';
 import { selfExcluded, selfRedacted, labelsSensitive, privacyOf } from './privacy.js';
 import { isEditingHost } from './privacy-rules.js';
-import { flatParent } from './flat-tree.js';
 import { buildInert, valueIsEditable } from './inert-tree.js';
 
 function kids(n) {
@@ -53,24 +53,9 @@ function matchesNative(el, sel) {
     return false;
   }
 }
-// focusEl: the realm's current safe focus (an element or null).
-function focusSets(focusEl) {
-  const focus = new Set(),
-    within = new Set();
-  if (!focusEl) return { focus, within };
-  focus.add(focusEl);
-  for (let n = focusEl, g = 0; n && g < 1024; n = composedParent(n), g++) {
-    if (nodeType(n) === 1) within.add(n);
-    if (nodeType(n) === 11) {
-      const h = hostOf(n);
-      if (h) focus.add(h);
-    }
-  }
-  for (let n = focusEl, g = 0; n && g < 1024; n = flatParent(n), g++) if (nodeType(n) === 1) within.add(n);
-  return { focus, within };
-}
-export function domReader(focusEl) {
-  const f = focusSets(focusEl);
+// focusSafe: whether the realm's current focus is safe to match (none when the focused element is
+// excluded: then no element is :focus, :focus-visible or :focus-within, not even its ancestors).
+export function domReader(focusSafe) {
   return {
     kind: (n) => {
       const t = nodeType(n);
@@ -110,9 +95,7 @@ export function domReader(focusEl) {
       return (p) => {
         if (p in cache) return cache[p];
         let v;
-        if (p === 'focus') v = f.focus.has(n);
-        else if (p === 'focus-within') v = f.within.has(n);
-        else if (p === 'focus-visible') v = f.focus.has(n) && matchesNative(n, ':focus-visible');
+        if ((p === 'focus' || p === 'focus-within' || p === 'focus-visible') && !focusSafe) v = false;
         else v = matchesNative(n, ':' + p);
         cache[p] = v;
         return v;
@@ -121,7 +104,7 @@ export function domReader(focusEl) {
   };
 }
 // The inert copy of `scope` (a document or a shadow root); {excluded: true} when the scope itself lies
-// in an excluded subtree. opts: {redacted: the embedding realm redacts this realm, focusEl}.
+// in an excluded subtree. opts: {redacted: the embedding realm redacts this realm, focusSafe}.
 export function inertScope(scope, opts) {
   const o = opts || {};
   const t = nodeType(scope);
@@ -135,7 +118,7 @@ export function inertScope(scope, opts) {
     for (let n = host; n; n = composedParent(n))
       if (nodeType(n) === 1 && isEditingHost(attr(n, 'contenteditable'))) editable = true;
   }
-  const built = buildInert(scope, domReader(o.focusEl || null), {
+  const built = buildInert(scope, domReader(o.focusSafe === true), {
     redacted: redacted,
     editable: editable,
     document: t === 9,

@@ -118,7 +118,13 @@ export function defineInternal() {
       // The inspection API: revisions, subscription counts (limits at 16 per caller, 128 in all),
       // how many NodeRefs and continuations this realm remembers.
       inspection: Object.assign(
-        { revisions: revisionsNow(), issued: INSPECTION.issued.size, continuations: INSPECTION.continuations.size },
+        {
+          revisions: revisionsNow(),
+          issued: INSPECTION.issued.size,
+          continuations: INSPECTION.continuations.size,
+          errors: INSPECTION.errors || 0,
+          last_error: INSPECTION.lastError || null,
+        },
         debugSubscriptions(),
       ),
       role: ROLE,

@@ -12,7 +12,7 @@ import { canonicalJson } from '../core/canonical-json.js';
 import { iso, utf8Len, cutBytes, r3 } from '../core/util.js';
 import { obsNow } from '../core/clock.js';
 import { safe, randHex, nodeType } from '../core/dom-reads.js';
-import { ROLE, REALM_ID, UP, TOP, INSPECTION } from '../core/state.js';
+import { ROLE, UP, TOP, INSPECTION } from '../core/state.js';
 import {
   checkRefShape,
   checkOptions,
@@ -427,10 +427,14 @@ export function callMethod(caller, method, args) {
 export function guarded(p) {
   return Promise.resolve(p).then(
     (r) => r,
-    () =>
-      result('unavailable', { nodes: [] }, [
+    (e) => {
+      // For the debug hook only (never in a result): how many calls failed and the last message.
+      INSPECTION.errors = (INSPECTION.errors || 0) + 1;
+      INSPECTION.lastError = String((e && e.message) || e).slice(0, 200);
+      return result('unavailable', { nodes: [] }, [
         { reason: 'capability-unavailable', detail: 'transport:internal-error:stage:query-call' },
-      ]),
+      ]);
+    },
   );
 }
 // A child realm's fromRoot call (hub `inspect-up`): the top answers; a child realm asks its parent.
@@ -560,4 +564,3 @@ export async function sessionInspect(req) {
   }
   return out;
 }
-void REALM_ID;

@@ -37,14 +37,20 @@ function countChanged() {
     noticeUp(['subs']);
   }
 }
-export function sendTotalDown(total) {
+// kinds / revisions: what changed in the Host (for fromRoot subscriptions in child realms).
+export function sendTotalDown(total, kinds, revisions) {
   const t = total === undefined ? hostTotal() : total;
   bindings.forEach((b) => {
     if (!usable(b)) return;
     const cw = safe(() => b.iframe.contentWindow, null);
     if (!cw) return;
     try {
-      nPostMessage.call(cw, { schema: RELAY_SCHEMA, type: 'inspect-total', token: b.token, total: t }, b.childOrigin);
+      const msg = { schema: RELAY_SCHEMA, type: 'inspect-total', token: b.token, total: t };
+      if (kinds && kinds.length) {
+        msg.kinds = kinds;
+        msg.revisions = revisions;
+      }
+      nPostMessage.call(cw, msg, b.childOrigin);
     } catch (_) {
       /* ignore */
     }
@@ -83,31 +89,57 @@ export function subscribe(caller, spec, callback) {
   countChanged();
   return Object.freeze({
     dispose: () => {
-      if (remove(rec)) countChanged();
+      if (remove(rec, false)) countChanged();
     },
   });
 }
-function remove(rec) {
+// terminal: deliver the terminal `invalidation` (detach, disconnect); a dispose stops silently.
+function remove(rec, terminal) {
   if (!INSPECTION.subs.delete(rec.id)) return false;
   const n = (INSPECTION.subsByCaller.get(rec.caller) || 1) - 1;
   if (n > 0) INSPECTION.subsByCaller.set(rec.caller, n);
   else INSPECTION.subsByCaller.delete(rec.caller);
-  rec.co.close('invalidation', revisionsNow());
+  if (terminal) rec.co.close('invalidation', revisionsNow());
+  else rec.co.cancel();
   return true;
 }
 // A revision moved (hub `inspection`): every subscription listening to one of the kinds gets an update.
 export function onInspectionChange(kinds) {
   if (kinds.indexOf('subs') >= 0) countChanged();
+  if (ROLE === 'top') scheduleHostDown(kinds);
   if (!INSPECTION.subs.size) return;
   const rev = revisionsNow();
   INSPECTION.subs.forEach((rec) => {
-    for (const k of kinds) if (rec.events.indexOf(k) >= 0) rec.co.push(k, rev);
+    for (const k of kinds)
+      if (rec.events.indexOf(k) >= 0) rec.co.push(k, ROLE === 'top' || !rec.fromRoot ? rev : hostRevisions(rev));
   });
+}
+// The top tells child realms with subscriptions what changed in the Host, at most every 100 ms.
+const downKinds = new Set();
+let downTimer = null;
+function scheduleHostDown(kinds) {
+  let any = false;
+  bindings.forEach((b) => {
+    if ((b.inspectSubs || 0) > 0) any = true;
+  });
+  if (!any) return;
+  for (const k of kinds) if (k !== 'subs' && k !== 'observation') downKinds.add(k);
+  if (!downKinds.size || downTimer) return;
+  downTimer = nSetTimeout(() => {
+    downTimer = null;
+    const ks = Array.from(downKinds);
+    downKinds.clear();
+    safe(() => sendTotalDown(undefined, ks, revisionsNow()));
+  }, INSPECT.noticeIntervalMs);
+}
+function hostRevisions(fallback) {
+  const r = INSPECTION.hostRevisions;
+  return r ? { tree: r.tree, observation: r.observation, geometry: r.geometry } : fallback;
 }
 // Terminal invalidation of every subscription of this realm (detach, disconnect, navigation).
 export function invalidateAll() {
   const all = Array.from(INSPECTION.subs.values());
-  for (const rec of all) remove(rec);
+  for (const rec of all) remove(rec, true);
   if (all.length) countChanged();
 }
 export function installSubscriptionListeners() {
@@ -119,9 +151,24 @@ export function installSubscriptionListeners() {
   }
 }
 // The Host total sent down by the parent (a child realm): kept, and passed on to this realm's children.
-export function onTotalFromParent(total) {
-  INSPECTION.hostSubs = total;
-  sendTotalDown(total);
+// With kinds: a Host change, given to this realm's fromRoot subscriptions and passed on down.
+export function onTotalFromParent(e) {
+  INSPECTION.hostSubs = e.total;
+  const kinds = (e.kinds || []).filter((k) => typeof k === 'string' && k.length < 32);
+  const r = e.revisions;
+  if (
+    kinds.length &&
+    r &&
+    typeof r === 'object' &&
+    [r.tree, r.observation, r.geometry].every((v) => Number.isInteger(v) && v >= 0)
+  ) {
+    INSPECTION.hostRevisions = { tree: r.tree, observation: r.observation, geometry: r.geometry };
+    INSPECTION.subs.forEach((rec) => {
+      if (!rec.fromRoot) return;
+      for (const k of kinds) if (rec.events.indexOf(k) >= 0) rec.co.push(k, hostRevisions(revisionsNow()));
+    });
+    sendTotalDown(e.total, kinds, INSPECTION.hostRevisions);
+  } else sendTotalDown(e.total);
 }
 export function debugSubscriptions() {
   const by = {};

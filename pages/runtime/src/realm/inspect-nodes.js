@@ -69,8 +69,13 @@ export function issueLocal(n) {
   return ref;
 }
 // A ref a child realm returned through binding `b` (or, with `up`, the parent realm returned).
+// -> false when the node id already belongs to this realm or to another child (a child can never take
+// over a node id another realm returned; the record naming it is dropped).
 export function issueVia(ref, b) {
+  const e = INSPECTION.issued.get(ref.node_id);
+  if (e && !e.up && e.via !== b && (!e.via || e.via.state !== 'detached')) return false;
   remember(ref, { ref: ref, via: b });
+  return true;
 }
 export function issueUp(ref) {
   remember(ref, { ref: ref, up: true });
@@ -90,15 +95,20 @@ export function resolveRef(ref) {
 function shadowSegment(host) {
   return { kind: 'shadow-root', mount_id: nodeKey(host) + '-sr', generation: 1 };
 }
+// -> {path (realm-relative, the top's from `host`), fragment: the node is physical DOM of a Web Fragment}.
 export function pathOf(n) {
   const t = nodeType(n);
-  if (t === 9)
-    return ROLE === 'top' ? [{ kind: 'host', mount_id: HOST.hostInstanceId, generation: HOST.mountGeneration }] : [];
+  if (t === 9) {
+    const host = { kind: 'host', mount_id: HOST.hostInstanceId, generation: HOST.mountGeneration };
+    return { path: ROLE === 'top' ? [host] : [], fragment: false };
+  }
   if (t === 11) {
     const h = hostOf(n);
-    return h ? localPath(h, false).path.concat([shadowSegment(h)]) : [];
+    if (!h) return { path: [], fragment: false };
+    const lp = localPath(h, false);
+    return { path: lp.path.concat([shadowSegment(h)]), fragment: lp.fragment };
   }
-  return localPath(n, false).path;
+  return localPath(n, false);
 }
 // Layout in this realm's viewport: {rect, clip, visible, offscreen}; null for a placeholder.
 export function layoutOf(n) {
@@ -133,15 +143,21 @@ export function localRecord(n, parentRef) {
     const rid = attr(n, 'data-wippy-resource-id');
     if (rid !== null && rid.length > 0) resource = cutBytes(rid, 256);
   }
+  const lp = safe(() => pathOf(n), { path: [], fragment: false });
   const rec = {
     ref: ref,
     parent: parentRef || null,
     kind: kind,
     state: summary.state ? summary.state : null,
     summary: summary,
-    path: clampPath(safe(() => pathOf(n), [])),
+    path: clampPath(lp.path),
     resource: resource,
     layout: safe(() => layoutOf(n), null),
+    // As the candidates': a Web Fragment's nodes are physical Host DOM with fragment-realm provenance.
+    provenance: {
+      geometry_source: lp.fragment ? 'physical-host' : 'document',
+      runtime_source: lp.fragment ? 'fragment-realm' : ROLE === 'top' ? 'document' : 'iframe-realm',
+    },
   };
   if (kind === 'element' && isPlaceholder(n)) rec.placeholder = true;
   return rec;

@@ -8,7 +8,7 @@
 import { W, nPostMessage, nSetTimeout, nClearTimeout, nJSONStringify, doc } from '../core/natives.js';
 import { RELAY_SCHEMA, INSPECT } from '../core/constants.js';
 import { utf8Len, isInt } from '../core/util.js';
-import { safe, randHex } from '../core/dom-reads.js';
+import { safe, randHex, isConnected } from '../core/dom-reads.js';
 import { ROLE, REALM_ID, UP, INSPECTION } from '../core/state.js';
 import { checkFindQuery, checkRefShape } from '../core/inspect-args.js';
 import { checkSelector } from '../dom/css-match.js';
@@ -35,7 +35,7 @@ function byId(nodeId) {
   if (!e || e.up) return null;
   if (e.via) return { via: e.via };
   const n = e.node.deref();
-  return n ? { node: n } : null;
+  return n && isConnected(n) ? { node: n } : null;
 }
 async function forward(b, q, budgets, deadlineAt) {
   return askChild(
@@ -76,6 +76,9 @@ export async function localHits(points, ctx, want) {
   if (excluded) ctx.omissions.push({ reason: 'excluded' });
   const entries = Array.from(groups.entries());
   const n = entries.length || 1;
+  // One query per iframe carries at most the grant's 256 points; the rest are named, not sent.
+  for (const [ifr, g] of entries)
+    if (g.points.length > 256) ctx.omissions.push({ reason: 'point-budget', node: issueLocal(ifr) });
   const answers = await Promise.all(
     entries.map(([ifr, g]) =>
       askChild(

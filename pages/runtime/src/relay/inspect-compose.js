@@ -7,8 +7,8 @@
 // (relay/inspect-child.js) and the API's calls (host/inspect.js).
 // ctx: {deadlineAt, budgets: {depth, queries, bytes}, redacted (an embedding realm redacts this one),
 //       omissions: [] (filled), parentRef: parent of this realm's document (null)}.
-import { nodeType, hostOf, safe, rectOf, isConnected } from '../core/dom-reads.js';
-import { REALM } from '../core/state.js';
+import { nodeType, hostOf, safe, rectOf } from '../core/dom-reads.js';
+import { deepActive } from '../dom/active-element.js';
 import { walkFind, walkTree, semanticMatcher, nodeIdMatcher } from '../realm/inspect-walk.js';
 import { localRecord, issueLocal, treeParent, layoutOf } from '../realm/inspect-nodes.js';
 import { hasUnsupportedTransform } from '../realm/paths.js';
@@ -81,6 +81,8 @@ async function fill(entries, stopped, want, ctx, holeRequest) {
 }
 // Semantic ({role?, name?, text?, resource_id?}) or exact ({node_id}) search under `scope`.
 export async function composeFind(scope, query, want, ctx) {
+  // Below a redacted iframe nothing has a name or text to match.
+  if (ctx.redacted && (query.name || query.text)) return { records: [], more: false };
   const wctx = { excluded: 0 };
   const exact = query.mode === 'node';
   const match = exact ? nodeIdMatcher(query.node_id) : semanticMatcher(query);
@@ -98,10 +100,10 @@ export async function composeTree(root, depth, want, ctx) {
 export function composeCss(scope, selector, want, ctx) {
   const t = nodeType(scope);
   if (t !== 9 && t !== 11) return { error: 'css-root-required' };
-  const focusEl =
-    REALM.localFocus && REALM.localFocus.el && isConnected(REALM.localFocus.el) ? REALM.localFocus.el : null;
-  const safeFocus = focusEl && !privacyOf(focusEl).excluded ? focusEl : null;
-  const inert = inertScope(scope, { redacted: ctx.redacted, focusEl: safeFocus });
+  // Focus pseudo-classes match only while the deep focus is not excluded (dom/inert-dom.js).
+  const active = deepActive();
+  const focusSafe = !active || nodeType(active) !== 1 || !privacyOf(active).excluded;
+  const inert = inertScope(scope, { redacted: ctx.redacted, focusSafe: focusSafe });
   if (inert.excluded) {
     ctx.omissions.push({ reason: 'excluded', node: issueLocal(scope) });
     return { records: [], more: false };

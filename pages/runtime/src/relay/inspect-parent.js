@@ -24,9 +24,15 @@ export function onInspectNotice(b, msg) {
   if ((b.inspectSubs || 0) !== before) emit('inspection', ['subs']);
   return true;
 }
+// At most this many fromRoot calls of one child are answered at a time; more are dropped (the child's
+// own timer turns them into an omission), so a hostile child cannot queue unbounded work here.
+const MAX_UP_PENDING = 32;
 export function onInspectUp(b, msg) {
   if (typeof msg.request_id !== 'string' || msg.request_id.length > 128 || typeof msg.method !== 'string') return false;
+  if ((b.upPending || 0) >= MAX_UP_PENDING) return false;
+  b.upPending = (b.upPending || 0) + 1;
   const reply = (result) => {
+    b.upPending = Math.max(0, (b.upPending || 1) - 1);
     const cw = safe(() => b.iframe.contentWindow, null);
     if (!cw || !b.childOrigin) return;
     try {

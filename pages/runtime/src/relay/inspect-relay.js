@@ -86,7 +86,7 @@ export function projectRecord(r, chain, b, parentFallback) {
     chain.path.concat((Array.isArray(r.path) ? r.path.slice(0, 64) : []).map(sanitizeSegment).filter(Boolean)),
   );
   if (chain.redacted) for (const s of path.slice(chain.path.length)) delete s.label;
-  issueVia(ref, b);
+  if (!issueVia(ref, b)) return null;
   if (parent && parent !== parentFallback) issueVia(parent, b);
   const out = {
     ref: ref,
@@ -97,6 +97,11 @@ export function projectRecord(r, chain, b, parentFallback) {
     path: path,
     resource: typeof r.resource === 'string' && r.resource && utf8Len(r.resource) <= 256 ? r.resource : null,
     layout: projectLayout(r.layout, chain),
+    provenance: {
+      geometry_source: r.provenance && r.provenance.geometry_source === 'physical-host' ? 'physical-host' : 'document',
+      runtime_source:
+        r.provenance && r.provenance.runtime_source === 'fragment-realm' ? 'fragment-realm' : 'iframe-realm',
+    },
   };
   if (r.placeholder === true) out.placeholder = true;
   return out;

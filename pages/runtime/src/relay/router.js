@@ -48,7 +48,11 @@ export function onMessage(ev) {
     }
     if (msg.schema === RELAY_SCHEMA && msg.type === 'inspect-total') {
       if (UP.granted && ev.origin === UP.parentOrigin && UP.tokens.has(msg.token) && isInt(msg.total) && msg.total >= 0)
-        emit('inspect-total', msg.total);
+        emit('inspect-total', {
+          total: msg.total,
+          kinds: Array.isArray(msg.kinds) ? msg.kinds.slice(0, 8) : [],
+          revisions: msg.revisions,
+        });
       return;
     }
     if ((msg.schema === RELAY_SCHEMA || msg.schema === RELAY_V1) && msg.type === 'query-request') {
