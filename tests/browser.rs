@@ -47,5 +47,7 @@ mod selection;
 mod session_e2e;
 #[path = "session_hostile_child.rs"]
 mod session_hostile_child;
+#[path = "session_reads_e2e.rs"]
+mod session_reads_e2e;
 #[path = "session_restart.rs"]
 mod session_restart;

@@ -12,6 +12,7 @@ pub mod focus;
 pub mod geometry;
 pub mod history;
 pub mod inspection;
+pub mod reads;
 pub mod outputs;
 pub mod privacy;
 pub mod realms;
@@ -217,6 +218,7 @@ pub fn all() -> Vec<Check> {
     .chain(actions::checks())
     .chain(capture::checks())
     .chain(inspection::checks())
+    .chain(reads::checks())
     .collect()
 }
 

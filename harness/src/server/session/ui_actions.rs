@@ -767,7 +767,7 @@ impl Broker {
             if s.completed.contains(action_id) {
                 return Err("duplicate".into());
             }
-            let p = s.find(&session_id, action_id).ok_or("no pending action")?;
+            let p = s.find(&session_id, action_id).or_else(|| s.pending.get(&session_id)).ok_or("no pending action")?;
             let correlated = p.action_id == action_id
                 && p.socket_id == socket_id
                 && result["request_id"] == p.request_id.as_str()
