@@ -10,7 +10,7 @@ use anyhow::{anyhow, ensure, Context};
 use serde_json::json;
 
 use super::actions::{agent_actions_enabled, await_overlay, overlay_point};
-use super::inspection::{mount, revisions, Placement, LEAVES};
+use super::inspection::LEAVES;
 use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of, set_automatic_context};
 use super::{rect_of, wait_for, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
 use crate::agent::{
@@ -19,9 +19,15 @@ use crate::agent::{
 };
 use crate::contract::canonical::lua_json_len;
 use crate::contract::model_read::{BYTE_LIMIT_REASON, MAX_MODEL_BYTES};
-use crate::host::Realm;
+use crate::attention::inspect::Revisions;
 use crate::input::Key;
 use crate::Host;
+
+/// The Host tree's revisions now, from the top realm's public API (`getTree` of depth 0).
+async fn revisions(host: &Host) -> anyhow::Result<Revisions> {
+    let v = host.eval("window.wippyAttention.attention.getTree(null, { depth: 0 }).then((r) => r.revisions)").await?;
+    serde_json::from_value(v.clone()).with_context(|| format!("getTree gave no revisions: {v}"))
+}
 
 /// The agent bound to the Host tab with automatic context off: one trusted message binds it.
 pub async fn bound_reader(host: &Host) -> anyhow::Result<(Agent, String)> {
@@ -169,8 +175,15 @@ pub async fn reads_guard(host: &Host) -> anyhow::Result<String> {
     refused(&agent.batch().read_raw(ReadTool::GetTree, json!({"depth": 33})).await, RejectReason::Invalid(ArgError::InvalidDepth))?;
     refused(&agent.batch().read_raw(ReadTool::HitTest, json!({"x": 1})).await, RejectReason::Invalid(ArgError::PointRequired))?;
     refused(&agent.batch().get_cursor().await, RejectReason::Guard(GuardReason::RepairBudgetExhausted))?;
-    refused(&agent.batch().get_focus().await, RejectReason::Guard(GuardReason::ReadBudgetExhausted))?;
     ensure!(inspect_requests(host, &sid)? == sent2, "refused reads reached the Host");
+    user_turn(host, "guard 3").await?;
+    inspected(&agent.batch().get_cursor().await)?;
+    inspected(&agent.batch().get_selection().await)?;
+    inspected(&agent.batch().get_focus().await)?;
+    inspected(&agent.batch().hit_test(&HitTestArgs { x: 1.0, y: 1.0, ..HitTestArgs::default() }).await)?;
+    let sent3 = inspect_requests(host, &sid)?;
+    refused(&agent.batch().get_focus().await, RejectReason::Guard(GuardReason::ReadBudgetExhausted))?;
+    ensure!(inspect_requests(host, &sid)? == sent3, "the fifth read reached the Host");
     let rows = session_of(host)?.read_history(&sid)?;
     let last = rows.last().context("no history")?;
     ensure!(
@@ -232,8 +245,15 @@ pub async fn reads_staleness(host: &Host) -> anyhow::Result<String> {
 pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
     let (agent, _) = bound_reader(host).await?;
     let markup: String = (0..24).map(|i| format!("<button aria-label=\"b{i}\"></button>")).collect();
-    let m = mount(host, &Realm::Top, "kib", &markup, "open", Placement::Visible).await?;
-    let tree = TreeArgs { root: Some(m.scope.clone()), depth: Some(1), ..TreeArgs::default() };
+    let js = format!(
+        "(() => {{ const d = document.createElement('div'); d.setAttribute('data-wippy-resource-id', 'kib-root'); d.style.cssText = 'position:absolute;left:0;top:0;width:1px;height:1px;overflow:hidden'; d.innerHTML = {}; document.body.appendChild(d); window.__kib = d; return true; }})()",
+        json!(markup)
+    );
+    host.eval(&js).await?;
+    user_turn(host, "kib root").await?;
+    let found = agent.batch().find_semantic(&FindSemantic { resource_id: Some("kib-root".into()), ..FindSemantic::default() }).await;
+    let root = inspected(&found)?.node(0).context("no node with resource kib-root")?.node;
+    let tree = TreeArgs { root: Some(root), depth: Some(1), ..TreeArgs::default() };
     let mut grown = vec![0usize; 24];
     let mut turn = 0;
     let mut read = async |host: &Host| -> anyhow::Result<ModelRead> {
@@ -254,7 +274,7 @@ pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
             }
         }
         ensure!(left == 0, "the names cannot grow {by} more bytes");
-        host.eval(&format!("(() => {{ const r = window.__inspRoots.kib; {js} return true; }})()")).await?;
+        host.eval(&format!("(() => {{ const r = window.__kib; {js} return true; }})()")).await?;
         wait_for(host, "the tree revision after renaming", POINTER_TIMEOUT, || async {
             let r = revisions(host).await?;
             Ok(if r.tree != before { Poll::Ready(()) } else { Poll::Pending(format!("{r:?}")) })
