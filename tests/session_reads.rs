@@ -12,8 +12,8 @@ use crate::session_support;
 use std::time::Duration;
 
 use attention_harness::agent::{
-    Agent, ArgError, ContextCode, FindSemantic, GuardReason, HitTestArgs, NodeRef, ReadOutcome, ReadTool,
-    RejectReason, TreeArgs,
+    Agent, ArgError, ContextCode, FindSemantic, GuardReason, HitTestArgs, NodeRef, ReadOutcome, ReadTool, RejectReason,
+    TreeArgs,
 };
 use attention_harness::server::session::reads::history::ReadRecord;
 use attention_harness::server::session::reads::{InspectionRefusal, MAX_INSPECTION_BYTES};
@@ -133,7 +133,8 @@ where
         f = host_request(ws) => f,
     };
     let targets: Vec<Value> = a.nodes.iter().map(|n| target(n["ref"]["node_id"].as_str().unwrap())).collect();
-    host_send(ws, &result_frame(&req, "inspected", json!({"inspection": inspection(&req, a), "targets": targets}))).await;
+    host_send(ws, &result_frame(&req, "inspected", json!({"inspection": inspection(&req, a), "targets": targets})))
+        .await;
     (tokio::time::timeout(Duration::from_secs(10), call).await.expect("the read ends"), req)
 }
 
@@ -162,7 +163,8 @@ async fn a_read_is_a_private_inspect_request_that_answers_with_actions_off_and_o
     let created = attention_harness::contract::Timestamp::parse_session(d["created_at"].as_str().unwrap()).unwrap();
     let expires = attention_harness::contract::Timestamp::parse_session(d["expires_at"].as_str().unwrap()).unwrap();
     assert_eq!(
-        (expires.secs * 1000 + expires.nanos as i64 / 1_000_000) - (created.secs * 1000 + created.nanos as i64 / 1_000_000),
+        (expires.secs * 1000 + expires.nanos as i64 / 1_000_000)
+            - (created.secs * 1000 + created.nanos as i64 / 1_000_000),
         2000
     );
     let m = r.inspected().unwrap_or_else(|| panic!("inspected: {r:?}"));
@@ -208,7 +210,11 @@ async fn the_broker_accepts_98304_canonical_bytes_and_refuses_98305_and_every_ot
     };
     type Case = (&'static str, Box<dyn Fn(&Value) -> Value>, Option<InspectionRefusal>);
     let cases: Vec<Case> = vec![
-        ("98304 bytes", Box::new(move |r| json!({"inspection": sized(r, MAX_INSPECTION_BYTES), "targets": [target("n1")]})), None),
+        (
+            "98304 bytes",
+            Box::new(move |r| json!({"inspection": sized(r, MAX_INSPECTION_BYTES), "targets": [target("n1")]})),
+            None,
+        ),
         (
             "98305 bytes",
             Box::new(move |r| json!({"inspection": sized(r, MAX_INSPECTION_BYTES + 1), "targets": []})),
@@ -250,7 +256,11 @@ async fn the_broker_accepts_98304_canonical_bytes_and_refuses_98305_and_every_ot
             }),
             Some(InspectionRefusal::HostMismatch),
         ),
-        ("32 targets", Box::new(|r| json!({"inspection": inspection(r, &Answer::one("n1")), "targets": vec![target("n1"); 32]})), None),
+        (
+            "32 targets",
+            Box::new(|r| json!({"inspection": inspection(r, &Answer::one("n1")), "targets": vec![target("n1"); 32]})),
+            None,
+        ),
         (
             "33 targets",
             Box::new(|r| json!({"inspection": inspection(r, &Answer::one("n1")), "targets": vec![target("n1"); 33]})),
@@ -315,7 +325,11 @@ async fn one_read_per_batch_while_an_action_in_the_same_batch_runs_normally() {
     let ReadOutcome::Rejected { receipt, .. } = &refused.outcome else { unreachable!() };
     assert_eq!(receipt["status"], "rejected");
     assert_eq!(receipt["original_registry_id"], "wippy.agent.tools:attention_get_focus");
-    host_send(&mut ws, &result_frame(&req, "inspected", json!({"inspection": inspection(&req, &Answer::one("n1")), "targets": []}))).await;
+    host_send(
+        &mut ws,
+        &result_frame(&req, "inspected", json!({"inspection": inspection(&req, &Answer::one("n1")), "targets": []})),
+    )
+    .await;
     assert!(first.await.inspected().is_some());
     let action = b.highlight(&[target("n1")], &Default::default()).unwrap();
     let hreq = host_request(&mut ws).await;
@@ -325,7 +339,10 @@ async fn one_read_per_batch_while_an_action_in_the_same_batch_runs_normally() {
     let rows = history(&server, &agent);
     assert_eq!(rows.len(), 2, "the refused call is stored with its id, tool and arguments");
     assert_eq!((rows[1].status.as_str(), rows[1].reason.as_deref()), ("rejected", Some("one-read-per-batch")));
-    assert_eq!((rows[1].call_id.as_str(), rows[1].tool.as_str(), rows[1].args.as_str()), (refused.call_id.as_str(), "attention_get_focus", "{}"));
+    assert_eq!(
+        (rows[1].call_id.as_str(), rows[1].tool.as_str(), rows[1].args.as_str()),
+        (refused.call_id.as_str(), "attention_get_focus", "{}")
+    );
 }
 
 #[tokio::test]
@@ -357,7 +374,11 @@ async fn two_invalid_attempts_end_repair() {
     let r2 = agent.batch().read_raw(ReadTool::FindCss, json!({"selector": "b"})).await;
     assert_eq!(r2.rejected(), Some(RejectReason::Invalid(ArgError::CssRootRequired)));
     let r3 = agent.batch().find_semantic(&semantic("Save")).await;
-    assert_eq!(r3.rejected(), Some(RejectReason::Guard(GuardReason::RepairBudgetExhausted)), "a valid call after two invalid ones");
+    assert_eq!(
+        r3.rejected(),
+        Some(RejectReason::Guard(GuardReason::RepairBudgetExhausted)),
+        "a valid call after two invalid ones"
+    );
     host_gets_nothing(&mut ws, 200).await;
 }
 
@@ -366,25 +387,29 @@ async fn an_unchanged_tree_read_is_a_duplicate_until_the_tree_revision_changes_o
     let server = server().await;
     let (mut ws, agent) = tab(&server, true).await;
     let tree = TreeArgs::default();
-    let (r1, _) = answered(&mut ws, &Answer::one("n1").revs(5, 1), || async { agent.batch().get_tree(&tree).await }).await;
+    let (r1, _) =
+        answered(&mut ws, &Answer::one("n1").revs(5, 1), || async { agent.batch().get_tree(&tree).await }).await;
     assert!(r1.inspected().is_some());
     let dup = agent.batch().get_tree(&tree).await;
     assert_eq!(dup.rejected(), Some(RejectReason::Guard(GuardReason::DuplicateRead)));
     host_gets_nothing(&mut ws, 200).await;
     // A later read (another query) reports tree revision 6: the same tree read is admitted.
     let (_, _) = answered(&mut ws, &Answer::one("n1").revs(6, 1), || async { agent.batch().get_cursor().await }).await;
-    let (again, _) = answered(&mut ws, &Answer::one("n1").revs(6, 1), || async { agent.batch().get_tree(&tree).await }).await;
+    let (again, _) =
+        answered(&mut ws, &Answer::one("n1").revs(6, 1), || async { agent.batch().get_tree(&tree).await }).await;
     assert!(again.inspected().is_some(), "{again:?}");
     // A completed UI action also admits it (new turn: the per-turn budget is not what is tested).
     user_turn(&mut ws, true).await;
     let agent = Agent::bind(server.session(), &agent.route().session_id).unwrap();
-    let (_, _) = answered(&mut ws, &Answer::one("n1").revs(6, 1), || async { agent.batch().get_tree(&tree).await }).await;
+    let (_, _) =
+        answered(&mut ws, &Answer::one("n1").revs(6, 1), || async { agent.batch().get_tree(&tree).await }).await;
     assert_eq!(agent.batch().get_tree(&tree).await.rejected(), Some(RejectReason::Guard(GuardReason::DuplicateRead)));
     let action = agent.highlight(&[target("n1")], &Default::default()).unwrap();
     let hreq = host_request(&mut ws).await;
     host_send(&mut ws, &result_frame(&hreq, "cancelled", json!({}))).await;
     action.result(Duration::from_secs(5)).await.unwrap();
-    let (after, _) = answered(&mut ws, &Answer::one("n1").revs(6, 1), || async { agent.batch().get_tree(&tree).await }).await;
+    let (after, _) =
+        answered(&mut ws, &Answer::one("n1").revs(6, 1), || async { agent.batch().get_tree(&tree).await }).await;
     assert!(after.inspected().is_some(), "a UI action ran since: {after:?}");
 }
 
@@ -415,7 +440,11 @@ async fn a_read_goes_stale_30_s_after_the_server_received_it_not_one_ms_earlier(
     server.session().advance_clock_ms(1);
     assert_eq!(history(&server, &agent)[0].stale_reason.as_deref(), Some("expired"));
     let view = server.session().model_view(&agent.route().session_id).unwrap();
-    assert!(view.reads[0].stale && view.reads[0].content["status"] == "stale", "the model gets the notice: {:?}", view.reads);
+    assert!(
+        view.reads[0].stale && view.reads[0].content["status"] == "stale",
+        "the model gets the notice: {:?}",
+        view.reads
+    );
     assert!(!view.text().contains("\"nodes\""), "not the old observation");
 }
 
@@ -446,7 +475,10 @@ async fn revisions_withdraw_tree_geometry_and_point_reads_and_only_replacement_w
     let server = server().await;
     let (mut ws, agent) = tab(&server, false).await;
     // Turn 1: tree read at tree 1, then a cursor read at tree 2 / geometry 1.
-    let (_, _) = answered(&mut ws, &Answer::one("n1").revs(1, 1), || async { agent.batch().get_tree(&TreeArgs::default()).await }).await;
+    let (_, _) = answered(&mut ws, &Answer::one("n1").revs(1, 1), || async {
+        agent.batch().get_tree(&TreeArgs::default()).await
+    })
+    .await;
     let (_, _) = answered(&mut ws, &Answer::one("n1").revs(2, 1), || async { agent.batch().get_cursor().await }).await;
     let s = stale(&server, &agent);
     assert_eq!(s[0].2.as_deref(), Some("tree-revision"));
@@ -457,10 +489,12 @@ async fn revisions_withdraw_tree_geometry_and_point_reads_and_only_replacement_w
     // Turn 2: geometry at geometry 1; a tree-only change keeps it; a geometry change withdraws it.
     user_turn(&mut ws, false).await;
     let g = node_ref("n1");
-    let (_, _) = answered(&mut ws, &Answer::one("n1").revs(2, 1), || async { agent.batch().get_geometry(&g).await }).await;
+    let (_, _) =
+        answered(&mut ws, &Answer::one("n1").revs(2, 1), || async { agent.batch().get_geometry(&g).await }).await;
     let (_, _) = answered(&mut ws, &Answer::one("n1").revs(3, 1), || async { agent.batch().get_focus().await }).await;
     assert!(!stale(&server, &agent)[3].1, "geometry ignores the tree revision");
-    let (_, _) = answered(&mut ws, &Answer::one("n1").revs(3, 2), || async { agent.batch().get_selection().await }).await;
+    let (_, _) =
+        answered(&mut ws, &Answer::one("n1").revs(3, 2), || async { agent.batch().get_selection().await }).await;
     let s = stale(&server, &agent);
     assert_eq!(s[3].2.as_deref(), Some("geometry-revision"));
     assert!(!s[4].1 && !s[5].1, "focus and selection keep theirs");
@@ -468,8 +502,11 @@ async fn revisions_withdraw_tree_geometry_and_point_reads_and_only_replacement_w
     for (turn, revs) in [(3, (4, 2)), (4, (3, 3))] {
         user_turn(&mut ws, false).await;
         let p = HitTestArgs { x: 3.0, y: 4.0, ..HitTestArgs::default() };
-        let (_, _) = answered(&mut ws, &Answer::one("n1").revs(3, 2), || async { agent.batch().hit_test(&p).await }).await;
-        let (_, _) = answered(&mut ws, &Answer::one("n1").revs(revs.0, revs.1), || async { agent.batch().get_cursor().await }).await;
+        let (_, _) =
+            answered(&mut ws, &Answer::one("n1").revs(3, 2), || async { agent.batch().hit_test(&p).await }).await;
+        let (_, _) =
+            answered(&mut ws, &Answer::one("n1").revs(revs.0, revs.1), || async { agent.batch().get_cursor().await })
+                .await;
         let s = stale(&server, &agent);
         let want = if turn == 3 { "tree-revision" } else { "geometry-revision" };
         assert_eq!(s[s.len() - 2].2.as_deref(), Some(want), "turn {turn}");
@@ -491,7 +528,10 @@ async fn attachments_leave_the_model_view_after_a_fresh_usable_read() {
     let (_, _) = answered(&mut ws, &Answer::one("n1"), || async { agent.batch().get_cursor().await }).await;
     let after = server.session().model_view(&sid).unwrap();
     assert!(after.observations.is_empty());
-    assert_eq!(after.attachments_left, Some(attention_harness::server::session::reads::view::AttachmentsLeft::FreshRead));
+    assert_eq!(
+        after.attachments_left,
+        Some(attention_harness::server::session::reads::view::AttachmentsLeft::FreshRead)
+    );
     assert_eq!(after.reads.len(), 1);
     assert_eq!(after.reads[0].content["schema"], "wippy.attention.model.v1");
     assert_eq!(server.session().messages(&sid).unwrap()[0].attachments.len(), 1, "the attachment stays stored");
@@ -507,7 +547,10 @@ async fn attachments_leave_the_model_view_after_expiry() {
     assert_eq!(server.session().model_view(&sid).unwrap().observations.len(), 1);
     server.session().advance_clock_ms(30_000);
     let v = server.session().model_view(&sid).unwrap();
-    assert_eq!((v.observations.len(), v.attachments_left), (0, Some(attention_harness::server::session::reads::view::AttachmentsLeft::Expired)));
+    assert_eq!(
+        (v.observations.len(), v.attachments_left),
+        (0, Some(attention_harness::server::session::reads::view::AttachmentsLeft::Expired))
+    );
 }
 
 #[tokio::test]
@@ -527,7 +570,11 @@ async fn bad_input_at_every_boundary_reaches_no_host_and_leaves_only_the_refusal
         (ReadTool::HitTest, json!({"x": 1}), ArgError::PointRequired),
         (ReadTool::GetNode, json!({"node": other}), ArgError::NodeReferenceRequired),
         (ReadTool::GetTree, json!({"root": other}), ArgError::InvalidScope),
-        (ReadTool::GetNode, json!({"node": {"host_instance_id": HOST, "mount_id": "m", "generation": 1}}), ArgError::NodeIdRequired),
+        (
+            ReadTool::GetNode,
+            json!({"node": {"host_instance_id": HOST, "mount_id": "m", "generation": 1}}),
+            ArgError::NodeIdRequired,
+        ),
         (ReadTool::GetCursor, json!({"depth": 1}), ArgError::UnexpectedField),
     ];
     for (tool, args, reason) in cases {
@@ -538,10 +585,17 @@ async fn bad_input_at_every_boundary_reaches_no_host_and_leaves_only_the_refusal
         assert_eq!(r.rejected(), Some(RejectReason::Invalid(reason)), "{tool:?} {args}");
         host_gets_nothing(&mut ws, 50).await;
         let after = counts(&server);
-        assert_eq!(after, attention_harness::server::session::Counts { reads: before.reads + 1, ..before }, "only the receipt");
+        assert_eq!(
+            after,
+            attention_harness::server::session::Counts { reads: before.reads + 1, ..before },
+            "only the receipt"
+        );
         let rows = history(&server, &agent);
         let receipt = rows[0].result_value().unwrap();
-        assert_eq!((receipt["status"].as_str(), receipt["reason"].as_str(), receipt["invalid"].as_bool()), (Some("rejected"), Some(reason.as_str()), Some(true)));
+        assert_eq!(
+            (receipt["status"].as_str(), receipt["reason"].as_str(), receipt["invalid"].as_bool()),
+            (Some("rejected"), Some(reason.as_str()), Some(true))
+        );
     }
 }
 
@@ -555,7 +609,11 @@ async fn a_continuation_from_another_query_is_refused_and_its_own_query_may_use_
     assert_eq!(r.inspected().unwrap().continuation.as_deref(), Some("cont-abc"));
     let wrong = agent
         .batch()
-        .find_semantic(&FindSemantic { name: Some("x".into()), continuation: Some("cont-abc".into()), ..FindSemantic::default() })
+        .find_semantic(&FindSemantic {
+            name: Some("x".into()),
+            continuation: Some("cont-abc".into()),
+            ..FindSemantic::default()
+        })
         .await;
     assert_eq!(wrong.rejected(), Some(RejectReason::Invalid(ArgError::InvalidContinuation)));
     let next = TreeArgs { continuation: Some("cont-abc".into()), ..TreeArgs::default() };
@@ -649,7 +707,15 @@ async fn attention_context_set_changes_the_stored_setting_with_one_use_grants_an
     assert_eq!(stale_rev.error, Some(ContextCode::AttentionContextRevisionConflict));
     assert_eq!(stale_rev.state.as_ref().unwrap().revision, 1, "with the current state");
     // The PATCH sees the agent's write.
-    let patch = http(&server, "PATCH", &format!("/api/v1/sessions/{sid}/attention-context"), Some(server.session().token()), &[], br#"{"enabled":false,"expected_revision":1}"#).await;
+    let patch = http(
+        &server,
+        "PATCH",
+        &format!("/api/v1/sessions/{sid}/attention-context"),
+        Some(server.session().token()),
+        &[],
+        br#"{"enabled":false,"expected_revision":1}"#,
+    )
+    .await;
     assert_eq!(patch.status, 200, "{:?}", String::from_utf8_lossy(&patch.body));
     assert_eq!(patch.json()["attention_context"]["revision"], 2);
 
@@ -660,7 +726,11 @@ async fn attention_context_set_changes_the_stored_setting_with_one_use_grants_an
     };
     let first = server.session().attention_context_request(&req("r-1", &grant.capability, true));
     assert!(first.get("error").is_none(), "{first}");
-    assert_eq!(server.session().attention_context_request(&req("r-1", &grant.capability, true)), first, "identical replay: cached");
+    assert_eq!(
+        server.session().attention_context_request(&req("r-1", &grant.capability, true)),
+        first,
+        "identical replay: cached"
+    );
     let conflict = context_result(server.session().attention_context_request(&req("r-1", &grant.capability, false)));
     assert_eq!(conflict.error, Some(ContextCode::AttentionContextRequestConflict));
     let reused = context_result(server.session().attention_context_request(&req("r-2", &grant.capability, false)));
@@ -668,21 +738,39 @@ async fn attention_context_set_changes_the_stored_setting_with_one_use_grants_an
     let g = server.session().grant_context_set(&sid, "agent-1").unwrap();
     let mut bad_topic = req("r-3", &g.capability, false);
     bad_topic["reply_topic"] = json!("session_attention_context_result:00");
-    assert_eq!(context_result(server.session().attention_context_request(&bad_topic)).error, Some(ContextCode::AttentionContextReplyTopicInvalid));
+    assert_eq!(
+        context_result(server.session().attention_context_request(&bad_topic)).error,
+        Some(ContextCode::AttentionContextReplyTopicInvalid)
+    );
     let mut bad = req("r-4", &g.capability, false);
     bad["expected_revision"] = json!(-1);
-    assert_eq!(context_result(server.session().attention_context_request(&bad)).error, Some(ContextCode::AttentionContextRequestInvalid));
+    assert_eq!(
+        context_result(server.session().attention_context_request(&bad)).error,
+        Some(ContextCode::AttentionContextRequestInvalid)
+    );
     let mut other_agent = req("r-5", &g.capability, false);
     other_agent["agent_id"] = json!("agent-2");
-    assert_eq!(context_result(server.session().attention_context_request(&other_agent)).error, Some(ContextCode::AttentionContextAgentStale));
+    assert_eq!(
+        context_result(server.session().attention_context_request(&other_agent)).error,
+        Some(ContextCode::AttentionContextAgentStale)
+    );
     // Expiry: 30 s on the Session clock.
     server.session().advance_clock_ms(30_000);
-    assert_eq!(context_result(server.session().attention_context_request(&req("r-6", &g.capability, false))).error, Some(ContextCode::AttentionContextAuthorityStale));
+    assert_eq!(
+        context_result(server.session().attention_context_request(&req("r-6", &g.capability, false))).error,
+        Some(ContextCode::AttentionContextAuthorityStale)
+    );
     // A new connection generation invalidates outstanding grants.
     let g2 = server.session().grant_context_set(&sid, "agent-1").unwrap();
     let (mut ws2, _) = join(&server, Some(&sid)).await;
     user_turn(&mut ws2, false).await;
-    assert_eq!(context_result(server.session().attention_context_request(&req("r-7", &g2.capability, false))).error, Some(ContextCode::AttentionContextAuthorityStale));
-    assert_eq!(server.session().grant_context_set("", "agent-1").unwrap_err(), ContextCode::AttentionContextAuthorityInvalid);
+    assert_eq!(
+        context_result(server.session().attention_context_request(&req("r-7", &g2.capability, false))).error,
+        Some(ContextCode::AttentionContextAuthorityStale)
+    );
+    assert_eq!(
+        server.session().grant_context_set("", "agent-1").unwrap_err(),
+        ContextCode::AttentionContextAuthorityInvalid
+    );
     host_gets_nothing(&mut ws, 50).await;
 }

@@ -292,7 +292,11 @@ impl Agent {
         let capability = match &grant {
             Ok(g) => g.capability.clone(),
             Err(code) => {
-                return ContextSetResult { state: None, error: Some(*code), response: json!({"error": {"code": code.as_str()}}) }
+                return ContextSetResult {
+                    state: None,
+                    error: Some(*code),
+                    response: json!({"error": {"code": code.as_str()}}),
+                }
             }
         };
         let request_id = next_id("ctx");

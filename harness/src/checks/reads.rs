@@ -17,9 +17,9 @@ use crate::agent::{
     Agent, ArgError, FindSemantic, GuardReason, HitTestArgs, ModelRead, NodeRef, ReadResult, ReadTool, RejectReason,
     TreeArgs,
 };
+use crate::attention::inspect::Revisions;
 use crate::contract::canonical::lua_json_len;
 use crate::contract::model_read::{BYTE_LIMIT_REASON, MAX_MODEL_BYTES};
-use crate::attention::inspect::Revisions;
 use crate::input::Key;
 use crate::Host;
 
@@ -69,7 +69,10 @@ async fn find_leaf(agent: &Agent, host: &Host, leaf: &str) -> anyhow::Result<(No
         .node_views()
         .into_iter()
         .find(|n| {
-            n.layout.as_ref().and_then(|l| rect_of(&l["rect"])).is_some_and(|b| b.max_edge_delta(&truth) <= RECT_TOLERANCE)
+            n.layout
+                .as_ref()
+                .and_then(|l| rect_of(&l["rect"]))
+                .is_some_and(|b| b.max_edge_delta(&truth) <= RECT_TOLERANCE)
         })
         .map(|n| n.node)
         .ok_or_else(|| anyhow!("{leaf}: no found node has the box model's rect {truth:?}: {m:?}"))?;
@@ -120,14 +123,18 @@ pub async fn read_target_can_be_highlighted(host: &Host) -> anyhow::Result<Strin
         user_turn(host, leaf).await?;
         let (node, _) = find_leaf(&agent, host, leaf).await?;
         let r = agent.batch().get_node(&node).await;
-        let target = inspected(&r)?.target_ref.clone().with_context(|| format!("{leaf}: get_node gave no target_ref"))?;
+        let target =
+            inspected(&r)?.target_ref.clone().with_context(|| format!("{leaf}: get_node gave no target_ref"))?;
         let pending = agent.highlight(std::slice::from_ref(&target), &Default::default())?;
         await_overlay(host, true).await?;
         let truth = host.landmark_rect(leaf).await?;
         let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
         let (x, y) = overlay_point(host, &sel).await?;
         let (cx, cy) = truth.center();
-        ensure!((x - cx).abs() <= RECT_TOLERANCE && (y - cy).abs() <= RECT_TOLERANCE, "{leaf}: outline at ({x}, {y}), box centre ({cx}, {cy})");
+        ensure!(
+            (x - cx).abs() <= RECT_TOLERANCE && (y - cy).abs() <= RECT_TOLERANCE,
+            "{leaf}: outline at ({x}, {y}), box centre ({cx}, {cy})"
+        );
         host.press_key(Key::ESCAPE).await?;
         let res = pending.result(std::time::Duration::from_secs(15)).await?;
         ensure!(res.status == crate::agent::Status::Cancelled, "{leaf}: {:?} {:?}", res.status, res.reason);
@@ -172,8 +179,14 @@ pub async fn reads_guard(host: &Host) -> anyhow::Result<String> {
     let sent2 = inspect_requests(host, &sid)?;
     let dup_sent = if ok.tool == ReadTool::FindSemantic { sent } else { sent + 1 };
     ensure!(sent2 == dup_sent, "refused reads reached the Host ({sent} -> {sent2})");
-    refused(&agent.batch().read_raw(ReadTool::GetTree, json!({"depth": 33})).await, RejectReason::Invalid(ArgError::InvalidDepth))?;
-    refused(&agent.batch().read_raw(ReadTool::HitTest, json!({"x": 1})).await, RejectReason::Invalid(ArgError::PointRequired))?;
+    refused(
+        &agent.batch().read_raw(ReadTool::GetTree, json!({"depth": 33})).await,
+        RejectReason::Invalid(ArgError::InvalidDepth),
+    )?;
+    refused(
+        &agent.batch().read_raw(ReadTool::HitTest, json!({"x": 1})).await,
+        RejectReason::Invalid(ArgError::PointRequired),
+    )?;
     refused(&agent.batch().get_cursor().await, RejectReason::Guard(GuardReason::RepairBudgetExhausted))?;
     ensure!(inspect_requests(host, &sid)? == sent2, "refused reads reached the Host");
     user_turn(host, "guard 3").await?;
@@ -187,7 +200,9 @@ pub async fn reads_guard(host: &Host) -> anyhow::Result<String> {
     let rows = session_of(host)?.read_history(&sid)?;
     let last = rows.last().context("no history")?;
     ensure!(
-        last.status == "rejected" && last.tool == "attention_get_focus" && last.reason.as_deref() == Some("read-budget-exhausted"),
+        last.status == "rejected"
+            && last.tool == "attention_get_focus"
+            && last.reason.as_deref() == Some("read-budget-exhausted"),
         "the last refusal's row: {last:?}"
     );
     Ok("one-read-per-batch, duplicate-read, repair- and read-budget-exhausted refused without the Host".into())
@@ -205,7 +220,11 @@ pub async fn reads_staleness(host: &Host) -> anyhow::Result<String> {
     let t0 = agent.batch().get_tree(&TreeArgs { depth: Some(1), ..TreeArgs::default() }).await;
     let tree0 = inspected(&t0)?.revisions.tree;
     let frame = super::leaf_frame(host.engine, super::Leaf::Left);
-    host.eval_in_frame(&frame, "(document.body.appendChild(document.createElement('span')).textContent = 'changed', true)").await?;
+    host.eval_in_frame(
+        &frame,
+        "(document.body.appendChild(document.createElement('span')).textContent = 'changed', true)",
+    )
+    .await?;
     wait_for(host, "the tree revision to change after a DOM change", POINTER_TIMEOUT, || async {
         let r = revisions(host).await?;
         Ok(if r.tree != tree0 { Poll::Ready(()) } else { Poll::Pending(format!("{r:?}")) })
@@ -227,14 +246,21 @@ pub async fn reads_staleness(host: &Host) -> anyhow::Result<String> {
     await_overlay(host, true).await?;
     host.press_key(Key::ESCAPE).await?;
     pending.result(std::time::Duration::from_secs(15)).await?;
-    ensure!(reason(&f.call_id)?.as_deref() == Some("browser-action"), "find after a completed highlight: {:?}", reason(&f.call_id)?);
+    ensure!(
+        reason(&f.call_id)?.as_deref() == Some("browser-action"),
+        "find after a completed highlight: {:?}",
+        reason(&f.call_id)?
+    );
     user_turn(host, "stale 2").await?;
     let c = agent.batch().get_cursor().await;
     inspected(&c)?;
     user_turn(host, "stale 3").await?;
     ensure!(reason(&c.call_id)?.as_deref() == Some("user-turn"), "cursor after a new turn: {:?}", reason(&c.call_id)?);
     let view = session.model_view(&sid)?;
-    ensure!(view.reads.iter().all(|r| r.stale && r.content["status"] == "stale" || r.content["status"] == "rejected"), "the model still sees withdrawn results");
+    ensure!(
+        view.reads.iter().all(|r| r.stale && r.content["status"] == "stale" || r.content["status"] == "rejected"),
+        "the model still sees withdrawn results"
+    );
     Ok("tree-revision, browser-action and user-turn withdrawals by real events; the model sees notices".into())
 }
 
@@ -251,10 +277,13 @@ pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
     );
     host.eval(&js).await?;
     user_turn(host, "kib root").await?;
-    let found = agent.batch().find_semantic(&FindSemantic { resource_id: Some("kib-root".into()), ..FindSemantic::default() }).await;
+    let found = agent
+        .batch()
+        .find_semantic(&FindSemantic { resource_id: Some("kib-root".into()), ..FindSemantic::default() })
+        .await;
     let root = inspected(&found)?.node(0).context("no node with resource kib-root")?.node;
     let tree = TreeArgs { root: Some(root), depth: Some(1), ..TreeArgs::default() };
-    let mut grown = vec![0usize; 24];
+    let mut grown = [0usize; 24];
     let mut turn = 0;
     let mut read = async |host: &Host| -> anyhow::Result<ModelRead> {
         turn += 1;
@@ -298,7 +327,10 @@ pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
     grow(host, 1).await?;
     let m1 = read(host).await?;
     ensure!(
-        m1.outcome == "partial" && m1.reason.as_deref() == Some(BYTE_LIMIT_REASON) && m1.continuation.is_none() && m1.nodes.is_empty(),
+        m1.outcome == "partial"
+            && m1.reason.as_deref() == Some(BYTE_LIMIT_REASON)
+            && m1.continuation.is_none()
+            && m1.nodes.is_empty(),
         "8,193 bytes: {m1:?}"
     );
     ensure!(m1.omissions == vec![json!({"reason": "byte-limit"})], "{:?}", m1.omissions);

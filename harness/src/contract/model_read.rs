@@ -119,7 +119,10 @@ impl Dict {
 fn strip_geometry(seg: &Value) -> Value {
     match seg {
         Value::Object(m) => Value::Object(
-            m.iter().filter(|(k, _)| !SEGMENT_GEOMETRY.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),
+            m.iter()
+                .filter(|(k, _)| !SEGMENT_GEOMETRY.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
         ),
         other => other.clone(),
     }
@@ -343,7 +346,6 @@ pub struct ModelRead {
     pub target_ref: Option<Value>,
 }
 
-
 /// One node row with its ref, parent and path resolved through the dictionaries.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NodeView {
@@ -360,7 +362,12 @@ impl ModelRead {
     /// A `[node_id, mount_index]` ref as a NodeRef (`None` for a bad index: they are 1-based).
     pub fn resolve(&self, r: &(String, usize)) -> Option<NodeRef> {
         let (host, mount, generation) = self.mounts.get(r.1.checked_sub(1)?)?;
-        Some(NodeRef { host_instance_id: host.clone(), node_id: r.0.clone(), mount_id: mount.clone(), generation: *generation })
+        Some(NodeRef {
+            host_instance_id: host.clone(),
+            node_id: r.0.clone(),
+            mount_id: mount.clone(),
+            generation: *generation,
+        })
     }
     fn resolve_value(&self, v: &Value) -> Option<NodeRef> {
         let r: (String, usize) = serde_json::from_value(v.clone()).ok()?;
@@ -465,7 +472,8 @@ mod tests {
                        "offscreen": false, "quality": "exact", "coordinate_space": "host-viewport", "node": r("n1", "leaf-1", 1)}});
         let p = project(&inspection(vec![node("n1", "leaf-1", "A")], g), &[]);
         assert_eq!(p.value["geometry"]["node"], json!(["n1", 1]));
-        let sel = json!({"selection": {"selection_id": "s"}, "anchor": r("n1", "leaf-1", 1), "focus": r("n1", "leaf-1", 1)});
+        let sel =
+            json!({"selection": {"selection_id": "s"}, "anchor": r("n1", "leaf-1", 1), "focus": r("n1", "leaf-1", 1)});
         let p = project(&inspection(vec![], sel), &[]);
         assert_eq!(p.value["anchor"], json!(["n1", 1]));
         assert_eq!(p.value["focus"], json!(["n1", 1]));
@@ -525,7 +533,9 @@ mod tests {
         assert!(!is_node_ref(Some(&r(&"n".repeat(257), "m", 1))));
         assert!(!is_node_ref(Some(&r("n", &"m".repeat(257), 1))));
         assert!(!is_node_ref(Some(&r("n", "m", 0))));
-        assert!(!is_node_ref(Some(&json!({"host_instance_id": HOST, "node_id": "n", "mount_id": "m", "generation": 9_007_199_254_740_992.0}))));
+        assert!(!is_node_ref(Some(
+            &json!({"host_instance_id": HOST, "node_id": "n", "mount_id": "m", "generation": 9_007_199_254_740_992.0})
+        )));
         let mut h = r("n", "m", 1);
         h["host_instance_id"] = json!("h".repeat(161));
         assert!(!is_node_ref(Some(&h)));

@@ -413,7 +413,10 @@ mod tests {
     #[test]
     fn find_css_needs_a_root_and_a_selector_of_1_to_512_bytes() {
         assert_eq!(err(FindCss, json!({"selector": "b"})), CssRootRequired);
-        assert_eq!(ok(FindCss, json!({"selector": "b".repeat(512), "root": r()}))["args"]["query"]["css"], "b".repeat(512));
+        assert_eq!(
+            ok(FindCss, json!({"selector": "b".repeat(512), "root": r()}))["args"]["query"]["css"],
+            "b".repeat(512)
+        );
         assert_eq!(err(FindCss, json!({"selector": "b".repeat(513), "root": r()})), InvalidRequest);
         assert_eq!(err(FindCss, json!({"selector": "", "root": r()})), InvalidRequest);
         assert_eq!(err(FindCss, json!({"root": r()})), InvalidRequest);
@@ -425,7 +428,10 @@ mod tests {
     fn node_refs_are_complete_strict_and_of_the_bound_host() {
         assert_eq!(err(GetNode, json!({})), NodeReferenceRequired);
         assert_eq!(err(GetNode, json!({"node": "n1"})), NodeReferenceRequired);
-        assert_eq!(err(GetNode, json!({"node": {"host_instance_id": HOST, "mount_id": "m1", "generation": 1}})), NodeIdRequired);
+        assert_eq!(
+            err(GetNode, json!({"node": {"host_instance_id": HOST, "mount_id": "m1", "generation": 1}})),
+            NodeIdRequired
+        );
         let mut partial = r();
         partial.as_object_mut().unwrap().remove("generation");
         assert_eq!(err(GetGeometry, json!({"node": partial})), NodeReferenceRequired, "never rebuilt from fields");
@@ -453,7 +459,10 @@ mod tests {
         assert_eq!((q["operation"].as_str(), &q["args"]["coordinate_space"]), (Some("point"), &json!("host-viewport")));
         assert_eq!(ok(HitTest, json!({"x": 1, "y": 2, "coordinate_space": r()}))["args"]["coordinate_space"], r());
         assert_eq!(err(HitTest, json!({"x": 1, "y": 2, "coordinate_space": "document"})), InvalidCoordinateSpace);
-        assert_eq!(err(HitTest, json!({"x": 1, "y": 2, "coordinate_space": {"node_id": "n1"}})), InvalidCoordinateSpace);
+        assert_eq!(
+            err(HitTest, json!({"x": 1, "y": 2, "coordinate_space": {"node_id": "n1"}})),
+            InvalidCoordinateSpace
+        );
         for (r_, pass) in [(-0.001, false), (0.0, true), (100.0, true), (100.001, false)] {
             let res = normalize(HitTest, &json!({"x": 1, "y": 2, "radius_css_px": r_}), HOST);
             assert_eq!(res.is_ok(), pass, "radius {r_}");
@@ -490,9 +499,21 @@ mod tests {
             assert_eq!(ReadTool::from_name(t.name()), Some(t));
             assert_eq!(serde_json::to_value(t).unwrap(), t.name());
         }
-        for e in [InvalidRequest, SemanticFilterRequired, CssRootRequired, NodeIdRequired, NodeReferenceRequired,
-                  PointRequired, InvalidCoordinateSpace, InvalidPointBudget, InvalidPageLimit, InvalidContinuation,
-                  InvalidDepth, UnexpectedField, InvalidScope] {
+        for e in [
+            InvalidRequest,
+            SemanticFilterRequired,
+            CssRootRequired,
+            NodeIdRequired,
+            NodeReferenceRequired,
+            PointRequired,
+            InvalidCoordinateSpace,
+            InvalidPointBudget,
+            InvalidPageLimit,
+            InvalidContinuation,
+            InvalidDepth,
+            UnexpectedField,
+            InvalidScope,
+        ] {
             assert_eq!(serde_json::to_value(e).unwrap(), e.as_str());
             assert_eq!(e.to_string(), e.as_str());
         }

@@ -127,7 +127,8 @@ fn response(req: &Value, error: Option<(ContextCode, &str)>, state: Option<&Atte
 
 fn valid_fields(req: &Value) -> bool {
     let v = Some(req);
-    let keys = ["request_id", "reply_topic", "session_id", "agent_id", "capability", "enabled", "expected_revision", "sender"];
+    let keys =
+        ["request_id", "reply_topic", "session_id", "agent_id", "capability", "enabled", "expected_revision", "sender"];
     matches!(req, Value::Object(m) if m.keys().all(|k| keys.contains(&k.as_str())))
         && is_string(get(v, "request_id"), 128, false)
         && is_string(get(v, "reply_topic"), 160, false)
@@ -171,7 +172,9 @@ pub fn handle(s_: &SessionService, req: &Value) -> Value {
         Some(g) if g.grant.session_id != session_id => {
             response(req, Some((AttentionContextSessionStale, "Session is stale")), None)
         }
-        Some(g) if g.grant.agent_id != agent_id => response(req, Some((AttentionContextAgentStale, "Agent is stale")), None),
+        Some(g) if g.grant.agent_id != agent_id => {
+            response(req, Some((AttentionContextAgentStale, "Agent is stale")), None)
+        }
         Some(g) if g.grant.expires_at_ms <= now || current_generation.as_deref() != Some(g.generation.as_str()) => {
             st.grants.remove(capability);
             response(req, Some((AttentionContextAuthorityStale, "Attention context authority is stale")), None)
@@ -195,17 +198,25 @@ fn update(s_: &SessionService, req: &Value, session_id: &str, agent_id: &str) ->
     use ContextCode::*;
     let enabled = req["enabled"].as_bool().unwrap_or_default();
     if enabled && !s_.options().attention_versions.contains(&4) {
-        return response(req, Some((AttentionContextCapabilityUnavailable, "Attention context is not supported")), None);
+        return response(
+            req,
+            Some((AttentionContextCapabilityUnavailable, "Attention context is not supported")),
+            None,
+        );
     }
     let expected = req.get("expected_revision").and_then(Value::as_f64).map(|f| f as i64);
     if s_.check_storage().is_err() {
         return response(req, Some((AttentionContextUpdateRejected, "Attention context update rejected")), None);
     }
     match s_.store().update_attention(session_id, expected, enabled, &s_.now_rfc3339(), agent_id) {
-        Ok(Some(AttentionUpdate::Conflict(current))) => {
-            response(req, Some((AttentionContextRevisionConflict, "Attention context revision conflict")), Some(&current))
+        Ok(Some(AttentionUpdate::Conflict(current))) => response(
+            req,
+            Some((AttentionContextRevisionConflict, "Attention context revision conflict")),
+            Some(&current),
+        ),
+        Ok(Some(AttentionUpdate::Unchanged(state) | AttentionUpdate::Updated(state))) => {
+            response(req, None, Some(&state))
         }
-        Ok(Some(AttentionUpdate::Unchanged(state) | AttentionUpdate::Updated(state))) => response(req, None, Some(&state)),
         Ok(None) => response(req, Some((AttentionContextSessionStale, "Session is stale")), None),
         Err(_) => response(req, Some((AttentionContextUpdateRejected, "Attention context update rejected")), None),
     }

@@ -72,7 +72,9 @@ pub fn decide(
     }
     let n = normalize(call.tool, &call.args, &ctx.host_instance_id).map_err(RejectReason::Invalid)?;
     if let Some(c) = &n.continuation {
-        let issued = all_rows.iter().any(|r| r.continuation_out.as_deref() == Some(c) && r.query_key.as_ref() == Some(&n.query_key));
+        let issued = all_rows
+            .iter()
+            .any(|r| r.continuation_out.as_deref() == Some(c) && r.query_key.as_ref() == Some(&n.query_key));
         if !issued {
             return Err(RejectReason::Invalid(ArgError::InvalidContinuation));
         }

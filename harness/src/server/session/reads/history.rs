@@ -183,15 +183,19 @@ impl History<'_> {
 
     pub fn add_event(&self, session_id: &str, kind: &str, at_ms: i64) -> Result<(), StoreError> {
         self.store.with(|c| {
-            c.execute("INSERT INTO read_events (session_id, kind, at_ms) VALUES (?1, ?2, ?3)", params![session_id, kind, at_ms])
-                .map(|_| ())
+            c.execute(
+                "INSERT INTO read_events (session_id, kind, at_ms) VALUES (?1, ?2, ?3)",
+                params![session_id, kind, at_ms],
+            )
+            .map(|_| ())
         })
     }
 
     /// Times of the session's completed browser actions, oldest first.
     pub fn action_times(&self, session_id: &str) -> Result<Vec<i64>, StoreError> {
         self.store.with(|c| {
-            let mut st = c.prepare("SELECT at_ms FROM read_events WHERE session_id = ?1 AND kind = 'action' ORDER BY at_ms")?;
+            let mut st =
+                c.prepare("SELECT at_ms FROM read_events WHERE session_id = ?1 AND kind = 'action' ORDER BY at_ms")?;
             let rows = st.query_map(params![session_id], |r| r.get(0))?;
             rows.collect()
         })
@@ -199,8 +203,11 @@ impl History<'_> {
 
     fn mark(&self, seq: i64, reason: &str) -> Result<(), StoreError> {
         self.store.with(|c| {
-            c.execute("UPDATE reads SET stale = 1, stale_reason = ?1 WHERE seq = ?2 AND stale = 0", params![reason, seq])
-                .map(|_| ())
+            c.execute(
+                "UPDATE reads SET stale = 1, stale_reason = ?1 WHERE seq = ?2 AND stale = 0",
+                params![reason, seq],
+            )
+            .map(|_| ())
         })
     }
 

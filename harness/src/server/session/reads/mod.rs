@@ -145,7 +145,8 @@ pub fn accept_inspection(result: &Value, host: &str) -> Result<(), InspectionRef
     use InspectionRefusal::*;
     let i = &result["inspection"];
     let v = Some(i);
-    let keys = ["request_id", "host_instance_id", "measured_at", "revisions", "outcome", "data", "omissions", "continuation"];
+    let keys =
+        ["request_id", "host_instance_id", "measured_at", "revisions", "outcome", "data", "omissions", "continuation"];
     if !matches!(i, Value::Object(m) if m.keys().all(|k| keys.contains(&k.as_str())))
         || !matches!(get(v, "data"), Some(Value::Object(_)))
         || !crate::contract::lua::is_timestamp(get(v, "measured_at"))

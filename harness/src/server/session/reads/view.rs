@@ -59,11 +59,7 @@ impl ModelView {
 }
 
 fn viewed(r: &ReadRecord) -> Option<ViewedRead> {
-    let content = if r.stale {
-        stale_notice(r.stale_reason.as_deref().unwrap_or("stale"))
-    } else {
-        r.result_value()?
-    };
+    let content = if r.stale { stale_notice(r.stale_reason.as_deref().unwrap_or("stale")) } else { r.result_value()? };
     Some(ViewedRead {
         call_id: r.call_id.clone(),
         tool: r.tool.clone(),
