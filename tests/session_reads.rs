@@ -700,7 +700,7 @@ async fn attention_context_set_changes_the_stored_setting_with_one_use_grants_an
     let on = agent.context_set("agent-1", true, None);
     assert_eq!(on.error, None, "{}", on.response);
     assert_eq!(on.state.as_ref().map(|s| (s.enabled, s.revision)), Some((true, 1)));
-    assert_eq!(server.session().attention_state(&sid).unwrap().unwrap().enabled, true, "the same stored setting");
+    assert!(server.session().attention_state(&sid).unwrap().unwrap().enabled, "the same stored setting");
     let same = agent.context_set("agent-1", true, None);
     assert_eq!(same.state.as_ref().unwrap().revision, 1, "no-op keeps the revision");
     let stale_rev = agent.context_set("agent-1", false, Some(0));
