@@ -40,7 +40,7 @@
 //   `wippyAttention.markFocus()` / `returnFocus()` (runtime focus-return.js) reach controls inside
 //   closed shadow roots and child realms, which the Host cannot.
 
-import { answerInspect, isInspect } from './reads.js';
+import { answerInspect, isInspect, resultEnvelope } from './reads.js';
 
 const REFRESH_MS = 300;
 // Fixed reasons of the Host's own `error` endings (never an exception's text).
@@ -107,25 +107,8 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     return window.wippyAttention && window.wippyAttention.host_instance_id;
   }
 
-  function envelope(req, status, extra) {
-    return Object.assign(
-      {
-        schema: 'wippy.ui-action.v1',
-        message_type: 'result',
-        result_id: `res-${randomId()}`,
-        in_reply_to_action_id: req.action_id,
-        request_id: req.request_id,
-        session_id: req.session_id,
-        host_instance_id: req.host_instance_id,
-        completed_at: new Date().toISOString(),
-        status,
-      },
-      extra || {},
-    );
-  }
-
   function respond(req, status, extra) {
-    const r = envelope(req, status, extra);
+    const r = resultEnvelope(req, status, extra);
     results.push(r);
     send(r);
   }

@@ -12,12 +12,13 @@
 
 export const REASON_NO_ROUTE = 'inspection route unavailable';
 
-function envelope(req, status, extra) {
+/** One `wippy.ui-action.v1` result envelope answering `req` (also the overlay's, overlay.js). */
+export function resultEnvelope(req, status, extra) {
   return Object.assign(
     {
       schema: 'wippy.ui-action.v1',
       message_type: 'result',
-      result_id: `res-${Math.random().toString(16).slice(2)}${Date.now().toString(16)}`,
+      result_id: `res-${crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2)}`,
       in_reply_to_action_id: req.action_id,
       request_id: req.request_id,
       session_id: req.session_id,
@@ -53,9 +54,9 @@ export async function answerInspect(req, send) {
       args: q.args,
     });
     const { targets, ...rest } = inspection;
-    result = envelope(req, 'inspected', { inspection: rest, targets: Array.isArray(targets) ? targets : [] });
+    result = resultEnvelope(req, 'inspected', { inspection: rest, targets: Array.isArray(targets) ? targets : [] });
   } catch (_) {
-    result = envelope(req, 'unavailable', { reason: REASON_NO_ROUTE });
+    result = resultEnvelope(req, 'unavailable', { reason: REASON_NO_ROUTE });
   }
   if (Date.parse(req.expires_at) <= Date.now()) return;
   try {
