@@ -9,6 +9,11 @@
 //! pending action or a missing route, `expired` at `expires_at`, `disconnected` when the route's
 //! socket closes, `unavailable` "turn route replaced" when a newer socket binds).
 //!
+//! Reads (`Mode::Inspect`, issue 20; see [`super::reads`]): a private inspection request on the
+//! same route, `query` in place of targets, `expires_at` 2 s after it is sent, no agent-actions
+//! gate, not exclusive (16 pending per session, 128 in all); an `inspected` result must pass
+//! [`super::reads::accept_inspection`] or becomes `error` with the typed reason.
+//!
 //! Concurrency: one interactive action pending per session. A second result for a completed action
 //! is refused as `duplicate`; every refused Host result is kept in [`Broker::refusals`].
 //!
