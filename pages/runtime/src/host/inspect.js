@@ -367,8 +367,22 @@ export async function getFocus(caller, options) {
     candidate_id: fr.candidate.target_id,
     path: clampPath(fr.candidate.path),
   };
-  const nodes = f.el && !f.binding ? [safe(() => recOf(f.el), null)].filter(Boolean) : [];
-  return result('ok', { nodes: nodes, focus: focus }, []);
+  let nodes = f.el && !f.binding ? [safe(() => recOf(f.el), null)].filter(Boolean) : [];
+  const omissions = [];
+  if (f.binding && f.binding.iframe) {
+    // Focus in a child realm: its node, asked of that child by the candidate's id (= node_id).
+    const ctx = ctxFor();
+    const a = await askChild(
+      f.binding.iframe,
+      { op: 'find', query: { node_id: fr.candidate.target_id }, want: 1 },
+      { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: 1 },
+      ctx.deadlineAt,
+      null,
+    );
+    nodes = a.records.slice(0, 1);
+    for (const o of a.omissions) if (o.reason !== 'redacted') omissions.push(o);
+  }
+  return result(outcomeOf([true], omissions), { nodes: nodes, focus: focus }, omissions);
 }
 export async function getSelection(caller, options) {
   const o = checkOptions(options, READ_OPTIONS, 1);
