@@ -117,11 +117,8 @@ export function onInspectionChange(kinds) {
 const downKinds = new Set();
 let downTimer = null;
 function scheduleHostDown(kinds) {
-  let any = false;
-  bindings.forEach((b) => {
-    if ((b.inspectSubs || 0) > 0) any = true;
-  });
-  if (!any) return;
+  // Per recorded pointer move this runs: nothing to do unless a child realm has subscriptions.
+  if (!INSPECTION.childSubs) return;
   for (const k of kinds) if (k !== 'subs' && k !== 'observation') downKinds.add(k);
   if (!downKinds.size || downTimer) return;
   downTimer = nSetTimeout(() => {
