@@ -35,6 +35,7 @@ import { latticePoints } from './lattice.js';
 import { eventOut } from './snapshot.js';
 import { pathDigest } from './action-refs.js';
 import { clampPath } from '../dom/segments.js';
+import { privacyOf } from '../dom/privacy.js';
 
 // Omissions that mean something the caller asked for is missing (the result is `partial`).
 const MISSING = {
@@ -410,6 +411,15 @@ export async function getSelection(caller, options) {
       focus_path: sel.focus_path,
     },
   };
+  // The selection's endpoints as refs (their elements) when it is in the top realm's own DOM.
+  const t = TOP.selection;
+  if (t && !t.binding && s.selection.text !== undefined) {
+    const elOf = (n) => (n && nodeType(n) === 3 ? treeParent(n) : n);
+    const a = elOf(t.anchorNode),
+      f = elOf(t.focusNode);
+    if (a && nodeType(a) === 1 && !privacyOf(a).excluded) data.anchor = issueLocal(a);
+    if (f && nodeType(f) === 1 && !privacyOf(f).excluded) data.focus = issueLocal(f);
+  }
   return result(om.length ? 'partial' : 'ok', data, om);
 }
 
