@@ -56,7 +56,10 @@ fn privacy(layout: Layout, engine: Engine, rule: PrivacyRule) {
     run_host(layout, engine, async |h| {
         for rk in realm_kinds(engine) {
             let r = privacy_rule_in(h, &rk, rule).await?;
-            eprintln!("{layout}/{engine} {} {rule:?}: {} selectors, {} decided by the rule", rk.kind, r.compared, r.decided);
+            eprintln!(
+                "{layout}/{engine} {} {rule:?}: {} selectors, {} decided by the rule",
+                rk.kind, r.compared, r.decided
+            );
         }
         Ok(())
     });

@@ -146,6 +146,10 @@ pub struct NodeRecord {
     pub resource: Option<String>,
     #[serde(deserialize_with = "present")]
     pub layout: Option<NodeLayout>,
+    /// As a candidate's: a Web Fragment's nodes are physical Host DOM with fragment-realm provenance
+    /// (not in INSPECTION_API.md's record; the runtime sends it, B asked A to write it down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<super::Provenance>,
 }
 
 impl NodeRecord {
