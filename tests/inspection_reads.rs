@@ -9,7 +9,7 @@ use attention_harness::checks::inspection::{
     geometry_matches_box_model, leaf_ref, match_limit, realm_kinds, semantic_matches_ax, sixteen_realms,
     subscription_limits, tree_limits, unsupported_transform_keeps_sibling, LEAVES,
 };
-use attention_harness::host::{InspectOptions, Realm, SemanticQuery};
+use attention_harness::host::{InspectOptions, SemanticQuery};
 use attention_harness::{run_host, run_host_opts, Engine, Geometry, Harness, HostOptions, Layout};
 use rstest::rstest;
 
@@ -166,7 +166,6 @@ fn fresh_reads_work_with_attachments_off(
             )
             .await?;
         anyhow::ensure!(!r.data.nodes.is_empty(), "find from the srcdoc realm: {}", r.json());
-        let _ = Realm::Top;
         Ok(())
     });
 }

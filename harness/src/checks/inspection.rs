@@ -783,10 +783,21 @@ pub async fn geometry_matches_box_model(host: &Host, leaves: &[&str]) -> anyhow:
             .await?
             .ok_or_else(|| anyhow!("{leaf}: Chromium hits nothing at its centre"))?;
         let ax = crate::oracle::ax_facts(&hit.session, hit.backend_node_id).await?;
-        for (how, q) in [
-            ("host-viewport", HitQuery::at(cx, cy)),
-            ("node-relative", HitQuery::relative_to(cx - truth.x, cy - truth.y, &node)),
-        ] {
+        // Node-relative coordinates are the element's own CSS px from its untransformed border-box
+        // origin: its centre is half its offset size (Chromium's layout), which maps to the box's centre.
+        let at = host.locate_landmark(leaf).await?;
+        let obj = at.session.resolve_node(at.backend_node_id).await?.ok_or_else(|| anyhow!("{leaf}: no JS object"))?;
+        let size = at
+            .session
+            .call_function_on(&obj, "function () { return [this.offsetWidth, this.offsetHeight]; }", true)
+            .await?;
+        let (w, h) = (
+            size.pointer("/result/value/0").and_then(Value::as_f64).unwrap_or(0.0),
+            size.pointer("/result/value/1").and_then(Value::as_f64).unwrap_or(0.0),
+        );
+        for (how, q) in
+            [("host-viewport", HitQuery::at(cx, cy)), ("node-relative", HitQuery::relative_to(w / 2.0, h / 2.0, &node))]
+        {
             let h = host.hit_test(&Realm::Top, &q, &InspectOptions::from_root()).await?;
             ensure!(h.outcome == Outcome::Ok, "{leaf}: hitTest {how} answered {:?} {:?}", h.outcome, h.reasons());
             let p = h.data.point.ok_or_else(|| anyhow!("{leaf}: hitTest {how} has no point"))?;
