@@ -31,6 +31,8 @@ mod hostile;
 mod input;
 #[path = "inspection_css.rs"]
 mod inspection_css;
+#[path = "inspection_followups.rs"]
+mod inspection_followups;
 #[path = "inspection_reads.rs"]
 mod inspection_reads;
 #[path = "leases.rs"]

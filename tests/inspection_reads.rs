@@ -9,7 +9,7 @@ use attention_harness::checks::inspection::{
     geometry_matches_box_model, leaf_ref, match_limit, realm_kinds, semantic_matches_ax, sixteen_realms,
     subscription_limits, tree_limits, unsupported_transform_keeps_sibling, LEAVES,
 };
-use attention_harness::host::{InspectOptions, Realm, SemanticQuery};
+use attention_harness::host::{InspectOptions, SemanticQuery};
 use attention_harness::{run_host, run_host_opts, Engine, Geometry, Harness, HostOptions, Layout};
 use rstest::rstest;
 
@@ -32,13 +32,20 @@ fn reads_from_inside_each_child_realm_reach_their_own_tree(
             let tree = h.tree(&rk.realm, None, &InspectOptions::default()).await?;
             anyhow::ensure!(!tree.data.nodes.is_empty(), "{}: getTree() is empty: {}", rk.kind, tree.json());
             let again = h.node(&rk.realm, &doc).await?;
-            anyhow::ensure!(again.data.nodes.first().map(|n| &n.node_ref) == Some(&doc), "{}: getNode(document)", rk.kind);
+            anyhow::ensure!(
+                again.data.nodes.first().map(|n| &n.node_ref) == Some(&doc),
+                "{}: getNode(document)",
+                rk.kind
+            );
         }
         // The top realm's three names of the API are one object.
         let same = h
             .eval("(async () => window.$W.attention === window.wippyAttention.attention && (await window.getWippyApi()).attention === window.$W.attention)()")
             .await?;
-        anyhow::ensure!(same == serde_json::json!(true), "$W.attention, getWippyApi().attention, wippyAttention.attention differ");
+        anyhow::ensure!(
+            same == serde_json::json!(true),
+            "$W.attention, getWippyApi().attention, wippyAttention.attention differ"
+        );
         Ok(())
     });
 }
@@ -47,7 +54,16 @@ fn reads_from_inside_each_child_realm_reach_their_own_tree(
 fn geometry_and_hit_test_match_the_box_model_within_half_a_pixel(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
-    #[values("plain", "dpr-2", "zoom-frame", "scale-frame", "scale-panel", "scroll-page", "scroll-panel", "border-frame")]
+    #[values(
+        "plain",
+        "dpr-2",
+        "zoom-frame",
+        "scale-frame",
+        "scale-panel",
+        "scroll-page",
+        "scroll-panel",
+        "border-frame"
+    )]
     variant: &str,
 ) {
     let host = HostOptions::new(layout, engine);
@@ -150,7 +166,6 @@ fn fresh_reads_work_with_attachments_off(
             )
             .await?;
         anyhow::ensure!(!r.data.nodes.is_empty(), "find from the srcdoc realm: {}", r.json());
-        let _ = Realm::Top;
         Ok(())
     });
 }

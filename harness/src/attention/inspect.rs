@@ -146,6 +146,13 @@ pub struct NodeRecord {
     pub resource: Option<String>,
     #[serde(deserialize_with = "present")]
     pub layout: Option<NodeLayout>,
+    /// As a candidate's: a Web Fragment's nodes are physical Host DOM with fragment-realm provenance
+    /// (not in INSPECTION_API.md's record; the runtime sends it, B asked A to write it down).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<super::Provenance>,
+    /// `true` on an owner-declared unmounted placeholder (never `false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<bool>,
 }
 
 impl NodeRecord {
@@ -180,7 +187,7 @@ pub struct GeometryRead {
     pub node: NodeRef,
 }
 
-/// `data` of getGeometry.
+/// `data` of getGeometry (`geometry` null, or absent on invalid input, when there is none).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GeometryData {
@@ -306,7 +313,8 @@ where
 }
 
 /// Where `null` may appear in an inspection answer: the members the contract writes as `X|null`.
-pub(crate) const NULLABLE: [&str; 5] = ["parent", "state", "resource", "layout", "clip"];
+/// (`geometry` is null when the node's transform is unsupported.)
+pub(crate) const NULLABLE: [&str; 6] = ["parent", "state", "resource", "layout", "clip", "geometry"];
 
 #[cfg(test)]
 mod tests {

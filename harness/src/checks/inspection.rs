@@ -138,7 +138,8 @@ pub async fn mount(
     );
     let id = host.eval_in_frame(&frame_of(realm), &expr).await?;
     let host_node_id = id.as_str().ok_or_else(|| anyhow!("no node id for the shadow host of {key}: {id}"))?.to_string();
-    let scope = shadow_root_of(host, realm, &host_node_id).await.with_context(|| format!("the shadow root of {key}"))?;
+    let scope =
+        shadow_root_of(host, realm, &host_node_id).await.with_context(|| format!("the shadow root of {key}"))?;
     Ok(Mounted { key: key.to_string(), realm: realm.clone(), host_node_id, scope })
 }
 
@@ -255,7 +256,11 @@ pub fn css_disagreements(pairs: &[CssPair]) -> Vec<String> {
         match &p.native {
             Err(e) => {
                 if !p.pages.iter().all(|r| r.is_invalid_request()) {
-                    bad.push(format!("{:?}: native qSA throws {e}, the runtime answered {:?}", p.selector, outcomes(p)));
+                    bad.push(format!(
+                        "{:?}: native qSA throws {e}, the runtime answered {:?}",
+                        p.selector,
+                        outcomes(p)
+                    ));
                 }
             }
             Ok(native) => {
@@ -345,7 +350,8 @@ pub async fn css_corpus_differential(host: &Host, prefix: &str) -> anyhow::Resul
             ),
         )
         .await?;
-    let tags: Vec<String> = tags.as_array().cloned().unwrap_or_default().iter().filter_map(|t| t.as_str().map(String::from)).collect();
+    let tags: Vec<String> =
+        tags.as_array().cloned().unwrap_or_default().iter().filter_map(|t| t.as_str().map(String::from)).collect();
     ensure!(!tags.is_empty(), "no {prefix}* element in the corpus realm");
     let mut sels: Vec<String> = Vec::new();
     for t in &tags {
@@ -359,7 +365,10 @@ pub async fn css_corpus_differential(host: &Host, prefix: &str) -> anyhow::Resul
             format!("{t} + *"),
         ]);
     }
-    sels.extend([":checked", ":disabled", "[aria-label]", "[variant]", "[type]", ":empty", ":scope > *", ":root"].map(String::from));
+    sels.extend(
+        [":checked", ":disabled", "[aria-label]", "[variant]", "[type]", ":empty", ":scope > *", ":root"]
+            .map(String::from),
+    );
     let refs: Vec<&str> = sels.iter().map(String::as_str).collect();
     let doc = document_of(host, &realm).await?;
     let pairs = css_pairs(host, &realm, &doc, "document", &refs).await?;
@@ -549,15 +558,15 @@ pub struct RuleReport {
 pub async fn privacy_rule_in(host: &Host, rk: &RealmKind, rule: PrivacyRule) -> anyhow::Result<RuleReport> {
     let key = format!("pv-{}", rk.kind);
     let m = mount(host, &rk.realm, &key, PRIVACY_CORPUS, "open", Placement::Visible).await?;
-    for part in ["cb", "cb2", "lb"] {
+    for (part, fy) in [("cb", 0.5), ("cb2", 0.5), ("ls", 0.75)] {
         let at = host
             .frames()
             .locate_attr("data-pv", &format!("{key}-{part}"))
             .await?
             .ok_or_else(|| anyhow!("no element data-pv={key}-{part}"))?;
         let rect = host.frames().node_rect(&at).await?;
-        let (x, y) = rect.center();
-        host.click_at(x, y).await?;
+        // The list box's second row is its option `lb`.
+        host.click_at(rect.x + rect.width.min(20.0) / 2.0, rect.y + rect.height * fy).await?;
     }
     let live = host
         .eval_in_frame(
@@ -660,11 +669,11 @@ pub async fn semantic_matches_ax(host: &Host) -> anyhow::Result<String> {
         );
         let mut hit_leaf = false;
         for n in &found.data.nodes {
+            let (role, name) = (n.summary.role.clone().unwrap_or_default(), n.summary.name.clone().unwrap_or_default());
+            // find matches a name that contains the query (case-insensitive).
             ensure!(
-                n.summary.role.as_deref() == Some(ax.role.as_str()) && n.summary.name.as_deref() == Some(ax.name.as_str()),
-                "{leaf}: find({q:?}) returned a node summarised {:?}/{:?}",
-                n.summary.role,
-                n.summary.name
+                role.eq_ignore_ascii_case(&ax.role) && name.to_lowercase().contains(&ax.name.to_lowercase()),
+                "{leaf}: find({q:?}) returned a node summarised {role}/{name:?}"
             );
             let layout = n.layout.as_ref().ok_or_else(|| anyhow!("{leaf}: a found node has no layout"))?;
             let r = super::box_of(&layout.rect);
@@ -676,12 +685,10 @@ pub async fn semantic_matches_ax(host: &Host) -> anyhow::Result<String> {
             };
             let facts = crate::oracle::ax_facts(&hit.session, hit.backend_node_id).await?;
             ensure!(
-                facts.role == ax.role && facts.name == ax.name,
-                "{leaf}: Chromium's node at a found node's centre is {}/{:?}, the runtime said {}/{:?}",
+                facts.role == role && facts.name == name,
+                "{leaf}: Chromium's node at a found node's centre is {}/{:?}, the runtime summarised it {role}/{name:?}",
                 facts.role,
-                facts.name,
-                ax.role,
-                ax.name
+                facts.name
             );
             checked += 1;
         }
@@ -739,8 +746,9 @@ fn collect_frame_ids(node: &Value, out: &mut Vec<String>) {
 pub async fn leaf_ref(host: &Host, leaf: &str) -> anyhow::Result<NodeRef> {
     let ax = host.landmark_ax(leaf).await?;
     let truth = host.landmark_rect(leaf).await?;
-    let found =
-        host.find_semantic(&Realm::Top, &SemanticQuery::role_name(&ax.role, &ax.name), &InspectOptions::from_root()).await?;
+    let found = host
+        .find_semantic(&Realm::Top, &SemanticQuery::role_name(&ax.role, &ax.name), &InspectOptions::from_root())
+        .await?;
     found
         .data
         .nodes
@@ -759,17 +767,37 @@ pub async fn geometry_matches_box_model(host: &Host, leaves: &[&str]) -> anyhow:
         let node = leaf_ref(host, leaf).await?;
         let truth = host.landmark_rect(leaf).await?;
         let g = host.geometry(&Realm::Top, &node).await?;
-        let read = g.data.geometry.as_ref().ok_or_else(|| anyhow!("{leaf}: getGeometry gave no geometry: {}", g.json()))?;
+        let read =
+            g.data.geometry.as_ref().ok_or_else(|| anyhow!("{leaf}: getGeometry gave no geometry: {}", g.json()))?;
         let d = super::box_of(&read.rect).max_edge_delta(&truth);
         worst = worst.max(d);
-        ensure!(d <= super::RECT_TOLERANCE, "{leaf}: getGeometry rect {:?} vs box model {truth:?} ({d:.3} px)", read.rect);
+        ensure!(
+            d <= super::RECT_TOLERANCE,
+            "{leaf}: getGeometry rect {:?} vs box model {truth:?} ({d:.3} px)",
+            read.rect
+        );
         let (cx, cy) = truth.center();
-        let hit = host.frames().hit_at(cx, cy).await?.ok_or_else(|| anyhow!("{leaf}: Chromium hits nothing at its centre"))?;
+        let hit = host
+            .frames()
+            .hit_at(cx, cy)
+            .await?
+            .ok_or_else(|| anyhow!("{leaf}: Chromium hits nothing at its centre"))?;
         let ax = crate::oracle::ax_facts(&hit.session, hit.backend_node_id).await?;
-        for (how, q) in [
-            ("host-viewport", HitQuery::at(cx, cy)),
-            ("node-relative", HitQuery::relative_to(cx - truth.x, cy - truth.y, &node)),
-        ] {
+        // Node-relative coordinates are the element's own CSS px from its untransformed border-box
+        // origin: its centre is half its offset size (Chromium's layout), which maps to the box's centre.
+        let at = host.locate_landmark(leaf).await?;
+        let obj = at.session.resolve_node(at.backend_node_id).await?.ok_or_else(|| anyhow!("{leaf}: no JS object"))?;
+        let size = at
+            .session
+            .call_function_on(&obj, "function () { return [this.offsetWidth, this.offsetHeight]; }", true)
+            .await?;
+        let (w, h) = (
+            size.pointer("/result/value/0").and_then(Value::as_f64).unwrap_or(0.0),
+            size.pointer("/result/value/1").and_then(Value::as_f64).unwrap_or(0.0),
+        );
+        for (how, q) in
+            [("host-viewport", HitQuery::at(cx, cy)), ("node-relative", HitQuery::relative_to(w / 2.0, h / 2.0, &node))]
+        {
             let h = host.hit_test(&Realm::Top, &q, &InspectOptions::from_root()).await?;
             ensure!(h.outcome == Outcome::Ok, "{leaf}: hitTest {how} answered {:?} {:?}", h.outcome, h.reasons());
             let p = h.data.point.ok_or_else(|| anyhow!("{leaf}: hitTest {how} has no point"))?;
@@ -794,7 +822,13 @@ pub async fn unsupported_transform_keeps_sibling(host: &Host) -> anyhow::Result<
     let (cx, cy) = truth.center();
     let h = host.hit_test(&Realm::Top, &HitQuery::at(cx, cy), &InspectOptions::from_root()).await?;
     ensure!(h.omits("unsupported-transform"), "hitTest at the rotated leaf: no unsupported-transform: {}", h.json());
-    let tree = host.find_semantic(&Realm::Top, &SemanticQuery::role_name("button", "Attention target left"), &InspectOptions::from_root()).await?;
+    let tree = host
+        .find_semantic(
+            &Realm::Top,
+            &SemanticQuery::role_name("button", "Attention target left"),
+            &InspectOptions::from_root(),
+        )
+        .await?;
     if let Some(n) = tree.data.nodes.first() {
         let g = host.geometry(&Realm::Top, &n.node_ref).await?;
         ensure!(g.omits("unsupported-transform"), "getGeometry of the rotated leaf: {}", g.json());
@@ -808,7 +842,8 @@ pub async fn unsupported_transform_keeps_sibling(host: &Host) -> anyhow::Result<
 
 /// `count` buttons named `name` under a new open shadow root in the Host document.
 pub async fn mount_buttons(host: &Host, key: &str, name: &str, count: usize) -> anyhow::Result<Mounted> {
-    let markup: String = (0..count).map(|i| format!("<button type=button aria-label=\"{name}\" data-i=\"{i}\">b</button>")).collect();
+    let markup: String =
+        (0..count).map(|i| format!("<button type=button aria-label=\"{name}\" data-i=\"{i}\">b</button>")).collect();
     mount(host, &Realm::Top, key, &markup, "open", Placement::Tiny).await
 }
 
@@ -831,9 +866,17 @@ pub async fn match_limit(host: &Host) -> anyhow::Result<String> {
     let token = nine.continuation.clone().ok_or_else(|| anyhow!("9 matches: no continuation: {}", nine.json()))?;
     ensure!((1..=160).contains(&token.len()), "continuation length {}", token.len());
     let rest = host
-        .find_semantic(&Realm::Top, &SemanticQuery::role_name("button", "Nine probe"), &opts.clone().continuation(token))
+        .find_semantic(
+            &Realm::Top,
+            &SemanticQuery::role_name("button", "Nine probe"),
+            &opts.clone().continuation(token),
+        )
         .await?;
-    ensure!(rest.data.nodes.len() == 1 && rest.continuation.is_none(), "the continuation gave {} nodes", rest.data.nodes.len());
+    ensure!(
+        rest.data.nodes.len() == 1 && rest.continuation.is_none(),
+        "the continuation gave {} nodes",
+        rest.data.nodes.len()
+    );
     let all: BTreeSet<_> = nine.data.nodes.iter().chain(&rest.data.nodes).map(|n| n.node_id().to_string()).collect();
     ensure!(all.len() == 9, "the two answers hold {} distinct nodes, not 9", all.len());
     Ok("8 matches in one answer; 9 as 8 + 1 through a continuation".into())
@@ -861,7 +904,10 @@ pub async fn tree_limits(host: &Host) -> anyhow::Result<String> {
         a.continuation
     );
     let b = host.tree(&Realm::Top, Some(&m33.scope), &opts).await?;
-    let token = b.continuation.clone().ok_or_else(|| anyhow!("a 33-node tree: no continuation ({} nodes)", b.data.nodes.len()))?;
+    let token = b
+        .continuation
+        .clone()
+        .ok_or_else(|| anyhow!("a 33-node tree: no continuation ({} nodes)", b.data.nodes.len()))?;
     ensure!(b.data.nodes.len() == 32, "a 33-node tree: {} nodes in the first answer", b.data.nodes.len());
     let rest = host.tree(&Realm::Top, Some(&m33.scope), &opts.clone().continuation(token)).await?;
     ensure!(rest.data.nodes.len() == 1 && rest.continuation.is_none(), "the rest: {} nodes", rest.data.nodes.len());
@@ -873,7 +919,11 @@ pub async fn tree_limits(host: &Host) -> anyhow::Result<String> {
     let chain = format!("{}{}", "<b>".repeat(33), "</b>".repeat(33));
     let deep = mount(host, &Realm::Top, "deep", &chain, "open", Placement::Tiny).await?;
     let d = host.tree(&Realm::Top, Some(&deep.scope), &InspectOptions::default().depth(32)).await?;
-    ensure!(d.data.nodes.len() == 32 + 1 || d.continuation.is_some(), "depth 32 over a 33-deep chain: {} nodes", d.data.nodes.len());
+    ensure!(
+        d.data.nodes.len() == 32 + 1 || d.continuation.is_some(),
+        "depth 32 over a 33-deep chain: {} nodes",
+        d.data.nodes.len()
+    );
     Ok("32 nodes in one answer, 33 as 32 + 1; depth 32 ok, 33 invalid-request".into())
 }
 
@@ -883,7 +933,8 @@ pub async fn tree_limits(host: &Host) -> anyhow::Result<String> {
 pub async fn continuation_rules(host: &Host) -> anyhow::Result<String> {
     let m = mount_flat(host, "c40", 40).await?;
     let opts = InspectOptions::default().depth(2);
-    let token = |r: Inspected<NodesData>| r.continuation.clone().ok_or_else(|| anyhow!("no continuation: {}", r.json()));
+    let token =
+        |r: Inspected<NodesData>| r.continuation.clone().ok_or_else(|| anyhow!("no continuation: {}", r.json()));
     let first = host.tree(&Realm::Top, Some(&m.scope), &opts).await?;
     ensure!(first.data.nodes.len() == 32, "a 41-node tree: the first answer has {} nodes", first.data.nodes.len());
     let again = opts.clone().continuation(token(first)?);
@@ -968,7 +1019,8 @@ pub async fn bad_input(host: &Host, other_host_ref: Option<&NodeRef>) -> anyhow:
     if nan["outcome"] != "unavailable" || !nan["omissions"].to_string().contains("invalid-request") {
         bad.push(format!("hitTest(NaN, Infinity): {nan}"));
     }
-    let ok: Inspected<NodesData> = host.inspect_raw(&Realm::Top, "find", &[json!({"css": long, "scope": doc}), json!({})]).await?;
+    let ok: Inspected<NodesData> =
+        host.inspect_raw(&Realm::Top, "find", &[json!({"css": long, "scope": doc}), json!({})]).await?;
     if !matches!(ok.outcome, Outcome::Ok | Outcome::Empty) {
         bad.push(format!("a selector of 512 characters: {:?} {:?}", ok.outcome, ok.reasons()));
     }
@@ -983,9 +1035,15 @@ pub async fn bad_input(host: &Host, other_host_ref: Option<&NodeRef>) -> anyhow:
 pub async fn fresh_reads_with_attachments_off(host: &Host) -> anyhow::Result<String> {
     ensure!(host.session.is_none() || !host.options().actions_enabled(), "this check wants a Host without attachments");
     let ax = host.landmark_ax("left-leaf").await?;
-    let found =
-        host.find_semantic(&Realm::Top, &SemanticQuery::role_name(&ax.role, &ax.name), &InspectOptions::from_root()).await?;
-    ensure!(found.outcome == Outcome::Ok && !found.data.nodes.is_empty(), "find: {:?} {:?}", found.outcome, found.reasons());
+    let found = host
+        .find_semantic(&Realm::Top, &SemanticQuery::role_name(&ax.role, &ax.name), &InspectOptions::from_root())
+        .await?;
+    ensure!(
+        found.outcome == Outcome::Ok && !found.data.nodes.is_empty(),
+        "find: {:?} {:?}",
+        found.outcome,
+        found.reasons()
+    );
     let tree = host.tree(&Realm::Top, None, &InspectOptions::default()).await?;
     ensure!(matches!(tree.outcome, Outcome::Ok | Outcome::Partial), "getTree: {:?}", tree.outcome);
     let s = geometry_matches_box_model(host, &["left-leaf"]).await?;
@@ -1050,7 +1108,7 @@ pub async fn coalescing(host: &Host) -> anyhow::Result<String> {
         worst = worst.max(in_window);
     }
     ensure!(worst <= 10, "{worst} notices within one second ({} moves sent)", i);
-    let dropped = notices.iter().any(|(_, n)| n.to_string().contains("dropped"));
+    let dropped = notices.iter().any(|(_, n)| n["dropped"].as_u64().is_some_and(|d| d > 0));
     ensure!(dropped, "{i} moves in 2.2 s and no notice reports dropped updates: {:?}", notices.first());
     host.dispose(&sub).await?;
     Ok(format!("{i} trusted moves, {} notices, at most {worst} per second, drops reported", notices.len()))
@@ -1087,7 +1145,11 @@ pub fn checks() -> Vec<super::Check> {
             run: |h| Box::pin(fresh_reads_with_attachments_off(h)),
         },
         Check { host: default_host, name: "inspection-css-differential", run: |h| Box::pin(css_differential(h)) },
-        Check { host: default_host, name: "inspection-semantic-matches-ax-tree", run: |h| Box::pin(semantic_matches_ax(h)) },
+        Check {
+            host: default_host,
+            name: "inspection-semantic-matches-ax-tree",
+            run: |h| Box::pin(semantic_matches_ax(h)),
+        },
         Check {
             host: default_host,
             name: "inspection-geometry-matches-box-model",

@@ -179,3 +179,12 @@ test(':nth-child(An+B of S) counts only the siblings matching S, and S is held t
   assert.deepEqual(ids(sel(t, 'p:nth-child(2)')), ['p2']);
   assert.ok(checkSelector(':nth-child(2 of a:hover)').error);
 });
+
+test(':empty counts white space as text (as Chromium), :is() and :where() empty match nothing, the s flag is refused', () => {
+  const t = doc([E('p', { id: 'a' }), E('p', { id: 'b' }, [T(' ')]), E('p', { id: 'c' }, [T('')])]);
+  assert.deepEqual(ids(sel(t, 'p:empty')), ['a', 'c']);
+  assert.deepEqual(ids(sel(t, ':is()')), []);
+  assert.deepEqual(ids(sel(t, 'p:where( )')), []);
+  assert.ok(checkSelector('[a=b s]').error);
+  assert.ok(checkSelector('[a=b i]').ok);
+});

@@ -113,7 +113,7 @@ export const INSPECTION = {
   childSubs: 0, // subscriptions registered in descendant realms (top: reported by children)
   hostSubs: 0, // a child's last known Host-wide total (sent down by its parent)
   hostRevisions: null, // a child's last known Host revisions (sent down with Host changes)
-  reportedSubs: 0, // a child's subtree count as last reported to its parent
+  reportedSubs: 0, // a child's subtree count as the parent's last total included it
   upPending: new Map(), // child: fromRoot requests sent to the parent, request id -> resolve
   noticeTimer: null, // child: pending revision notice to the parent
   refused: { caller: 0, total: 0 },

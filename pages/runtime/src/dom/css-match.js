@@ -58,6 +58,8 @@ function tokensAllowed(groups, inHas) {
       if (t.type === 'pseudo-element') return 'pseudo-element';
       if ((t.type === 'tag' || t.type === 'universal' || t.type === 'attribute') && t.namespace != null)
         return 'namespace';
+      // The `s` flag ([a=b s]): Chromium's querySelectorAll does not take it (it throws).
+      if (t.type === 'attribute' && t.ignoreCase === false) return 'attribute-flag';
       if (t.type === 'pseudo') {
         if (!Object.prototype.hasOwnProperty.call(ALLOWED, t.name)) return 'pseudo';
         // :has() inside :has() is invalid in Chromium's querySelectorAll (it throws).
@@ -91,7 +93,7 @@ export function checkSelector(selector) {
   if (typeof selector !== 'string' || selector.length === 0 || selector.length > 512) return { error: 'css' };
   let groups;
   try {
-    groups = parse(selector);
+    groups = parse(emptyLists(selector));
   } catch (_) {
     return { error: 'css-syntax' };
   }
@@ -103,6 +105,11 @@ export function checkSelector(selector) {
   return { ok: groups };
 }
 
+// :is() and :where() take a forgiving list: empty, they are valid and match nothing (as in Chromium);
+// css-what refuses the empty form, so it is written as :not(*) before parsing.
+function emptyLists(selector) {
+  return selector.replace(/:(is|where)\(\s*\)/gi, ':not(*)');
+}
 // ":nth-child(An+B of S)": {formula, selector} (selector null without "of").
 function splitOf(data) {
   const m = /^([\s\S]*?)\s+of\s+([\s\S]+)$/i.exec(String(data).trim());
@@ -179,6 +186,9 @@ function nth(fn) {
   };
 }
 const PSEUDOS = {
+  // Selectors 4 / Chromium: no element child and no text child with data (white space counts as text;
+  // css-select's own :empty ignores white space).
+  empty: (el) => el.children.every((c) => c.type !== 'tag' && !(c.type === 'text' && c.data !== '')),
   root: (el) => !!el.isDocElement,
   // The selector's own :scope, as Chromium's querySelectorAll: on a document it is its element
   // (= :root); on a shadow root no element is :scope (":scope > div" matches nothing there). (The

@@ -2,7 +2,7 @@
 // window.wippyAttention {role, host_instance_id, ready, snapshot, envelope, canonicalJson, focus};
 // in child realms {role, realm_id, canonicalJson, ready}; in every realm the frozen internal
 // window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, advanceClock,
-// mountIdOf, summaryOf, debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
+// mountIdOf, nodeIdOf, summaryOf, debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
 // non-writable, non-configurable, non-enumerable.
 import { W, nDateNow, nJSONParse, nJSONStringify } from '../core/natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from '../core/constants.js';
@@ -11,6 +11,7 @@ import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, ACCT, ACTIONS, bindings, upB
 import { registerRoot, registerInternals } from '../dom/shadow-roots.js';
 import { advanceClock } from '../core/clock.js';
 import { mountOf } from '../realm/identity.js';
+import { nodeIdOf, kindOf } from '../realm/inspect-nodes.js';
 import { safe, nodeType } from '../core/dom-reads.js';
 import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
@@ -107,6 +108,9 @@ export function defineInternal() {
     // Test hook: the mount id this realm gives an element (what an omission's mount_id names), so
     // a test can tell which element an omission is about.
     mountIdOf: (el) => safe(() => (nodeType(el) === 1 ? mountOf(el).mount_id : null), null),
+    // Test hook (B1): the node_id a NodeRef of this realm carries for an Element, Document or
+    // ShadowRoot (= the candidates' target_id for an element), null for anything else.
+    nodeIdOf: (n) => safe(() => (kindOf(n) ? nodeIdOf(n) : null), null),
     // Test hook (issue 24): the summary a candidate for exactly this element would carry (the same
     // `summarize` the snapshot calls, with the same privacy: null when excluded, redacted as the
     // candidate would be), without the promotion to an interactive ancestor, so a check can compare

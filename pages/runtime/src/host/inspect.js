@@ -35,6 +35,7 @@ import { latticePoints } from './lattice.js';
 import { eventOut } from './snapshot.js';
 import { pathDigest } from './action-refs.js';
 import { clampPath } from '../dom/segments.js';
+import { privacyOf } from '../dom/privacy.js';
 
 // Omissions that mean something the caller asked for is missing (the result is `partial`).
 const MISSING = {
@@ -367,8 +368,22 @@ export async function getFocus(caller, options) {
     candidate_id: fr.candidate.target_id,
     path: clampPath(fr.candidate.path),
   };
-  const nodes = f.el && !f.binding ? [safe(() => recOf(f.el), null)].filter(Boolean) : [];
-  return result('ok', { nodes: nodes, focus: focus }, []);
+  let nodes = f.el && !f.binding ? [safe(() => recOf(f.el), null)].filter(Boolean) : [];
+  const omissions = [];
+  if (f.binding && f.binding.iframe) {
+    // Focus in a child realm: its node, asked of that child by the candidate's id (= node_id).
+    const ctx = ctxFor();
+    const a = await askChild(
+      f.binding.iframe,
+      { op: 'find', query: { node_id: fr.candidate.target_id }, want: 1 },
+      { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: 1 },
+      ctx.deadlineAt,
+      null,
+    );
+    nodes = a.records.slice(0, 1);
+    for (const o of a.omissions) if (o.reason !== 'redacted') omissions.push(o);
+  }
+  return result(outcomeOf([true], omissions), { nodes: nodes, focus: focus }, omissions);
 }
 export async function getSelection(caller, options) {
   const o = checkOptions(options, READ_OPTIONS, 1);
@@ -396,6 +411,15 @@ export async function getSelection(caller, options) {
       focus_path: sel.focus_path,
     },
   };
+  // The selection's endpoints as refs (their elements) when it is in the top realm's own DOM.
+  const t = TOP.selection;
+  if (t && !t.binding && s.selection.text !== undefined) {
+    const elOf = (n) => (n && nodeType(n) === 3 ? treeParent(n) : n);
+    const a = elOf(t.anchorNode),
+      f = elOf(t.focusNode);
+    if (a && nodeType(a) === 1 && !privacyOf(a).excluded) data.anchor = issueLocal(a);
+    if (f && nodeType(f) === 1 && !privacyOf(f).excluded) data.focus = issueLocal(f);
+  }
   return result(om.length ? 'partial' : 'ok', data, om);
 }
 

@@ -28,14 +28,12 @@ function refused(reason, detail, limit) {
 function hostTotal() {
   const own = INSPECTION.subs.size + INSPECTION.childSubs;
   if (ROLE === 'top') return own;
+  // The parent's total counted this subtree as `reportedSubs` (it says so with the total).
   return Math.max(own, INSPECTION.hostSubs - (INSPECTION.reportedSubs || 0) + own);
 }
 function countChanged() {
   if (ROLE === 'top') sendTotalDown();
-  else {
-    INSPECTION.reportedSubs = INSPECTION.subs.size + INSPECTION.childSubs;
-    noticeUp(['subs']);
-  }
+  else noticeUp(['subs']);
 }
 // kinds / revisions: what changed in the Host (for fromRoot subscriptions in child realms).
 export function sendTotalDown(total, kinds, revisions) {
@@ -45,7 +43,8 @@ export function sendTotalDown(total, kinds, revisions) {
     const cw = safe(() => b.iframe.contentWindow, null);
     if (!cw) return;
     try {
-      const msg = { schema: RELAY_SCHEMA, type: 'inspect-total', token: b.token, total: t };
+      // `yours`: this subtree's count as the total includes it (what this realm knows of that child).
+      const msg = { schema: RELAY_SCHEMA, type: 'inspect-total', token: b.token, total: t, yours: b.inspectSubs || 0 };
       if (kinds && kinds.length) {
         msg.kinds = kinds;
         msg.revisions = revisions;
@@ -118,11 +117,8 @@ export function onInspectionChange(kinds) {
 const downKinds = new Set();
 let downTimer = null;
 function scheduleHostDown(kinds) {
-  let any = false;
-  bindings.forEach((b) => {
-    if ((b.inspectSubs || 0) > 0) any = true;
-  });
-  if (!any) return;
+  // Per recorded pointer move this runs: nothing to do unless a child realm has subscriptions.
+  if (!INSPECTION.childSubs) return;
   for (const k of kinds) if (k !== 'subs' && k !== 'observation') downKinds.add(k);
   if (!downKinds.size || downTimer) return;
   downTimer = nSetTimeout(() => {
@@ -154,6 +150,7 @@ export function installSubscriptionListeners() {
 // With kinds: a Host change, given to this realm's fromRoot subscriptions and passed on down.
 export function onTotalFromParent(e) {
   INSPECTION.hostSubs = e.total;
+  INSPECTION.reportedSubs = e.yours;
   const kinds = (e.kinds || []).filter((k) => typeof k === 'string' && k.length < 32);
   const r = e.revisions;
   if (

@@ -7,7 +7,8 @@
 // (relay/inspect-child.js) and the API's calls (host/inspect.js).
 // ctx: {deadlineAt, budgets: {depth, queries, bytes}, redacted (an embedding realm redacts this one),
 //       omissions: [] (filled), parentRef: parent of this realm's document (null)}.
-import { nodeType, hostOf, safe, rectOf } from '../core/dom-reads.js';
+import { nOffsetWidth, nOffsetHeight } from '../core/natives.js';
+import { nodeType, hostOf, safe, rectOf, composedParent } from '../core/dom-reads.js';
 import { deepActive } from '../dom/active-element.js';
 import { walkFind, walkTree, semanticMatcher, nodeIdMatcher } from '../realm/inspect-walk.js';
 import { localRecord, issueLocal, treeParent, layoutOf } from '../realm/inspect-nodes.js';
@@ -122,19 +123,24 @@ export function localFrame(n) {
   if (!el) return null;
   if (safe(() => hasUnsupportedTransform(el), false)) return { unsupported: true };
   const r = rectOf(el);
-  let ow = 0,
-    oh = 0;
-  try {
-    ow = el.offsetWidth;
-    oh = el.offsetHeight;
-  } catch (_) {
-    ow = 0;
+  // Composed scale = bounding size / layout size; an element without a CSS layout size (SVG, an
+  // inline box with zero size) takes its nearest ancestor's that has one.
+  for (let x = el, g = 0; x && g < 256; x = composedParent(x), g++) {
+    if (nodeType(x) !== 1) continue;
+    let ow = 0,
+      oh = 0;
+    try {
+      ow = nOffsetWidth ? nOffsetWidth.call(x) : 0;
+      oh = nOffsetHeight ? nOffsetHeight.call(x) : 0;
+    } catch (_) {
+      ow = 0; // not an HTMLElement (SVG, MathML): try its parent
+    }
+    if (typeof ow === 'number' && ow > 0 && typeof oh === 'number' && oh > 0) {
+      const b = x === el ? r : rectOf(x);
+      return { x: r.x, y: r.y, sx: b.width / ow, sy: b.height / oh };
+    }
   }
-  if (typeof ow !== 'number' || !(ow > 0) || typeof oh !== 'number' || !(oh > 0)) {
-    // SVG and other elements without a CSS layout size: the scale of the nearest HTML ancestor is unknown; 1.
-    return { x: r.x, y: r.y, sx: 1, sy: 1 };
-  }
-  return { x: r.x, y: r.y, sx: r.width / ow, sy: r.height / oh };
+  return { x: r.x, y: r.y, sx: 1, sy: 1 };
 }
 export function localGeometry(n, ctx) {
   const rec = localRec(n, ctx);

@@ -50,6 +50,7 @@ export function onMessage(ev) {
       if (UP.granted && ev.origin === UP.parentOrigin && UP.tokens.has(msg.token) && isInt(msg.total) && msg.total >= 0)
         emit('inspect-total', {
           total: msg.total,
+          yours: isInt(msg.yours) && msg.yours >= 0 ? msg.yours : 0,
           kinds: Array.isArray(msg.kinds) ? msg.kinds.slice(0, 8) : [],
           revisions: msg.revisions,
         });
