@@ -13,6 +13,7 @@
 //! cargo run --release --example bench -- session [N] [M]    # N WebSocket clients x M messages: msg/s, p50/p99
 //! cargo run --release --example bench -- session-soak [N]   # RSS of the Session at 0, N/2 and N messages
 //! cargo run --release --example bench -- envelope           # bytes and candidates kept, v1 vs v4 attachments
+//! cargo run --release --example bench -- inspect [N]        # ms per find, css, tree, hitTest from the top realm
 //! ```
 //!
 //! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
@@ -63,8 +64,9 @@ fn main() -> anyhow::Result<()> {
         "suite" => suite(args.get(1).map(String::as_str), &args[args.len().min(2)..]),
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
+        "inspect" => with_harness(|h| inspect(h, n(200)?)),
         _ => bail!(
-            "usage: bench suite [BINARY] [-- FILTER..]|host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|session|session-soak|envelope [N]"
+            "usage: bench suite [BINARY] [-- FILTER..]|host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|session|session-soak|envelope|inspect [N]"
         ),
     }
 }
@@ -857,4 +859,43 @@ fn children_cpu_s() -> f64 {
     unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
     let s = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     s(usage.ru_utime) + s(usage.ru_stime)
+}
+
+/// The inspection API's reads from the top realm across every realm of the Host (`fromRoot`), per
+/// cell: semantic `find` (the OOPIF / fragment leaf by Chromium's role and name for it), `find` by
+/// CSS on the Host document, `getTree` of the whole Host, `hitTest` at the OOPIF leaf. Each sample
+/// is timed in the page around the awaited call (`performance.now()`), so the CDP round trip is out.
+fn inspect(h: &Harness, n: usize) -> anyhow::Result<()> {
+    use attention_harness::checks::inspection::document_of;
+    use attention_harness::host::Realm;
+    h.block_on(async {
+        header("ms per call, in the page");
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                let host = h.open(layout, engine).await?;
+                let ax = host.landmark_ax("oopif-leaf").await?;
+                let (cx, cy) = host.landmark_rect("oopif-leaf").await?.center();
+                let doc = document_of(&host, &Realm::Top).await?;
+                let calls = [
+                    ("find", format!("a.find({}, {{fromRoot: true}})", serde_json::json!({"role": ax.role, "name": ax.name}))),
+                    ("css", format!("a.find({}, {{}})", serde_json::json!({"css": "button:not([disabled]), [data-landmark] > *", "scope": doc}))),
+                    ("tree", "a.getTree(null, {fromRoot: true})".to_string()),
+                    ("hitTest", format!("a.hitTest({{x: {cx}, y: {cy}}}, {{fromRoot: true}})")),
+                ];
+                for (name, call) in &calls {
+                    let expr = format!(
+                        "(async () => {{ const a = window.$W.attention; const t = performance.now(); const r = await {call}; \
+                         if (!r || r.outcome === 'unavailable') throw new Error(JSON.stringify(r && r.omissions)); return performance.now() - t; }})()"
+                    );
+                    let mut ms = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        ms.push(host.eval(&expr).await?.as_f64().unwrap_or(f64::NAN));
+                    }
+                    row(&format!("{layout}/{engine} {name}"), &mut ms);
+                }
+                host.close().await;
+            }
+        }
+        anyhow::Ok(())
+    })
 }

@@ -35,6 +35,12 @@ mod history;
 mod hostile;
 #[path = "input.rs"]
 mod input;
+#[path = "inspection_css.rs"]
+mod inspection_css;
+#[path = "inspection_followups.rs"]
+mod inspection_followups;
+#[path = "inspection_reads.rs"]
+mod inspection_reads;
 #[path = "leases.rs"]
 mod leases;
 #[path = "omissions.rs"]
@@ -51,5 +57,7 @@ mod selection;
 mod session_e2e;
 #[path = "session_hostile_child.rs"]
 mod session_hostile_child;
+#[path = "session_reads_e2e.rs"]
+mod session_reads_e2e;
 #[path = "session_restart.rs"]
 mod session_restart;

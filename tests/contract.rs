@@ -36,6 +36,8 @@ mod session_http;
 mod session_origin;
 #[path = "session_races.rs"]
 mod session_races;
+#[path = "session_reads.rs"]
+mod session_reads;
 #[path = "session_ui_actions.rs"]
 mod session_ui_actions;
 #[path = "session_ws.rs"]

@@ -3,6 +3,12 @@
 //! `select` or `capture_visual` on the
 //! Host tab bound to a session, with targets copied verbatim from a snapshot's `action_ref`s (never
 //! rebuilt from fields), and awaits the action's one terminal result.
+//!
+//! Reads (issue 20): [`Agent::batch`] opens one batch of the current user turn; its typed calls
+//! (`get_cursor` ... `hit_test`, or `read_raw` with arguments as a model would write them) go
+//! through the Session's guard and broker and come back as [`ReadResult`] (the stored model.v1
+//! result, a typed refusal, or another terminal status). [`Agent::context_set`] is
+//! `attention_context_set`.
 
 use std::time::Duration;
 
@@ -193,4 +199,184 @@ fn common_args(targets: &[Value], o: &ActionOptions) -> Map<String, Value> {
     args.insert("allow_pointer".into(), json!(o.allow_pointer));
     args.insert("allow_keyboard".into(), json!(o.allow_keyboard));
     args
+}
+
+// ---- reads and attention_context_set (issue 20) ----------------------------------------------
+
+pub use crate::contract::model_read::{ModelRead, NodeRef, NodeView};
+pub use crate::server::session::reads::context_set::ContextCode;
+pub use crate::server::session::reads::{ArgError, GuardReason, ReadOutcome, ReadResult, ReadTool, RejectReason};
+use crate::server::session::reads::{ReadCall, ReadCtx};
+use crate::server::session::AttentionState;
+use serde::Serialize;
+
+/// `attention_find_semantic` arguments: at least one filter (§8), an optional scope NodeRef.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct FindSemantic {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub resource_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope: Option<NodeRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub continuation: Option<String>,
+}
+
+/// `attention_get_tree` arguments.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct TreeArgs {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<NodeRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub continuation: Option<String>,
+}
+
+/// `attention_hit_test` arguments (`coordinate_space`: "host-viewport" or a NodeRef).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HitTestArgs {
+    pub x: f64,
+    pub y: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coordinate_space: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub radius_css_px: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step_css_px: Option<f64>,
+}
+
+/// The result of `attention_context_set`: the stored setting, or §9's error code (with the
+/// current state for a revision conflict), and the response as received.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextSetResult {
+    pub state: Option<AttentionState>,
+    pub error: Option<ContextCode>,
+    pub response: Value,
+}
+
+fn next_id(prefix: &str) -> String {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    format!("{prefix}-{}-{}", std::process::id(), N.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1)
+}
+
+/// One model generation's batch of tool calls within the current user turn: the guard admits one
+/// read per batch; actions in the same batch run as [`Agent`]'s do.
+pub struct Batch<'a> {
+    agent: &'a Agent,
+    pub batch_id: String,
+}
+
+impl Agent {
+    /// The current user turn: the id of the session's newest stored message (`None` before one).
+    pub fn turn(&self) -> Option<String> {
+        self.session.current_turn(&self.route.session_id)
+    }
+    /// A new batch of tool calls (the guard's "batch").
+    pub fn batch(&self) -> Batch<'_> {
+        Batch { agent: self, batch_id: next_id("batch") }
+    }
+    /// `attention_context_set {enabled, expected_revision?}` as `agent_id`: the Session issues a
+    /// one-use grant, the request carries it and its reply topic, no confirmation is asked.
+    pub fn context_set(&self, agent_id: &str, enabled: bool, expected_revision: Option<i64>) -> ContextSetResult {
+        let grant = self.session.grant_context_set(&self.route.session_id, agent_id);
+        let capability = match &grant {
+            Ok(g) => g.capability.clone(),
+            Err(code) => {
+                return ContextSetResult {
+                    state: None,
+                    error: Some(*code),
+                    response: json!({"error": {"code": code.as_str()}}),
+                }
+            }
+        };
+        let request_id = next_id("ctx");
+        let mut req = json!({
+            "request_id": request_id, "reply_topic": crate::server::session::reads::context_set::reply_topic(&request_id),
+            "session_id": self.route.session_id, "agent_id": agent_id, "capability": capability,
+            "enabled": enabled, "sender": format!("agent:{agent_id}"),
+        });
+        if let Some(r) = expected_revision {
+            req["expected_revision"] = json!(r);
+        }
+        context_result(self.session.attention_context_request(&req))
+    }
+}
+
+/// Types a §9 response.
+pub fn context_result(response: Value) -> ContextSetResult {
+    let error = serde_json::from_value(response["error"]["code"].clone()).ok();
+    let state = response.get("attention_context").and_then(|a| {
+        Some(AttentionState {
+            enabled: a["enabled"].as_bool()?,
+            revision: a["revision"].as_i64()?,
+            updated_at: a["updated_at"].as_str()?.to_string(),
+            updated_by: a["updated_by"].as_str()?.to_string(),
+        })
+    });
+    ContextSetResult { state, error, response }
+}
+
+impl Batch<'_> {
+    fn ctx(&self) -> ReadCtx {
+        let r = &self.agent.route;
+        ReadCtx {
+            session_id: r.session_id.clone(),
+            delivery_handle: r.delivery_handle.clone(),
+            host_instance_id: r.host_instance_id.clone(),
+            batch_id: self.batch_id.clone(),
+        }
+    }
+    /// Any read tool with raw arguments, exactly as a model would write them.
+    pub async fn read_raw(&self, tool: ReadTool, args: Value) -> ReadResult {
+        let call = ReadCall { call_id: next_id("read"), tool, args };
+        self.agent.session.read(&self.ctx(), call).await
+    }
+    async fn read_typed(&self, tool: ReadTool, args: impl Serialize) -> ReadResult {
+        self.read_raw(tool, serde_json::to_value(args).unwrap_or(Value::Null)).await
+    }
+    pub async fn get_cursor(&self) -> ReadResult {
+        self.read_raw(ReadTool::GetCursor, json!({})).await
+    }
+    pub async fn get_focus(&self) -> ReadResult {
+        self.read_raw(ReadTool::GetFocus, json!({})).await
+    }
+    pub async fn get_selection(&self) -> ReadResult {
+        self.read_raw(ReadTool::GetSelection, json!({})).await
+    }
+    pub async fn find_semantic(&self, args: &FindSemantic) -> ReadResult {
+        self.read_typed(ReadTool::FindSemantic, args).await
+    }
+    pub async fn find_css(&self, selector: &str, root: &NodeRef, limit: Option<u64>) -> ReadResult {
+        let mut a = json!({"selector": selector, "root": root});
+        if let Some(l) = limit {
+            a["limit"] = json!(l);
+        }
+        self.read_raw(ReadTool::FindCss, a).await
+    }
+    pub async fn get_node(&self, node: &NodeRef) -> ReadResult {
+        self.read_raw(ReadTool::GetNode, json!({"node": node})).await
+    }
+    pub async fn get_tree(&self, args: &TreeArgs) -> ReadResult {
+        self.read_typed(ReadTool::GetTree, args).await
+    }
+    pub async fn get_geometry(&self, node: &NodeRef) -> ReadResult {
+        self.read_raw(ReadTool::GetGeometry, json!({"node": node})).await
+    }
+    pub async fn hit_test(&self, args: &HitTestArgs) -> ReadResult {
+        self.read_typed(ReadTool::HitTest, args).await
+    }
+    /// `ui_action_highlight` in this batch (actions are not guarded).
+    pub fn highlight(&self, targets: &[Value], o: &ActionOptions) -> Result<PendingAction, AgentError> {
+        self.agent.highlight(targets, o)
+    }
 }

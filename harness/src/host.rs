@@ -14,6 +14,9 @@
 //!   [`Host::eval_in_frame`] (`host/truth.rs`), [`Host::screenshot_png`] (here); every other ground-truth read
 //!   (frame chains, hit tests, located nodes, a frame's own session) is on [`Host::frames`], the
 //!   page's [`FrameSessions`] (`frames.rs`, `oracle.rs`, `focus_truth.rs`), which takes no Host;
+//! - inspect, the runtime's inspection API from the top realm or a child realm: `find_semantic`,
+//!   `find_css`, `tree`, `node`, `geometry`, `hit_test`, `cursor`, `focus_read`, `selection_read`,
+//!   `subscribe` (`host/inspect.rs`);
 //! - act as the embedder: [`Host::capture_provider`] (`capture/`), and the reference Session behind
 //!   the composer ([`Host::session`], the agent in `agent.rs`).
 
@@ -32,8 +35,10 @@ use crate::cdp::{Cdp, CdpError, Session};
 use crate::frames::short;
 pub use crate::frames::{ChildTarget, Frame, FrameSessions, HostError};
 
+mod inspect;
 mod options;
 mod truth;
+pub use inspect::{HitQuery, InspectOptions, Inspected, Realm, SemanticQuery, Subscription};
 pub use options::{Corpus, Declaration, Extra, Geometry, HostOptions, Mount, VIEWPORT};
 
 /// The two reference Host shells (DESIGN.md "The two layouts").
@@ -493,5 +498,15 @@ fn parse_reported<T: serde::de::DeserializeOwned>(
     model: &'static str,
     json: Value,
 ) -> Result<Reported<T>, HostError> {
-    Reported::parse(json).map_err(|source| HostError::Model { what: short(what), model, source })
+    parse_reported_with(what, model, json, Reported::parse)
+}
+
+/// [`parse_reported`] with the model's parse function (`Reported::parse_inspection`, say).
+fn parse_reported_with<T>(
+    what: &str,
+    model: &'static str,
+    json: Value,
+    parse: fn(Value) -> Result<Reported<T>, crate::attention::ParseError>,
+) -> Result<Reported<T>, HostError> {
+    parse(json).map_err(|source| HostError::Model { what: short(what), model, source })
 }

@@ -14,6 +14,7 @@ pub mod golden;
 pub mod harness;
 pub mod host;
 pub mod input;
+pub mod inspect_cli;
 pub mod oracle;
 pub mod qa;
 pub mod report;

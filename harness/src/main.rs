@@ -1,6 +1,6 @@
 //! The `attention-harness` command line: verify (the operational check), snapshot (reproduce a
 //! layout bug at a point), serve (open the Host yourself), contract (judge a captured
-//! `context_attachments` array as the Session would). Goldens are recorded and accepted with
+//! `context_attachments` array as the Session would), inspect (one read of the inspection API). Goldens are recorded and accepted with
 //! `cargo insta` only (README, "Golden snapshots"), not here.
 
 mod cli;
@@ -112,6 +112,8 @@ enum Command {
     /// The Session's attachment contract: validate, encode, expand, project.
     #[command(subcommand)]
     Contract(ContractCommand),
+    /// Open a layout and print one read of the runtime's inspection API (find, css, tree, node, geometry, hit).
+    Inspect(attention_harness::inspect_cli::InspectArgs),
 }
 
 fn main() -> ExitCode {
@@ -170,6 +172,13 @@ fn main() -> ExitCode {
             };
             with_harness(pages, |h| verify(h, &view, layouts, engines(engine), json, check.as_deref()))
         }
+        Command::Inspect(args) => match args.validate() {
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(2)
+            }
+            Ok(()) => with_harness(pages, |h| attention_harness::inspect_cli::run(h, &args)),
+        },
         Command::Snapshot { layout, engine, point, envelope, version, picture, view } => {
             let envelope = envelope.then_some(version.unwrap_or(1));
             let (view, layouts) = match checked_view(&view, &pages, layout.map(|l| vec![l]).as_deref()) {

@@ -10,6 +10,11 @@
  *   navigate  navigates to a healthy peer (with the runtime), never answers (navigation)
  *   renew     grants with `expires_in_ms` = ?life=MS (a short lifetime, for renewal timing) and logs,
  *             on its own clock, every capability request received and grant sent (__fakePeer.log)
+ *   v1        an older, correct peer that speaks only wippy.attention.relay.v1: it grants with
+ *             relay_version v1 (denies unsupported-version when v1 is not offered), answers `ready`
+ *             (no children) and `points` queries (its button `NAME-leaf`, hit by the point's position
+ *             in its box) in v1, and refuses every other operation (`invalid-request`, as v1 has no
+ *             inspection); `__fakePeer.operations` lists the operations it was asked for
  * The Host test hook accepts `{wippy_test: "remove" | "remount"}` only from extras that declare it.
  */
 (function () {
@@ -19,6 +24,9 @@
   if (!mode || window.__wippyAttentionRuntime) return;
   var CAP = 'wippy.attention.capability.v1';
   var RELAY = 'wippy.attention.relay.v2';
+  var V1 = 'wippy.attention.relay.v1';
+  var isV1 = mode === 'v1';
+  var relay = isV1 ? V1 : RELAY;
   function hex(n) {
     var a = new Uint8Array(n);
     crypto.getRandomValues(a);
@@ -37,12 +45,19 @@
   var parentOrigin = null;
   var acted = false;
   var life = Math.max(100, Math.min(60000, parseInt(params.get('life') || '60000', 10) || 60000));
-  window.__fakePeer = { mode: mode, queries: 0, grants: 0, log: [] };
+  window.__fakePeer = { mode: mode, queries: 0, grants: 0, log: [], operations: [] };
   window.addEventListener('message', function (ev) {
     var m = ev.data;
     if (ev.source !== window.parent || !m || typeof m !== 'object') return;
     if (m.schema === CAP && m.type === 'capability-request') {
       if (ev.origin !== m.parent_origin || m.target_origin !== location.origin) return;
+      if (isV1 && (!Array.isArray(m.relay_versions) || m.relay_versions.indexOf(V1) < 0)) {
+        window.parent.postMessage(
+          { schema: CAP, type: 'capability-deny', request_id: m.request_id, code: 'unsupported-version' },
+          ev.origin,
+        );
+        return;
+      }
       parentOrigin = ev.origin;
       window.__fakePeer.grants++;
       if (mode === 'renew')
@@ -59,7 +74,7 @@
           child_generation: m.child_generation,
           parent_origin: m.parent_origin,
           target_origin: m.target_origin,
-          relay_version: RELAY,
+          relay_version: relay,
           token: hex(24),
           expires_in_ms: mode === 'renew' ? life : 60000,
           limits: { points: 256, candidates: 128, bytes: 131072 },
@@ -72,14 +87,18 @@
         window.__fakePeer.log.push({ t: performance.now(), type: 'grant', request_id: m.request_id });
       return;
     }
-    if (m.schema === RELAY && m.type === 'query-request' && ev.origin === parentOrigin) {
+    if (m.schema === relay && m.type === 'query-request' && ev.origin === parentOrigin) {
       window.__fakePeer.queries++;
+      if (isV1) {
+        answerV1(m);
+        return;
+      }
       // The Host's ready() asks granted children for their own children, and a snapshot first merges
       // the children's windows of pointermoves: both answered correctly (none), so the misbehaviour
       // is reserved for the first `points` query of a snapshot.
       if (m.operation === 'ready') {
         window.parent.postMessage(
-          { schema: RELAY, type: 'query-result', request_id: m.request_id, operation: 'ready', children: [] },
+          { schema: relay, type: 'query-result', request_id: m.request_id, operation: 'ready', children: [] },
           parentOrigin,
         );
         return;
@@ -106,4 +125,51 @@
       // hang: nothing, ever.
     }
   });
+  // relay.v1: `ready` and `points` only, in the v1 schema.
+  function answerV1(m) {
+    window.__fakePeer.operations.push(String(m.operation));
+    var out = { schema: V1, request_id: m.request_id };
+    if (m.operation === 'ready') {
+      out.type = 'query-result';
+      out.operation = 'ready';
+      out.children = [];
+    } else if (m.operation === 'points' && Array.isArray(m.points)) {
+      var button = document.querySelector('[data-landmark$="-leaf"]');
+      var r = button ? button.getBoundingClientRect() : null;
+      var tid = 't-' + realmId + '-n1';
+      var hits = {};
+      var ids = [];
+      m.points.forEach(function (p) {
+        if (r && p.x >= r.left && p.x < r.right && p.y >= r.top && p.y < r.bottom) {
+          hits[p.point_id] = [tid];
+          ids.push(p.point_id);
+        }
+      });
+      out.type = 'query-result';
+      out.operation = 'points';
+      out.realm_id = realmId;
+      out.hits = hits;
+      out.candidates = ids.length
+        ? [
+            {
+              target_id: tid,
+              path: [{ kind: 'element', mount_id: tid.slice(2), generation: 1, tag_name: 'button' }],
+              rect: { x: r.left, y: r.top, width: r.width, height: r.height },
+              occluded: false,
+              summary: { role: 'button', name: button.getAttribute('aria-label') || '' },
+              geometry_source: 'document',
+              runtime_source: 'iframe-realm',
+              sample_point_ids: ids,
+            },
+          ]
+        : [];
+      out.omissions = [];
+      out.queries_used = 0;
+      out.points_used = m.points.length;
+    } else {
+      out.type = 'query-error';
+      out.code = 'invalid-request';
+    }
+    window.parent.postMessage(out, parentOrigin);
+  }
 })();

@@ -40,6 +40,8 @@
 //   `wippyAttention.markFocus()` / `returnFocus()` (runtime focus-return.js) reach controls inside
 //   closed shadow roots and child realms, which the Host cannot.
 
+import { answerInspect, isInspect, resultEnvelope } from './reads.js';
+
 const REFRESH_MS = 300;
 // Fixed reasons of the Host's own `error` endings (never an exception's text).
 const REASON_FAILED = 'Host overlay failed';
@@ -105,25 +107,8 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
     return window.wippyAttention && window.wippyAttention.host_instance_id;
   }
 
-  function envelope(req, status, extra) {
-    return Object.assign(
-      {
-        schema: 'wippy.ui-action.v1',
-        message_type: 'result',
-        result_id: `res-${randomId()}`,
-        in_reply_to_action_id: req.action_id,
-        request_id: req.request_id,
-        session_id: req.session_id,
-        host_instance_id: req.host_instance_id,
-        completed_at: new Date().toISOString(),
-        status,
-      },
-      extra || {},
-    );
-  }
-
   function respond(req, status, extra) {
-    const r = envelope(req, status, extra);
+    const r = resultEnvelope(req, status, extra);
     results.push(r);
     send(r);
   }
@@ -695,6 +680,7 @@ export function attachOverlay({ enabled, send, prepareCapture }) {
   function handle(req) {
     if (!req || req.schema !== 'wippy.ui-action.v1' || req.message_type !== 'request') return;
     if (req.host_instance_id !== hostId()) return; // another tab's request: never ours to answer
+    if (isInspect(req)) return void answerInspect(req, send); // reads: not exclusive, not gated by actions
     if (!actionsOn) {
       respond(req, 'permission-denied', { reason: 'agent actions are not enabled for this Host' });
       return;

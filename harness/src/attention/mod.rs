@@ -20,6 +20,9 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+pub mod inspect;
+pub use inspect::{InspectionResult, NodeRecord, NodeRef, Outcome, Revisions};
+
 /// The `schema` value of a v1 snapshot payload.
 pub const SCHEMA_V1: &str = "wippy.attention.v1";
 /// Envelope `kind` of semantic Attention attachments.
@@ -73,18 +76,48 @@ impl<T: serde::de::DeserializeOwned> Reported<T> {
     }
 }
 
+impl<T: serde::de::DeserializeOwned> Reported<T> {
+    /// Reads an inspection answer strictly: as [`Reported::parse`], except that `null` is accepted
+    /// in the members the inspection contract writes as `X|null` (`parent`, `state`, `resource`,
+    /// `layout`, `clip`); the model then requires those members present.
+    pub fn parse_inspection(json: Value) -> Result<Reported<T>, ParseError> {
+        if let Some(path) = null_member_except(&json, "", &inspect::NULLABLE) {
+            return Err(ParseError {
+                path,
+                message: "a member is null where the inspection contract allows no null".into(),
+                json: json.to_string().chars().take(200).collect(),
+            });
+        }
+        match serde_path_to_error::deserialize(&json) {
+            Ok(value) => Ok(Reported { value, json }),
+            Err(e) => Err(ParseError {
+                path: e.path().to_string(),
+                message: e.inner().to_string(),
+                json: json.to_string().chars().take(200).collect(),
+            }),
+        }
+    }
+}
+
 /// The path (`a.b[2].c`) of the first object member whose value is `null`.
 fn null_member(v: &Value, at: &str) -> Option<String> {
+    null_member_except(v, at, &[])
+}
+
+/// The path of the first object member whose value is `null`, members named in `allowed` excepted.
+fn null_member_except(v: &Value, at: &str, allowed: &[&str]) -> Option<String> {
     match v {
         Value::Object(m) => m.iter().find_map(|(k, v)| {
             let here = if at.is_empty() { k.clone() } else { format!("{at}.{k}") };
             if v.is_null() {
-                Some(here)
+                (!allowed.contains(&k.as_str())).then_some(here)
             } else {
-                null_member(v, &here)
+                null_member_except(v, &here, allowed)
             }
         }),
-        Value::Array(a) => a.iter().enumerate().find_map(|(i, v)| null_member(v, &format!("{at}[{i}]"))),
+        Value::Array(a) => {
+            a.iter().enumerate().find_map(|(i, v)| null_member_except(v, &format!("{at}[{i}]"), allowed))
+        }
         _ => None,
     }
 }

@@ -12,8 +12,10 @@ pub mod fidelity;
 pub mod focus;
 pub mod geometry;
 pub mod history;
+pub mod inspection;
 pub mod outputs;
 pub mod privacy;
+pub mod reads;
 pub mod realms;
 pub mod sampling;
 pub mod selection;
@@ -226,6 +228,8 @@ pub fn all() -> Vec<Check> {
     .into_iter()
     .chain(actions::checks())
     .chain(capture::checks())
+    .chain(inspection::checks())
+    .chain(reads::checks())
     .collect()
 }
 

@@ -18,6 +18,7 @@ pub mod codec;
 pub mod delivery;
 pub mod json;
 pub mod lua;
+pub mod model_read;
 pub mod projection;
 pub mod spec_rules;
 pub mod validate;

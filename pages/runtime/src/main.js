@@ -23,6 +23,15 @@ import { observeRoot, scanIframes } from './relay/discovery.js';
 import { onMessage } from './relay/router.js';
 import { sendUp, forgetParent } from './relay/child.js';
 import { detachAll, requestMerge } from './relay/parent.js';
+import { observeForInspection, installInspectionListeners } from './realm/inspect-nodes.js';
+import { noticeUp } from './relay/inspect-child.js';
+import { onInspectUpCall } from './host/inspect.js';
+import {
+  onInspectionChange,
+  invalidateAll,
+  onTotalFromParent,
+  installSubscriptionListeners,
+} from './host/subscriptions.js';
 
 // Upward news, wired once while the bundle is evaluated (before page scripts, before install below).
 // Each event has the handlers that were direct calls before the layering, in the same order.
@@ -33,11 +42,19 @@ on('document-replaced', forgetParent);
 on('document-replaced', detachAll);
 on('observation-up', sendUp);
 on('observation-separator', requestMerge);
+on('root', observeForInspection);
+on('document-replaced', invalidateAll);
+on('inspection', noticeUp);
+on('inspection', onInspectionChange);
+on('inspect-up', onInspectUpCall);
+on('inspect-total', onTotalFromParent);
 
 function install() {
   installShadowPatch();
   installDocumentListeners();
   if (ROLE !== 'fragment-realm') installFocusReturn();
+  installInspectionListeners();
+  installSubscriptionListeners();
   defineInternal();
   definePublicApi();
 }

@@ -7,13 +7,14 @@
 //! (`GET /api/v1/sessions/capabilities`), [`attention_setting`] (`PATCH
 //! /api/v1/sessions/{id}/attention-context`), [`ws`] (the WebSocket `/api/v1/ws/join`),
 //! [`messages`] (`session_message` admission), [`staging`] (`/api/v1/sessions/context`),
-//! [`uploads`] (`POST` / `DELETE /api/v1/uploads`), [`visual_resolver`] (prompt-time re-verification of visual attachments), [`store`] (SQLite), [`ui_actions`] (the UI action broker). [`SessionService`] is also the typed
+//! [`uploads`] (`POST` / `DELETE /api/v1/uploads`), [`visual_resolver`] (prompt-time re-verification of visual attachments), [`store`] (SQLite), [`ui_actions`] (the UI action broker), [`reads`] (the agent's Attention reads: guard, arguments, private history, the model's view, `attention_context_set`). [`SessionService`] is also the typed
 //! read API tests use (`server.session()`).
 
 pub mod attention_setting;
 pub mod auth;
 pub mod capabilities;
 pub mod messages;
+pub mod reads;
 pub mod staging;
 pub mod store;
 pub mod ui_actions;
@@ -122,6 +123,9 @@ pub(crate) struct Inner {
     pub storage_available: AtomicBool,
     /// Test clock offset in milliseconds, added to the system time (stage expiry).
     pub clock_offset_ms: AtomicI64,
+    /// Test clock: when not `i64::MIN`, the Session's time stands still at this instant (minus
+    /// the offset) until moved with `advance_clock_ms` (read lifetimes to the millisecond).
+    pub frozen_ms: AtomicI64,
     pub sockets: AtomicU64,
     /// Test hook: sessions whose commands get no answer at all (a stalled Session), and the frames
     /// they received.
@@ -135,6 +139,10 @@ pub(crate) struct Inner {
     pub refused_upload_sessions: Mutex<std::collections::HashSet<String>>,
     /// The Host site's origin: the only `Origin` a WebSocket join is admitted from.
     pub host_origin: std::sync::OnceLock<String>,
+    /// The read guard's critical section (decision and attempt row together).
+    pub reads_guard: Mutex<()>,
+    /// `attention_context_set` grants and replay cache.
+    pub context_set: Mutex<reads::context_set::ContextState>,
 }
 
 impl Drop for Inner {
@@ -192,6 +200,7 @@ impl SessionService {
                 closes: Mutex::new(Default::default()),
                 storage_available: AtomicBool::new(true),
                 clock_offset_ms: AtomicI64::new(0),
+                frozen_ms: AtomicI64::new(i64::MIN),
                 sockets: AtomicU64::new(0),
                 held_sessions: Mutex::new(Default::default()),
                 held_frames: Mutex::new(Vec::new()),
@@ -199,6 +208,8 @@ impl SessionService {
                 broker: ui_actions::Broker::default(),
                 refused_upload_sessions: Mutex::new(Default::default()),
                 host_origin: std::sync::OnceLock::new(),
+                reads_guard: Mutex::new(()),
+                context_set: Mutex::new(Default::default()),
             }),
         })
     }
@@ -345,6 +356,44 @@ impl SessionService {
     pub fn cancel_ui_action(&self, delivery_handle: &str, call_id: &str) -> Result<(), ui_actions::BrokerError> {
         self.inner.broker.cancel(self, delivery_handle, call_id)
     }
+    /// Runs one agent read tool call through the guard, the broker and the private history
+    /// ([`reads::read`]). Must be called inside the Tokio runtime.
+    pub async fn read(&self, ctx: &reads::ReadCtx, call: reads::ReadCall) -> reads::ReadResult {
+        reads::read(self, ctx, call).await
+    }
+    /// The private read history of a session (staleness applied and persisted first).
+    pub fn read_history(&self, session_id: &str) -> Result<Vec<reads::history::ReadRecord>, StoreError> {
+        let h = reads::history::History { store: self.store() };
+        let turn = h.turn(session_id)?;
+        h.refresh(session_id, turn.as_ref().map(|t| t.message_id.as_str()), self.now_ms())
+    }
+    /// The session's current user turn (its newest stored message id).
+    pub fn current_turn(&self, session_id: &str) -> Option<String> {
+        (reads::history::History { store: self.store() }).turn(session_id).ok().flatten().map(|t| t.message_id)
+    }
+    /// What the model would see now for the session's current turn.
+    pub fn model_view(&self, session_id: &str) -> Result<reads::view::ModelView, StoreError> {
+        reads::view::model_view(self, session_id)
+    }
+    /// Issues a one-use `attention_context_set` grant (§9).
+    pub fn grant_context_set(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+    ) -> Result<reads::context_set::Grant, reads::context_set::ContextCode> {
+        reads::context_set::issue_grant(self, session_id, agent_id)
+    }
+    /// One `session_attention_context_request` (§9); the answer is its response object.
+    pub fn attention_context_request(&self, request: &Value) -> Value {
+        reads::context_set::handle(self, request)
+    }
+    /// Test hook: stop the Session's clock at the current instant (`true`) or let it run again;
+    /// [`SessionService::advance_clock_ms`] still moves it.
+    pub fn freeze_clock(&self, frozen: bool) {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        let v = if frozen { now.as_millis() as i64 } else { i64::MIN };
+        self.inner.frozen_ms.store(v, Ordering::SeqCst);
+    }
     /// Test hook: move the Session's clock forward (stage expiry) without waiting.
     pub fn advance_clock_ms(&self, ms: i64) {
         self.inner.clock_offset_ms.fetch_add(ms, Ordering::SeqCst);
@@ -363,8 +412,14 @@ impl SessionService {
         &self.inner.store
     }
     pub(crate) fn now_ms(&self) -> i64 {
-        let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        d.as_millis() as i64 + self.inner.clock_offset_ms.load(Ordering::SeqCst)
+        let frozen = self.inner.frozen_ms.load(Ordering::SeqCst);
+        let base = if frozen != i64::MIN {
+            frozen
+        } else {
+            let d = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            d.as_millis() as i64
+        };
+        base + self.inner.clock_offset_ms.load(Ordering::SeqCst)
     }
     pub(crate) fn now_timestamp(&self) -> crate::contract::Timestamp {
         let ms = self.now_ms();

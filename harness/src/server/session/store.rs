@@ -128,6 +128,8 @@ pub struct Counts {
     pub attachments: i64,
     pub stages: i64,
     pub uploads: i64,
+    /// Rows of the private read history (`super::reads::history`).
+    pub reads: i64,
 }
 
 /// A new message and its attachments, written in one transaction.
@@ -187,6 +189,8 @@ impl Store {
         }
         let conn = Connection::open(path).map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
         conn.execute_batch(SCHEMA).map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
+        conn.execute_batch(super::reads::history::SCHEMA)
+            .map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
         Ok(Store { path: path.to_path_buf(), conn: Mutex::new(conn) })
     }
 
@@ -194,7 +198,7 @@ impl Store {
         &self.path
     }
 
-    fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+    pub(crate) fn with<T>(&self, f: impl FnOnce(&mut Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
         let mut conn = self.conn.lock().map_err(|_| StoreError::Unavailable)?;
         Ok(f(&mut conn)?)
     }
@@ -389,6 +393,7 @@ impl Store {
                 attachments: n("attachments")?,
                 stages: n("stages")?,
                 uploads: n("uploads")?,
+                reads: n("reads")?,
             })
         })
     }

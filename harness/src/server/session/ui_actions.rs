@@ -9,6 +9,11 @@
 //! pending action or a missing route, `expired` at `expires_at`, `disconnected` when the route's
 //! socket closes, `unavailable` "turn route replaced" when a newer socket binds).
 //!
+//! Reads (`Mode::Inspect`, issue 20; see [`super::reads`]): a private inspection request on the
+//! same route, `query` in place of targets, `expires_at` 2 s after it is sent, no agent-actions
+//! gate, not exclusive (16 pending per session, 128 in all); an `inspected` result must pass
+//! [`super::reads::accept_inspection`] or becomes `error` with the typed reason.
+//!
 //! Concurrency: one interactive action pending per session. A second result for a completed action
 //! is refused as `duplicate`; every refused Host result is kept in [`Broker::refusals`].
 //!
@@ -55,7 +60,8 @@ pub const REQUEST_CACHE: usize = 1024;
 /// How long an ended call stays in the request cache after its result, ms (the broker's TTL).
 pub const CACHE_KEEP_MS: i64 = (MAX_TTL_SECS as i64) * 1000;
 
-/// The interactive modes this broker routes.
+/// The modes this broker routes: the four interactive ones and `inspect` (a private read; see
+/// [`super::reads`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
@@ -63,6 +69,7 @@ pub enum Mode {
     Confirm,
     Select,
     CaptureVisual,
+    Inspect,
 }
 
 impl Mode {
@@ -72,6 +79,7 @@ impl Mode {
             Mode::Confirm => "confirm",
             Mode::Select => "select",
             Mode::CaptureVisual => "capture_visual",
+            Mode::Inspect => "inspect",
         }
     }
     /// relay.md "Statuses allowed per mode".
@@ -90,6 +98,17 @@ impl Mode {
                         | "error"
                 )
             }
+            Mode::Inspect => matches!(
+                status,
+                "inspected"
+                    | "unavailable"
+                    | "expired"
+                    | "stale"
+                    | "error"
+                    | "cancelled"
+                    | "disconnected"
+                    | "permission-denied"
+            ),
             _ => TERMINAL_STATUSES.contains(&status) && !matches!(status, "prepared" | "denied"),
         }
     }
@@ -269,8 +288,9 @@ pub fn validate_result_envelope(r: &Value) -> Result<(), &'static str> {
     if (status == "prepared") != get(v, "prepared_file").is_some() {
         return Err("prepared_file is invalid");
     }
-    if get(v, "inspection").is_some() || get(v, "targets").is_some() || status == "inspected" {
-        return Err("inspection is not allowed");
+    let inspected = status == "inspected";
+    if inspected != get(v, "inspection").is_some() || inspected != get(v, "targets").is_some() {
+        return Err(if inspected { "inspection is required" } else { "inspection is not allowed" });
     }
     Ok(())
 }
@@ -398,6 +418,9 @@ struct State {
     sockets: HashMap<String, (String, mpsc::UnboundedSender<String>)>,
     /// session id -> its pending interactive action.
     pending: HashMap<String, Pending>,
+    /// action id -> a pending read (reads are not exclusive: up to [`super::reads::MAX_PENDING_PER_SESSION`]
+    /// per session and [`super::reads::MAX_PENDING_OVERALL`] in all).
+    reads: HashMap<String, Pending>,
     /// action ids that ended (a later Host result for one is a `duplicate`).
     completed: HashSet<String>,
     refusals: Vec<Refusal>,
@@ -407,6 +430,30 @@ struct State {
     cancels: Vec<Value>,
     /// The request cache.
     cache: HashMap<CacheKey, CacheEntry>,
+}
+
+impl State {
+    /// Removes the pending action or read `action_id` of `session_id`, if it is still pending.
+    fn take(&mut self, session_id: &str, action_id: &str) -> Option<Pending> {
+        if self.pending.get(session_id).is_some_and(|p| p.action_id == action_id) {
+            return self.pending.remove(session_id);
+        }
+        self.reads.remove(action_id).filter(|p| p.session_id == session_id)
+    }
+    fn find(&self, session_id: &str, action_id: &str) -> Option<&Pending> {
+        self.pending
+            .get(session_id)
+            .filter(|p| p.action_id == action_id)
+            .or_else(|| self.reads.get(action_id).filter(|p| p.session_id == session_id))
+    }
+    /// Removes every pending action and read matching `f`.
+    fn take_all(&mut self, f: impl Fn(&Pending) -> bool) -> Vec<Pending> {
+        let sessions: Vec<String> = self.pending.iter().filter(|(_, p)| f(p)).map(|(k, _)| k.clone()).collect();
+        let reads: Vec<String> = self.reads.iter().filter(|(_, p)| f(p)).map(|(k, _)| k.clone()).collect();
+        let mut out: Vec<Pending> = sessions.into_iter().filter_map(|k| self.pending.remove(&k)).collect();
+        out.extend(reads.into_iter().filter_map(|k| self.reads.remove(&k)));
+        out
+    }
 }
 
 /// The broker (one per Session). Cheap to clone.
@@ -433,9 +480,7 @@ impl Broker {
             let Ok(mut s) = self.state.lock() else { return };
             s.sockets.remove(socket_id);
             s.routes.retain(|_, r| r.socket_id != socket_id);
-            let sessions: Vec<String> =
-                s.pending.iter().filter(|(_, p)| p.socket_id == socket_id).map(|(k, _)| k.clone()).collect();
-            sessions.into_iter().filter_map(|k| s.pending.remove(&k)).collect::<Vec<_>>()
+            s.take_all(|p| p.socket_id == socket_id)
         };
         for p in ended {
             self.finish(s_, p, "disconnected", REASON_DISCONNECTED);
@@ -471,15 +516,12 @@ impl Broker {
                 },
             );
             if same {
-                None
+                Vec::new()
             } else {
-                match s.pending.get(session_id) {
-                    Some(p) if p.socket_id != socket_id || p.host_instance_id != host => s.pending.remove(session_id),
-                    _ => None,
-                }
+                s.take_all(|p| p.session_id == session_id && (p.socket_id != socket_id || p.host_instance_id != host))
             }
         };
-        if let Some(p) = replaced {
+        for p in replaced {
             self.finish(s_, p, "unavailable", REASON_REPLACED);
         }
     }
@@ -506,6 +548,10 @@ impl Broker {
     /// Every Host result the broker refused, oldest first.
     pub fn refusals(&self) -> Vec<Refusal> {
         self.state.lock().map(|s| s.refusals.clone()).unwrap_or_default()
+    }
+    /// How many reads of `session_id` are pending at the Host.
+    pub fn pending_reads(&self, session_id: &str) -> usize {
+        self.state.lock().map(|s| s.reads.values().filter(|p| p.session_id == session_id).count()).unwrap_or(0)
     }
     /// Whether `session_id` has an interactive action pending.
     pub fn is_pending(&self, session_id: &str) -> bool {
@@ -567,11 +613,16 @@ impl Broker {
             reply: tx,
             key,
         };
-        if let Err(reason) = validate_args(call.mode, &call.args) {
+        let checked = match call.mode {
+            Mode::Inspect => super::reads::validate_query(&call.args),
+            mode => validate_args(mode, &call.args),
+        };
+        if let Err(reason) = checked {
             self.finish(s_, pending, "unavailable", reason);
             return Ok(rx);
         }
-        let expires_at = now + (call.ttl_secs as i64) * 1000;
+        let inspect = call.mode == Mode::Inspect;
+        let expires_at = now + if inspect { super::reads::INSPECT_EXPIRY_MS } else { (call.ttl_secs as i64) * 1000 };
         let frame = {
             let Ok(mut s) = self.state.lock() else { return Ok(rx) };
             let route = s.routes.get(&call.session_id).filter(|r| r.delivery_handle == call.delivery_handle);
@@ -580,12 +631,22 @@ impl Broker {
                 self.finish(s_, pending, "unavailable", REASON_ROUTE_EXPIRED);
                 return Ok(rx);
             };
-            if !route.authorized {
+            // Reads are authorized by the binding itself (`inspection_authorized: true`).
+            if !route.authorized && !inspect {
                 drop(s);
                 self.finish(s_, pending, "permission-denied", REASON_NOT_AUTHORIZED);
                 return Ok(rx);
             }
-            if s.pending.contains_key(&call.session_id) {
+            if inspect {
+                let here = s.reads.values().filter(|p| p.session_id == call.session_id).count();
+                let refusal = super::reads::capacity_refusal(here, s.reads.len())
+                    .or_else(|| super::reads::scope_host_refusal(&call.args, &route.host_instance_id));
+                if let Some(reason) = refusal {
+                    drop(s);
+                    self.finish(s_, pending, "unavailable", reason);
+                    return Ok(rx);
+                }
+            } else if s.pending.contains_key(&call.session_id) {
                 drop(s);
                 self.finish(s_, pending, "unavailable", REASON_PENDING);
                 return Ok(rx);
@@ -605,12 +666,18 @@ impl Broker {
             if let Some(p) = a.get("prompt") {
                 data.insert("prompt".into(), p.clone());
             }
-            data.insert("targets".into(), Value::Array(targets.clone()));
-            data.insert("allow_pointer".into(), a.get("allow_pointer").cloned().unwrap_or(json!(true)));
-            data.insert("allow_keyboard".into(), a.get("allow_keyboard").cloned().unwrap_or(json!(true)));
+            if inspect {
+                data.insert("query".into(), call.args.clone());
+                data.insert("allow_pointer".into(), json!(false));
+                data.insert("allow_keyboard".into(), json!(false));
+            } else {
+                data.insert("targets".into(), Value::Array(targets.clone()));
+                data.insert("allow_pointer".into(), a.get("allow_pointer").cloned().unwrap_or(json!(true)));
+                data.insert("allow_keyboard".into(), a.get("allow_keyboard").cloned().unwrap_or(json!(true)));
+            }
             if call.mode == Mode::CaptureVisual {
                 data.insert("capture".into(), a.get("capture").cloned().unwrap_or_else(|| json!({})));
-            } else {
+            } else if !inspect {
                 data.insert("capture_region".into(), a.get("capture_region").cloned().unwrap_or(json!(false)));
             }
             let frame = json!({"type": "session_ui_action_request", "session_id": call.session_id, "data": Value::Object(data)});
@@ -624,7 +691,11 @@ impl Broker {
                 return Ok(rx);
             }
             s.sent.push(frame.clone());
-            s.pending.insert(call.session_id.clone(), pending);
+            if inspect {
+                s.reads.insert(action_id.clone(), pending);
+            } else {
+                s.pending.insert(call.session_id.clone(), pending);
+            }
             frame
         };
         // Expiry: the broker ends the action `expired` at expires_at unless it ended before.
@@ -634,13 +705,7 @@ impl Broker {
         let action = frame["data"]["action_id"].as_str().unwrap_or_default().to_string();
         tokio::spawn(async move {
             tokio::time::sleep(std::time::Duration::from_millis((expires_at - now).max(0) as u64)).await;
-            let p = broker.state.lock().ok().and_then(|mut s| {
-                if s.pending.get(&session_id).is_some_and(|p| p.action_id == action) {
-                    s.pending.remove(&session_id)
-                } else {
-                    None
-                }
-            });
+            let p = broker.state.lock().ok().and_then(|mut s| s.take(&session_id, &action));
             if let Some(p) = p {
                 broker.finish(&service, p, "expired", REASON_EXPIRED);
             }
@@ -670,12 +735,17 @@ impl Broker {
                 return Err(BrokerError::CallFinished(call_id.to_string()));
             }
             let session_id = key.1.clone();
-            if s.pending.get(&session_id).is_none_or(|p| p.key != key) {
-                // The call is between its cache entry and its pending action (request() is
-                // still deciding): not cancellable yet, and nothing changed.
-                return Err(BrokerError::UnknownCall(call_id.to_string()));
-            }
-            let p = s.pending.remove(&session_id).expect("checked above");
+            let action_id = s
+                .pending
+                .get(&session_id)
+                .filter(|p| p.key == key)
+                .or_else(|| s.reads.values().find(|p| p.key == key))
+                .map(|p| p.action_id.clone());
+            // None: the call is between its cache entry and its pending action (request() is
+            // still deciding): not cancellable yet, and nothing changed.
+            let p = action_id
+                .and_then(|a| s.take(&session_id, &a))
+                .ok_or_else(|| BrokerError::UnknownCall(call_id.to_string()))?;
             let frame = json!({"type": CANCEL_FRAME, "session_id": p.session_id, "data": {"action_id": p.action_id, "request_id": p.request_id}});
             if let Some((_, tx)) = s.sockets.get(&p.socket_id) {
                 if tx.send(frame.to_string()).is_ok() {
@@ -702,7 +772,7 @@ impl Broker {
             if s.completed.contains(action_id) {
                 return Err("duplicate".into());
             }
-            let p = s.pending.get(&session_id).ok_or("no pending action")?;
+            let p = s.find(&session_id, action_id).or_else(|| s.pending.get(&session_id)).ok_or("no pending action")?;
             let correlated = p.action_id == action_id
                 && p.socket_id == socket_id
                 && result["request_id"] == p.request_id.as_str()
@@ -723,7 +793,8 @@ impl Broker {
                     return Err("selected_target is not among the offered targets".into());
                 }
             }
-            Ok(s.pending.remove(&session_id).expect("checked above"))
+            let action_id = action_id.to_string();
+            Ok(s.take(&session_id, &action_id).expect("checked above"))
         })();
         match verdict {
             Ok(p) => {
@@ -736,6 +807,29 @@ impl Broker {
                             m.insert("reason".into(), json!(why));
                         }
                     }
+                }
+                // The broker's inspection acceptance (relay.md Part 2): a correlated `inspected`
+                // result whose inspection or targets break the rules becomes `error` with the
+                // typed reason, and the refused result is kept.
+                if result["status"] == "inspected" {
+                    if let Err(why) = super::reads::accept_inspection(&result, &p.host_instance_id) {
+                        if let Ok(mut s) = self.state.lock() {
+                            s.refusals.push(Refusal {
+                                session_id: session_id.clone(),
+                                socket_id: socket_id.to_string(),
+                                error: why.as_str().to_string(),
+                                result: result.clone(),
+                            });
+                        }
+                        if let Value::Object(m) = &mut result {
+                            m.remove("inspection");
+                            m.remove("targets");
+                            m.insert("status".into(), json!("error"));
+                            m.insert("reason".into(), json!(why.as_str()));
+                        }
+                    }
+                } else if p.mode != Mode::Inspect {
+                    super::reads::browser_action_completed(s_, &p.session_id);
                 }
                 self.deliver(s_, p, result);
             }

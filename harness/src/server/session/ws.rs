@@ -10,9 +10,11 @@
 //! Frames: every text frame is one command, answered by [`super::messages::admit`], except
 //! `session_ui_action_result`, which goes to the UI action broker ([`super::ui_actions`]); the broker's
 //! `session_ui_action_request` frames go out on the same socket. An admitted message carrying
-//! `runtime_context.attention` binds this socket as the session's Host route. A frame over
-//! 32,768 bytes closes the socket with code 1009 (message too big) and is never parsed, so
-//! nothing is stored; exactly 32,768 bytes is admitted. Frames over 1 MiB are refused by the
+//! `runtime_context.attention` binds this socket as the session's Host route. A command frame over
+//! 32,768 bytes closes the socket with code 1009 (message too big), so nothing is stored; exactly
+//! 32,768 bytes is admitted. Only a `session_ui_action_result` may be larger (a read's inspection
+//! is up to 98,304 bytes): frames up to [`MAX_RESULT_FRAME_BYTES`] are parsed to see which they
+//! are, larger ones never are. Frames over 1 MiB are refused by the
 //! WebSocket layer itself before they are buffered.
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, WebSocketUpgrade};
@@ -27,6 +29,10 @@ use crate::contract::delivery::MAX_INLINE_COMMAND_BYTES;
 
 /// WebSocket close code "message too big" (RFC 6455 §7.4.1).
 pub const CLOSE_MESSAGE_TOO_BIG: u16 = 1009;
+/// A `session_ui_action_result` frame may be larger than a command: a read's `inspection` alone
+/// may be 98,304 canonical bytes (relay.md Part 2), beside up to 32 target refs and the envelope;
+/// we allow 98,304 + 32,768 bytes for the frame (relay.md gives no frame limit).
+pub const MAX_RESULT_FRAME_BYTES: usize = 98_304 + MAX_INLINE_COMMAND_BYTES;
 /// What the WebSocket layer buffers at most; beyond this it drops the connection itself.
 const TRANSPORT_LIMIT: usize = 1 << 20;
 
@@ -134,12 +140,17 @@ async fn serve_frames(
             _ => continue,
         };
         let bytes = text.len();
-        if bytes > MAX_INLINE_COMMAND_BYTES {
+        if bytes > MAX_RESULT_FRAME_BYTES {
             close_too_big(s, session_id, socket, bytes).await;
             return;
         }
         let parsed: Option<serde_json::Value> = serde_json::from_str(&text).ok();
-        if parsed.as_ref().is_some_and(|v| v["type"] == "session_ui_action_result") {
+        let is_result = parsed.as_ref().is_some_and(|v| v["type"] == "session_ui_action_result");
+        if bytes > MAX_INLINE_COMMAND_BYTES && !is_result {
+            close_too_big(s, session_id, socket, bytes).await;
+            return;
+        }
+        if is_result {
             s.inner.broker.on_result(s, socket_id, parsed.as_ref().unwrap_or(&serde_json::Value::Null));
             continue;
         }

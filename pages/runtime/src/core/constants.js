@@ -82,3 +82,37 @@ export const OMISSION_REASONS = [
   'unsupported-transform',
   'unsupported-boundary',
 ];
+
+// The inspection API (spec: "Canonical inspection and agent tools"; relay.md v2; schemas.md §8).
+export const INSPECT = Object.freeze({
+  findMax: 8, // matches per find page
+  treeMax: 32, // nodes per getTree page
+  depthDefault: 2,
+  depthMax: 32,
+  selectorMax: 512, // characters of a CSS selector
+  stringMax: 256, // role / name / text / resource_id / node_id
+  continuationTtlMs: 30000,
+  continuationMax: 160, // characters of a continuation token
+  omissionsMax: 256,
+  subsPerCaller: 16,
+  subsTotal: 128,
+  noticeIntervalMs: 100, // at most 10 notices per second per subscription
+  backpressureAt: 50, // updates coalesced into one pending notice before it becomes `backpressure`
+  radiusMax: 100,
+  stepMax: 100,
+  sessionBytes: 98304, // canonical bytes of the Session route's `inspection` object
+  targetsMax: 32,
+  timeoutMs: 1500,
+  registryMax: 8192, // issued NodeRefs remembered per realm
+});
+export const INSPECT_EVENTS = ['tree', 'invalidation', 'cursor', 'focus', 'selection', 'geometry'];
+export const INSPECT_OUTCOMES = ['ok', 'empty', 'cleared', 'unknown', 'partial', 'unavailable', 'stale', 'cancelled'];
+// Omission reasons of inspection results: the snapshot's plus the inspection API's own.
+export const INSPECT_OMISSIONS = OMISSION_REASONS.concat([
+  'invalid-request',
+  'revision-changed',
+  'continuation-expired',
+  'continuation-used',
+  'subscription-limit',
+  'scope-crossed',
+]);

@@ -19,6 +19,13 @@
 //                      -> relay/child.js sendUp (or the pre-grant buffer)
 //   observation-separator  the top recorded a discrete event or a focus report (realm/store.js)
 //                      -> relay/parent.js requestMerge (children's windows of moves merged now)
+//   inspection         a revision moved: [kinds] of tree / geometry / observation / cursor / focus /
+//                      selection (realm/inspect-nodes.js, realm/store.js)
+//                      -> relay/inspect-child.js noticeUp (a child tells its parent), host/subscriptions.js
+//   inspect-up         a child realm's fromRoot call arrived (relay/inspect-parent.js)
+//                      -> host/inspect.js (the top answers, a child asks its own parent)
+//   inspect-total      the parent sent the Host's subscription total (relay/router.js)
+//                      -> host/subscriptions.js onTotalFromParent
 import { lookupTable } from './constants.js';
 
 const HANDLERS = lookupTable({
@@ -28,6 +35,9 @@ const HANDLERS = lookupTable({
   'document-replaced': [],
   'observation-up': [],
   'observation-separator': [],
+  inspection: [],
+  'inspect-up': [],
+  'inspect-total': [],
 });
 
 function handlersOf(event) {

@@ -117,3 +117,14 @@ export const nGetRandomValues = crypto.getRandomValues.bind(crypto);
 export const nSubtle = W.isSecureContext && crypto.subtle ? crypto.subtle : null;
 export const nWeakRef = W.WeakRef;
 export const nDebug = W.console && W.console.debug ? W.console.debug.bind(W.console) : function () {};
+// Attributes (the inert copy for CSS search: dom/inert-dom.js) and text, over the captured natives.
+export const nAttributesGet = getDesc(Element.prototype, 'attributes').get;
+export const nNNMLength = getDesc(NamedNodeMap.prototype, 'length').get;
+export const nNNMItem = NamedNodeMap.prototype.item;
+export const nAttrName = getDesc(Attr.prototype, 'name').get;
+export const nAttrValue = getDesc(Attr.prototype, 'value').get;
+export const nTextContent = getDesc(Node.prototype, 'textContent').get;
+export const nDocElement = getDesc(Document.prototype, 'documentElement').get;
+export const nOffsetWidth = (getDesc(HTMLElement.prototype, 'offsetWidth') || {}).get || null;
+export const nOffsetHeight = (getDesc(HTMLElement.prototype, 'offsetHeight') || {}).get || null;
+export const nIsContentEditable = (getDesc(HTMLElement.prototype, 'isContentEditable') || {}).get || null;

@@ -101,6 +101,24 @@ export const DBG = { sent: 0, dropped: 0, unmatched: 0, inbound: Object.create(n
 // answered (with the point ids it received and its reply's size); `handled` counts `points` queries.
 export const ACCT = { handled: 0, last: null };
 
+// The inspection API of this realm (realm/inspect-nodes.js, relay/inspect-relay.js, host/inspect.js):
+// revisions (the top's are the Host's; a child counts its own and tells its parent), the NodeRefs this
+// realm returned (node_id -> {ref, node WeakRef | via binding | up}), continuations, subscriptions.
+export const INSPECTION = {
+  revisions: { tree: 0, observation: 0, geometry: 0 },
+  issued: new Map(),
+  continuations: new Map(),
+  subs: new Map(), // subscription id -> record
+  subsByCaller: new Map(), // caller -> count
+  childSubs: 0, // subscriptions registered in descendant realms (top: reported by children)
+  hostSubs: 0, // a child's last known Host-wide total (sent down by its parent)
+  hostRevisions: null, // a child's last known Host revisions (sent down with Host changes)
+  reportedSubs: 0, // a child's subtree count as the parent's last total included it
+  upPending: new Map(), // child: fromRoot requests sent to the parent, request id -> resolve
+  noticeTimer: null, // child: pending revision notice to the parent
+  refused: { caller: 0, total: 0 },
+};
+
 // Identity caches, keyed by object identity.
 export const closedRoots = new WeakMap(); // shadow host -> ShadowRoot (open and closed)
 export const internalsOf = new WeakMap(); // custom element -> its ElementInternals (role, ARIA defaults, own shadow root)

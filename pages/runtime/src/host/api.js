@@ -2,7 +2,7 @@
 // window.wippyAttention {role, host_instance_id, ready, snapshot, envelope, canonicalJson, focus};
 // in child realms {role, realm_id, canonicalJson, ready}; in every realm the frozen internal
 // window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, advanceClock,
-// mountIdOf, summaryOf, debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
+// mountIdOf, nodeIdOf, summaryOf, debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
 // non-writable, non-configurable, non-enumerable.
 import { W, nDateNow, nJSONParse, nJSONStringify } from '../core/natives.js';
 import { DISCOVERY_ATTEMPTS, DISCOVERY_INTERVAL_MS } from '../core/constants.js';
@@ -11,6 +11,7 @@ import { ROLE, REALM_ID, REALM, HOST, UP, TOP, DBG, ACCT, ACTIONS, bindings, upB
 import { registerRoot, registerInternals } from '../dom/shadow-roots.js';
 import { advanceClock } from '../core/clock.js';
 import { mountOf } from '../realm/identity.js';
+import { nodeIdOf, kindOf } from '../realm/inspect-nodes.js';
 import { safe, nodeType } from '../core/dom-reads.js';
 import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
@@ -20,12 +21,82 @@ import { readyChildren } from '../relay/ready-children.js';
 import { currentDocument } from '../realm/document.js';
 import { summaryForTest } from '../dom/summary.js';
 import { markFocus, returnFocus } from '../realm/focus-return.js';
+import { INSPECTION } from '../core/state.js';
+import {
+  find,
+  getTree,
+  getNode,
+  getGeometry,
+  hitTestApi,
+  getCursor,
+  getFocus,
+  getSelection,
+  guarded,
+  invalid,
+  sessionInspect,
+  revisionsNow,
+} from './inspect.js';
+import { subscribe, debugSubscriptions } from './subscriptions.js';
+
+// The caller of an API call made in this realm: the realm (its packages share its limits).
+const caller = () => 'realm:' + REALM_ID;
+function makeAttention() {
+  if (ROLE === 'fragment-realm') {
+    // A fragment realm's DOM is physical DOM of the realm that owns the <web-fragment>: its reads are
+    // that realm's (same origin: the main realm's frozen object, called directly).
+    const main = () => safe(() => W.parent.__wippyAttentionRuntime.attention, null);
+    const via =
+      (m) =>
+      (...a) => {
+        const x = main();
+        return x && typeof x[m] === 'function' ? x[m](...a) : Promise.resolve(invalid('no-main-realm'));
+      };
+    return Object.freeze({
+      find: via('find'),
+      getTree: via('getTree'),
+      getNode: via('getNode'),
+      getGeometry: via('getGeometry'),
+      hitTest: via('hitTest'),
+      getCursor: via('getCursor'),
+      getFocus: via('getFocus'),
+      getSelection: via('getSelection'),
+      subscribe: (s, cb) => {
+        const x = main();
+        return x ? x.subscribe(s, cb) : Object.freeze({ dispose() {}, error: { reason: 'invalid-request' } });
+      },
+    });
+  }
+  return Object.freeze({
+    find: (q, o) => guarded(find(caller(), q, o)),
+    getTree: (root, o) => guarded(getTree(caller(), root, o)),
+    getNode: (ref) => guarded(getNode(caller(), ref)),
+    getGeometry: (ref) => guarded(getGeometry(caller(), ref)),
+    hitTest: (a, o) => guarded(hitTestApi(caller(), a, o)),
+    getCursor: (o) => guarded(getCursor(caller(), o)),
+    getFocus: (o) => guarded(getFocus(caller(), o)),
+    getSelection: (o) => guarded(getSelection(caller(), o)),
+    subscribe: (s, cb) =>
+      safe(
+        () => subscribe(caller(), s, cb),
+        Object.freeze({ dispose() {}, error: { reason: 'invalid-request', detail: 'subscribe' } }),
+      ),
+  });
+}
+export const ATTENTION = makeAttention();
+function defineGlobal(name, value) {
+  try {
+    Object.defineProperty(W, name, { value: value, configurable: false, enumerable: false, writable: false });
+  } catch (_) {
+    /* ignore */
+  }
+}
 
 export function defineInternal() {
   const internal = {
     registerRoot: registerRoot,
     registerInternals: registerInternals,
     role: ROLE,
+    attention: ATTENTION,
     get realmId() {
       return REALM_ID;
     },
@@ -37,6 +108,9 @@ export function defineInternal() {
     // Test hook: the mount id this realm gives an element (what an omission's mount_id names), so
     // a test can tell which element an omission is about.
     mountIdOf: (el) => safe(() => (nodeType(el) === 1 ? mountOf(el).mount_id : null), null),
+    // Test hook (B1): the node_id a NodeRef of this realm carries for an Element, Document or
+    // ShadowRoot (= the candidates' target_id for an element), null for anything else.
+    nodeIdOf: (n) => safe(() => (kindOf(n) ? nodeIdOf(n) : null), null),
     // Test hook (issue 24): the summary a candidate for exactly this element would carry (the same
     // `summarize` the snapshot calls, with the same privacy: null when excluded, redacted as the
     // candidate would be), without the promotion to an interactive ancestor, so a check can compare
@@ -45,6 +119,18 @@ export function defineInternal() {
     // Diagnostics for harness debugging: binding states only, never tokens.
     debug: () => ({
       accounting: nJSONParse(nJSONStringify(ACCT)),
+      // The inspection API: revisions, subscription counts (limits at 16 per caller, 128 in all),
+      // how many NodeRefs and continuations this realm remembers.
+      inspection: Object.assign(
+        {
+          revisions: revisionsNow(),
+          issued: INSPECTION.issued.size,
+          continuations: INSPECTION.continuations.size,
+          errors: INSPECTION.errors || 0,
+          last_error: INSPECTION.lastError || null,
+        },
+        debugSubscriptions(),
+      ),
       role: ROLE,
       realm_id: REALM_ID,
       granted: UP.granted,
@@ -104,6 +190,20 @@ export function definePublicApi() {
       markFocus: () => safe(markFocus, false),
       returnFocus: () => safe(returnFocus, false),
       // The Host's Attention configuration: {agent_actions_enabled?: boolean}; returns the current one.
+      // The public inspection API of the Host's own packages (the same object as $W.attention).
+      attention: ATTENTION,
+      // The Session's read route: relay.md's `inspection` object plus `targets` (INSPECTION_API.md).
+      inspect: (req) =>
+        sessionInspect(req).catch(() => ({
+          request_id: 'invalid',
+          host_instance_id: HOST.hostInstanceId,
+          measured_at: new Date(nDateNow()).toISOString(),
+          revisions: revisionsNow(),
+          outcome: 'unavailable',
+          data: { nodes: [] },
+          omissions: [{ reason: 'invalid-request' }],
+          targets: [],
+        })),
       configure: (c) => {
         if (c && typeof c.agent_actions_enabled === 'boolean') ACTIONS.enabled = c.agent_actions_enabled;
         return { agent_actions_enabled: ACTIONS.enabled };
@@ -116,6 +216,7 @@ export function definePublicApi() {
         return REALM_ID;
       },
       canonicalJson: (v) => canonicalJson(v),
+      attention: ATTENTION,
       ready: () => {
         safe(currentDocument);
         return readyChildren(nDateNow() + DISCOVERY_ATTEMPTS * DISCOVERY_INTERVAL_MS).then((children) => ({
@@ -125,6 +226,10 @@ export function definePublicApi() {
       },
     };
   }
+  // $W.attention and (await getWippyApi()).attention: the API in every realm (quickstart "使用公共 API").
+  const wippyApi = Object.freeze({ attention: ATTENTION });
+  defineGlobal('$W', wippyApi);
+  defineGlobal('getWippyApi', () => Promise.resolve(wippyApi));
   try {
     Object.defineProperty(W, 'wippyAttention', {
       value: Object.freeze(api),

@@ -19,9 +19,24 @@ import { deepActive } from '../dom/active-element.js';
 import { insertEvent, recordFocusChange, seqFor } from './history.js';
 import { emit } from '../core/hub.js';
 import { DISCRETE } from '../core/constants.js';
+import { bump } from './inspect-nodes.js';
 
-const timeOf = (t) => (typeof t === 'number' && isFinite(t) ? t : nowAbs());
+// The inspection API's observation revision and the subscription kind of each observation.
+const OBS_KIND = {
+  event: 'cursor',
+  focus: 'focus',
+  'focus-clear': 'focus',
+  'focus-invalidate': 'focus',
+  selection: 'selection',
+  'selection-clear': 'selection',
+};
 export function topRecord(obs, binding) {
+  recordObservation(obs, binding);
+  const k = obs && Object.prototype.hasOwnProperty.call(OBS_KIND, obs.kind) ? OBS_KIND[obs.kind] : null;
+  if (k) bump(['observation', k]);
+}
+const timeOf = (t) => (typeof t === 'number' && isFinite(t) ? t : nowAbs());
+function recordObservation(obs, binding) {
   if (obs.kind === 'focus') recordFocusChange(TOP, timeOf(obs.focus.t_abs));
   else if (obs.kind === 'focus-clear' || obs.kind === 'focus-invalidate' || obs.kind === 'focus-change')
     recordFocusChange(TOP, timeOf(obs.t_abs));

@@ -27,6 +27,7 @@ import { takeWindow } from '../realm/observation.js';
 import { scanIframes } from './discovery.js';
 import { resolvePoints } from './sampling.js';
 import { readyChildren } from './ready-children.js';
+import { answerInspect } from './inspect-child.js';
 
 export function replyUp(msg) {
   if (!UP.parentOrigin) return;
@@ -199,6 +200,14 @@ export async function onQueryRequest(msg) {
   if (msg.operation === 'ready') {
     const children = await readyChildren(deadlineAt);
     replyUp({ schema: RELAY_SCHEMA, type: 'query-result', request_id: id, operation: 'ready', children: children });
+    return;
+  }
+  if (msg.operation === 'inspect') {
+    try {
+      await answerInspect(msg, deadlineAt, replyUp, queryError);
+    } catch (_) {
+      queryError(id, 'internal-error');
+    }
     return;
   }
   if (msg.operation !== 'points' || !Array.isArray(msg.points)) {

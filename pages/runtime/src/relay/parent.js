@@ -322,6 +322,11 @@ export function waitUsable(b, deadlineAt) {
     nSetTimeout(fin, Math.max(0, deadlineAt - nDateNow()));
   });
 }
+// The schema of a query to child `b`: the relay version it granted (a relay.v1 peer reads points and
+// ready queries in v1; relay.md: "v1 point and selection queries stay available for older peers").
+function querySchema(b) {
+  return b.relayVersion === RELAY_V1 ? RELAY_V1 : RELAY_SCHEMA;
+}
 export function sendQuery(b, points, budgets, deadlineAt, options) {
   return new Promise((resolve) => {
     const cw = safe(() => b.iframe.contentWindow, null);
@@ -332,7 +337,7 @@ export function sendQuery(b, points, budgets, deadlineAt, options) {
     const id = 'q-' + randHex(8);
     const timeout = Math.max(0, deadlineAt - nDateNow());
     const msg = {
-      schema: RELAY_SCHEMA,
+      schema: querySchema(b),
       type: 'query-request',
       request_id: id,
       token: b.token,
@@ -385,7 +390,7 @@ export function sendSimple(b, operation, deadlineAt) {
       nPostMessage.call(
         cw,
         {
-          schema: RELAY_SCHEMA,
+          schema: querySchema(b),
           type: 'query-request',
           request_id: id,
           token: b.token,

@@ -7,9 +7,13 @@
 import { W, nClearTimeout } from '../core/natives.js';
 import { CAP_SCHEMA, RELAY_SCHEMA, RELAY_V1 } from '../core/constants.js';
 import { safe } from '../core/dom-reads.js';
+import { isInt } from '../core/util.js';
+import { emit } from '../core/hub.js';
 import { ROLE, UP, DBG, bindings } from '../core/state.js';
 import { onCapabilityRequest, onQueryRequest } from './child.js';
 import { onGrant, onRelayFromChild, usable, settle } from './parent.js';
+import { onUpResult } from './inspect-child.js';
+import { onInspectNotice, onInspectUp } from './inspect-parent.js';
 
 function bindingOf(source) {
   let b = null;
@@ -36,6 +40,20 @@ export function onMessage(ev) {
     countKind(msg);
     if (msg.schema === CAP_SCHEMA && msg.type === 'capability-request') {
       onCapabilityRequest(msg, ev);
+      return;
+    }
+    if (msg.schema === RELAY_SCHEMA && msg.type === 'inspect-up-result') {
+      if (UP.granted && ev.origin === UP.parentOrigin) onUpResult(msg);
+      return;
+    }
+    if (msg.schema === RELAY_SCHEMA && msg.type === 'inspect-total') {
+      if (UP.granted && ev.origin === UP.parentOrigin && UP.tokens.has(msg.token) && isInt(msg.total) && msg.total >= 0)
+        emit('inspect-total', {
+          total: msg.total,
+          yours: isInt(msg.yours) && msg.yours >= 0 ? msg.yours : 0,
+          kinds: Array.isArray(msg.kinds) ? msg.kinds.slice(0, 8) : [],
+          revisions: msg.revisions,
+        });
       return;
     }
     if ((msg.schema === RELAY_SCHEMA || msg.schema === RELAY_V1) && msg.type === 'query-request') {
@@ -85,6 +103,12 @@ function fromChild(b, msg, ev) {
     b.lastCode = 'unsupported-version';
     settle(b);
     return true;
+  }
+  if (msg.schema === RELAY_SCHEMA && (msg.type === 'inspect-notice' || msg.type === 'inspect-up')) {
+    if (!b.childOrigin || ev.origin !== b.childOrigin) return false;
+    if (typeof msg.token !== 'string' || !b.token || (msg.token !== b.token && msg.token !== b.prevToken)) return false;
+    if (msg.type === 'inspect-notice') return onInspectNotice(b, msg);
+    return onInspectUp(b, msg);
   }
   if (msg.schema === RELAY_SCHEMA || msg.schema === RELAY_V1) {
     if (!b.childOrigin || ev.origin !== b.childOrigin) return false;

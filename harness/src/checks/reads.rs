@@ -1,0 +1,366 @@
+//! Checks of the agent's Attention reads through the reference Session (issue 20), in the real
+//! Host: the harness is the agent bound to the composer's socket, every read goes through the
+//! Session's guard and broker to `pages/host/reads.js` and `window.wippyAttention.inspect`, and
+//! what the agent gets (the stored model.v1 result) is compared with Chromium: the accessibility
+//! tree for roles and names, the box model for rects and hit points. Guard refusals and staleness
+//! come from real sequences and events (a trusted Enter for a user turn, a DOM change for the tree
+//! revision, a highlight that completed); the 8 KiB boundary from a real tree.
+
+use anyhow::{anyhow, ensure, Context};
+use serde_json::json;
+
+use super::actions::{agent_actions_enabled, await_overlay, overlay_point};
+use super::inspection::LEAVES;
+use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of, set_automatic_context};
+use super::{rect_of, wait_for, Poll, POINTER_TIMEOUT, RECT_TOLERANCE};
+use crate::agent::{
+    Agent, ArgError, FindSemantic, GuardReason, HitTestArgs, ModelRead, NodeRef, ReadResult, ReadTool, RejectReason,
+    TreeArgs,
+};
+use crate::attention::inspect::Revisions;
+use crate::contract::canonical::lua_json_len;
+use crate::contract::model_read::{BYTE_LIMIT_REASON, MAX_MODEL_BYTES};
+use crate::input::Key;
+use crate::Host;
+
+/// The Host tree's revisions now, from the top realm's public API (`getTree` of depth 0).
+async fn revisions(host: &Host) -> anyhow::Result<Revisions> {
+    let v = host.eval("window.wippyAttention.attention.getTree(null, { depth: 0 }).then((r) => r.revisions)").await?;
+    serde_json::from_value(v.clone()).with_context(|| format!("getTree gave no revisions: {v}"))
+}
+
+/// The agent bound to the Host tab with automatic context off: one trusted message binds it.
+pub async fn bound_reader(host: &Host) -> anyhow::Result<(Agent, String)> {
+    let sid = session_id(&composer_ready(host).await?)?;
+    set_automatic_context(host, &sid, false).await?;
+    user_turn(host, "bind").await?;
+    Ok((Agent::bind(session_of(host)?, &sid)?, sid))
+}
+
+/// A new user turn: a trusted Enter sends a message the Session receives.
+pub async fn user_turn(host: &Host, text: &str) -> anyhow::Result<()> {
+    compose(host, text).await?;
+    let row = enter_and_settle(host).await?;
+    ensure!(row["delivery"] == "received", "the turn's message was not received: {row}");
+    Ok(())
+}
+
+fn inspected(r: &ReadResult) -> anyhow::Result<&ModelRead> {
+    r.inspected().ok_or_else(|| anyhow!("{} {} was not inspected: {:?}", r.tool.name(), r.args, r.outcome))
+}
+
+/// Finds `leaf` by Chromium's role and name for it; the found node whose rect is the leaf's box.
+async fn find_leaf(agent: &Agent, host: &Host, leaf: &str) -> anyhow::Result<(NodeRef, ReadResult)> {
+    let ax = host.landmark_ax(leaf).await?;
+    let truth = host.landmark_rect(leaf).await?;
+    let q = FindSemantic { role: Some(ax.role.clone()), name: Some(ax.name.clone()), ..FindSemantic::default() };
+    let r = agent.batch().find_semantic(&q).await;
+    let m = inspected(&r)?;
+    for n in m.node_views() {
+        ensure!(
+            n.summary["role"] == ax.role.as_str() && n.summary["name"] == ax.name.as_str(),
+            "{leaf}: a found node is summarised {} (Chromium: {}/{:?})",
+            n.summary,
+            ax.role,
+            ax.name
+        );
+    }
+    let node = m
+        .node_views()
+        .into_iter()
+        .find(|n| {
+            n.layout
+                .as_ref()
+                .and_then(|l| rect_of(&l["rect"]))
+                .is_some_and(|b| b.max_edge_delta(&truth) <= RECT_TOLERANCE)
+        })
+        .map(|n| n.node)
+        .ok_or_else(|| anyhow!("{leaf}: no found node has the box model's rect {truth:?}: {m:?}"))?;
+    Ok((node, r))
+}
+
+/// Checklist item 1, "authorized fresh reads still work": automatic context off, agent actions
+/// off, and the agent's reads of each leaf (Host tree to OOPIF, fragment, closed shadow root)
+/// agree with Chromium: find by the AX role and name returns the leaf at its box-model rect,
+/// getGeometry is within 0.5 px of it, and hitTest at its centre answers that point and the leaf.
+pub async fn authorized_fresh_reads(host: &Host) -> anyhow::Result<String> {
+    ensure!(!agent_actions_enabled(host).await?, "this check wants agent actions off");
+    let (agent, sid) = bound_reader(host).await?;
+    let mut worst: f64 = 0.0;
+    for leaf in LEAVES {
+        user_turn(host, leaf).await?;
+        let truth = host.landmark_rect(leaf).await?;
+        let (node, _) = find_leaf(&agent, host, leaf).await?;
+        let g = agent.batch().get_geometry(&node).await;
+        let geo = inspected(&g)?.geometry.clone().with_context(|| format!("{leaf}: no geometry"))?;
+        let rect = rect_of(&geo["rect"]).with_context(|| format!("{leaf}: geometry rect {geo}"))?;
+        let d = rect.max_edge_delta(&truth);
+        worst = worst.max(d);
+        ensure!(d <= RECT_TOLERANCE, "{leaf}: geometry {rect:?} vs the box model {truth:?}");
+        let (cx, cy) = truth.center();
+        let h = agent.batch().hit_test(&HitTestArgs { x: cx, y: cy, ..HitTestArgs::default() }).await;
+        let hm = inspected(&h)?;
+        ensure!(hm.node_views().iter().any(|n| n.node == node), "{leaf}: hitTest at its centre misses it: {hm:?}");
+        let p = hm.point.clone().context("hitTest without point")?;
+        let dp = (p["x"].as_f64().unwrap_or(f64::NAN) - cx).abs().max((p["y"].as_f64().unwrap_or(f64::NAN) - cy).abs());
+        ensure!(dp <= RECT_TOLERANCE, "{leaf}: hitTest point {p} vs ({cx}, {cy})");
+    }
+    let session = session_of(host)?;
+    let attached: usize = session.messages(&sid)?.iter().map(|m| m.attachments.len()).sum();
+    ensure!(attached == 0, "automatic context is off, yet {attached} attachments were stored");
+    ensure!(!agent.route().agent_actions_authorized, "the tab reported agent actions on");
+    Ok(format!("{} leaves read fresh with attachments and actions off, within {worst:.3} px of Chromium", LEAVES.len()))
+}
+
+/// A `target_ref` from a fresh read, copied verbatim into `ui_action_highlight`, opens the Host's
+/// overlay outline centred on the element's box (Chromium's), with no message attachment ever
+/// stored; Escape ends it `cancelled`.
+pub async fn read_target_can_be_highlighted(host: &Host) -> anyhow::Result<String> {
+    ensure!(agent_actions_enabled(host).await?, "this check needs a Host opened with actions=on");
+    let (agent, sid) = bound_reader(host).await?;
+    let mut done = 0;
+    for leaf in ["left-leaf", "closed-shadow-leaf"] {
+        user_turn(host, leaf).await?;
+        let (node, _) = find_leaf(&agent, host, leaf).await?;
+        let r = agent.batch().get_node(&node).await;
+        let target =
+            inspected(&r)?.target_ref.clone().with_context(|| format!("{leaf}: get_node gave no target_ref"))?;
+        let pending = agent.highlight(std::slice::from_ref(&target), &Default::default())?;
+        await_overlay(host, true).await?;
+        let truth = host.landmark_rect(leaf).await?;
+        let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
+        let (x, y) = overlay_point(host, &sel).await?;
+        let (cx, cy) = truth.center();
+        ensure!(
+            (x - cx).abs() <= RECT_TOLERANCE && (y - cy).abs() <= RECT_TOLERANCE,
+            "{leaf}: outline at ({x}, {y}), box centre ({cx}, {cy})"
+        );
+        host.press_key(Key::ESCAPE).await?;
+        let res = pending.result(std::time::Duration::from_secs(15)).await?;
+        ensure!(res.status == crate::agent::Status::Cancelled, "{leaf}: {:?} {:?}", res.status, res.reason);
+        await_overlay(host, false).await?;
+        done += 1;
+    }
+    let attached: usize = session_of(host)?.messages(&sid)?.iter().map(|m| m.attachments.len()).sum();
+    ensure!(attached == 0, "{attached} attachments were stored: the target came from the read alone");
+    Ok(format!("{done} read targets highlighted at Chromium's box centre without any attachment"))
+}
+
+/// The inspect requests the broker sent for `sid`.
+fn inspect_requests(host: &Host, sid: &str) -> anyhow::Result<usize> {
+    let sent = session_of(host)?.broker().sent();
+    Ok(sent.iter().filter(|f| f["session_id"] == sid && f["data"]["mode"] == "inspect").count())
+}
+
+fn refused(r: &ReadResult, want: RejectReason) -> anyhow::Result<()> {
+    ensure!(r.rejected() == Some(want), "{} {}: expected {want:?}, got {:?}", r.tool.name(), r.args, r.outcome);
+    Ok(())
+}
+
+/// The guard in the real Host: two reads in one batch (one refused), an unchanged find refused as
+/// a duplicate, two invalid attempts ending repair, four attempts per turn; no refusal reaches
+/// the Host (the broker's sent requests do not grow) and each keeps its call's id, tool, args.
+pub async fn reads_guard(host: &Host) -> anyhow::Result<String> {
+    let (agent, sid) = bound_reader(host).await?;
+    let ax = host.landmark_ax("left-leaf").await?;
+    let q = FindSemantic { role: Some(ax.role.clone()), name: Some(ax.name.clone()), ..FindSemantic::default() };
+    user_turn(host, "guard 1").await?;
+    let b = agent.batch();
+    let (one, two) = tokio::join!(b.find_semantic(&q), b.get_cursor());
+    let (ok, no) = if one.inspected().is_some() { (one, two) } else { (two, one) };
+    inspected(&ok)?;
+    refused(&no, RejectReason::Guard(GuardReason::OneReadPerBatch))?;
+    let sent = inspect_requests(host, &sid)?;
+    let dup = agent.batch().find_semantic(&q).await;
+    if ok.tool == ReadTool::FindSemantic {
+        refused(&dup, RejectReason::Guard(GuardReason::DuplicateRead))?;
+    }
+    user_turn(host, "guard 2").await?;
+    let sent2 = inspect_requests(host, &sid)?;
+    let dup_sent = if ok.tool == ReadTool::FindSemantic { sent } else { sent + 1 };
+    ensure!(sent2 == dup_sent, "refused reads reached the Host ({sent} -> {sent2})");
+    refused(
+        &agent.batch().read_raw(ReadTool::GetTree, json!({"depth": 33})).await,
+        RejectReason::Invalid(ArgError::InvalidDepth),
+    )?;
+    refused(
+        &agent.batch().read_raw(ReadTool::HitTest, json!({"x": 1})).await,
+        RejectReason::Invalid(ArgError::PointRequired),
+    )?;
+    refused(&agent.batch().get_cursor().await, RejectReason::Guard(GuardReason::RepairBudgetExhausted))?;
+    ensure!(inspect_requests(host, &sid)? == sent2, "refused reads reached the Host");
+    user_turn(host, "guard 3").await?;
+    inspected(&agent.batch().get_cursor().await)?;
+    inspected(&agent.batch().get_selection().await)?;
+    inspected(&agent.batch().get_focus().await)?;
+    inspected(&agent.batch().hit_test(&HitTestArgs { x: 1.0, y: 1.0, ..HitTestArgs::default() }).await)?;
+    let sent3 = inspect_requests(host, &sid)?;
+    refused(&agent.batch().get_focus().await, RejectReason::Guard(GuardReason::ReadBudgetExhausted))?;
+    ensure!(inspect_requests(host, &sid)? == sent3, "the fifth read reached the Host");
+    let rows = session_of(host)?.read_history(&sid)?;
+    let last = rows.last().context("no history")?;
+    ensure!(
+        last.status == "rejected"
+            && last.tool == "attention_get_focus"
+            && last.reason.as_deref() == Some("read-budget-exhausted"),
+        "the last refusal's row: {last:?}"
+    );
+    Ok("one-read-per-batch, duplicate-read, repair- and read-budget-exhausted refused without the Host".into())
+}
+
+/// Staleness by real events: a DOM change in the left leaf's realm bumps the tree revision, so
+/// the tree read goes stale (`tree-revision`) once a later read reports it; a highlight that
+/// completed withdraws the reads before it (`browser-action`); a trusted Enter (a new user turn)
+/// withdraws the rest (`user-turn`); the model's view carries stale notices, not the results.
+pub async fn reads_staleness(host: &Host) -> anyhow::Result<String> {
+    ensure!(agent_actions_enabled(host).await?, "this check needs a Host opened with actions=on");
+    let (agent, sid) = bound_reader(host).await?;
+    let session = session_of(host)?.clone();
+    user_turn(host, "stale 1").await?;
+    let t0 = agent.batch().get_tree(&TreeArgs { depth: Some(1), ..TreeArgs::default() }).await;
+    let tree0 = inspected(&t0)?.revisions.tree;
+    let frame = super::leaf_frame(host.engine, super::Leaf::Left);
+    host.eval_in_frame(
+        &frame,
+        "(document.body.appendChild(document.createElement('span')).textContent = 'changed', true)",
+    )
+    .await?;
+    wait_for(host, "the tree revision to change after a DOM change", POINTER_TIMEOUT, || async {
+        let r = revisions(host).await?;
+        Ok(if r.tree != tree0 { Poll::Ready(()) } else { Poll::Pending(format!("{r:?}")) })
+    })
+    .await?;
+    inspected(&agent.batch().get_cursor().await)?;
+    let reason = |call: &str| -> anyhow::Result<Option<String>> {
+        let rows = session.read_history(&sid)?;
+        Ok(rows.iter().find(|r| r.call_id == call).and_then(|r| r.stale_reason.clone()))
+    };
+    ensure!(reason(&t0.call_id)?.as_deref() == Some("tree-revision"), "tree read: {:?}", reason(&t0.call_id)?);
+    let (node, f) = find_leaf(&agent, host, "left-leaf").await?;
+    let target = {
+        let r = agent.batch().get_node(&node).await;
+        inspected(&r)?.target_ref.clone().context("no target_ref")?
+    };
+    ensure!(reason(&f.call_id)?.is_none(), "the find is usable before the action");
+    let pending = agent.highlight(&[target], &Default::default())?;
+    await_overlay(host, true).await?;
+    host.press_key(Key::ESCAPE).await?;
+    pending.result(std::time::Duration::from_secs(15)).await?;
+    ensure!(
+        reason(&f.call_id)?.as_deref() == Some("browser-action"),
+        "find after a completed highlight: {:?}",
+        reason(&f.call_id)?
+    );
+    user_turn(host, "stale 2").await?;
+    let c = agent.batch().get_cursor().await;
+    inspected(&c)?;
+    user_turn(host, "stale 3").await?;
+    ensure!(reason(&c.call_id)?.as_deref() == Some("user-turn"), "cursor after a new turn: {:?}", reason(&c.call_id)?);
+    let view = session.model_view(&sid)?;
+    ensure!(
+        view.reads.iter().all(|r| r.stale && r.content["status"] == "stale" || r.content["status"] == "rejected"),
+        "the model still sees withdrawn results"
+    );
+    Ok("tree-revision, browser-action and user-turn withdrawals by real events; the model sees notices".into())
+}
+
+/// The 8 KiB ceiling with a real tree: a shadow root of buttons whose accessible names are grown
+/// until the agent's get_tree projects to exactly 8,192 bytes (kept whole, with its rows), then one
+/// character more gives the explicit `byte-limit` partial without continuation (the revisions'
+/// digits unchanged, so the full projection was 8,193).
+pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
+    let (agent, _) = bound_reader(host).await?;
+    let markup: String = (0..24).map(|i| format!("<button aria-label=\"b{i}\"></button>")).collect();
+    let js = format!(
+        "(() => {{ const d = document.createElement('div'); d.setAttribute('data-wippy-resource-id', 'kib-root'); d.style.cssText = 'position:absolute;left:0;top:0;width:1px;height:1px;overflow:hidden'; d.innerHTML = {}; document.body.appendChild(d); window.__kib = d; return true; }})()",
+        json!(markup)
+    );
+    host.eval(&js).await?;
+    user_turn(host, "kib root").await?;
+    let found = agent
+        .batch()
+        .find_semantic(&FindSemantic { resource_id: Some("kib-root".into()), ..FindSemantic::default() })
+        .await;
+    let root = inspected(&found)?.node(0).context("no node with resource kib-root")?.node;
+    let tree = TreeArgs { root: Some(root), depth: Some(1), ..TreeArgs::default() };
+    let mut grown = [0usize; 24];
+    let mut turn = 0;
+    let mut read = async |host: &Host| -> anyhow::Result<ModelRead> {
+        turn += 1;
+        user_turn(host, &format!("kib {turn}")).await?;
+        Ok(inspected(&agent.batch().get_tree(&tree).await)?.clone())
+    };
+    let mut grow = async |host: &Host, by: usize| -> anyhow::Result<()> {
+        let before = revisions(host).await?.tree;
+        let mut left = by;
+        let mut js = String::new();
+        for (i, g) in grown.iter_mut().enumerate() {
+            let add = left.min(150 - *g);
+            if add > 0 {
+                *g += add;
+                left -= add;
+                js.push_str(&format!("r.children[{i}].setAttribute('aria-label', 'b{i}' + 'x'.repeat({}));", *g));
+            }
+        }
+        ensure!(left == 0, "the names cannot grow {by} more bytes");
+        host.eval(&format!("(() => {{ const r = window.__kib; {js} return true; }})()")).await?;
+        wait_for(host, "the tree revision after renaming", POINTER_TIMEOUT, || async {
+            let r = revisions(host).await?;
+            Ok(if r.tree != before { Poll::Ready(()) } else { Poll::Pending(format!("{r:?}")) })
+        })
+        .await
+    };
+    let mut m0 = read(host).await?;
+    let mut size = lua_json_len(&serde_json::to_value(&m0)?);
+    ensure!(size < MAX_MODEL_BYTES, "the starting tree already projects to {size} bytes");
+    for _ in 0..4 {
+        if size == MAX_MODEL_BYTES {
+            break;
+        }
+        grow(host, MAX_MODEL_BYTES - size).await?;
+        m0 = read(host).await?;
+        ensure!(m0.reason.is_none(), "went over while growing: {m0:?}");
+        size = lua_json_len(&serde_json::to_value(&m0)?);
+    }
+    ensure!(size == MAX_MODEL_BYTES, "could not reach 8,192 bytes (at {size})");
+    ensure!(m0.nodes.len() == 25 && m0.outcome != "partial", "8,192 bytes: {} rows, {}", m0.nodes.len(), m0.outcome);
+    grow(host, 1).await?;
+    let m1 = read(host).await?;
+    ensure!(
+        m1.outcome == "partial"
+            && m1.reason.as_deref() == Some(BYTE_LIMIT_REASON)
+            && m1.continuation.is_none()
+            && m1.nodes.is_empty(),
+        "8,193 bytes: {m1:?}"
+    );
+    ensure!(m1.omissions == vec![json!({"reason": "byte-limit"})], "{:?}", m1.omissions);
+    ensure!(
+        m1.revisions.tree.to_string().len() == m0.revisions.tree.to_string().len()
+            && m1.revisions.geometry.to_string().len() == m0.revisions.geometry.to_string().len()
+            && m1.revisions.observation.to_string().len() == m0.revisions.observation.to_string().len(),
+        "the revisions changed length: {:?} -> {:?}",
+        m0.revisions,
+        m1.revisions
+    );
+    Ok(format!("a real tree: 8,192 bytes kept with {} rows, 8,193 the byte-limit partial", m0.nodes.len()))
+}
+
+pub fn checks() -> Vec<super::Check> {
+    use super::actions::actions_host;
+    use super::{default_host, Check};
+    vec![
+        Check {
+            host: default_host,
+            name: "checklist-1-authorized-fresh-reads-work",
+            run: |h| Box::pin(authorized_fresh_reads(h)),
+        },
+        Check { host: default_host, name: "reads-guard-refuses-without-the-host", run: |h| Box::pin(reads_guard(h)) },
+        Check { host: actions_host, name: "reads-staleness-by-real-events", run: |h| Box::pin(reads_staleness(h)) },
+        Check { host: default_host, name: "reads-8-kib-boundary", run: |h| Box::pin(byte_limit_boundary(h)) },
+        Check {
+            host: actions_host,
+            name: "read-target-can-be-highlighted",
+            run: |h| Box::pin(read_target_can_be_highlighted(h)),
+        },
+    ]
+}

@@ -1,0 +1,50 @@
+// Inspection messages a parent takes from a granted child (relay.v2, the child's current or previous
+// token checked by relay/router.js): revision notices (the child's tree or geometry changed: this
+// realm's revisions move, and the hub tells subscriptions and, in a child realm, the parent above)
+// and fromRoot calls (`inspect-up`), handed to the API on the hub (`inspect-up`) with a reply function
+// that answers the child (`inspect-up-result`).
+import { nPostMessage } from '../core/natives.js';
+import { RELAY_SCHEMA } from '../core/constants.js';
+import { isInt } from '../core/util.js';
+import { safe } from '../core/dom-reads.js';
+import { INSPECTION, bindings } from '../core/state.js';
+import { emit } from '../core/hub.js';
+import { bump } from '../realm/inspect-nodes.js';
+
+export function onInspectNotice(b, msg) {
+  const kinds = Array.isArray(msg.kinds) ? msg.kinds.filter((k) => k === 'tree' || k === 'geometry') : [];
+  const before = b.inspectSubs || 0;
+  if (isInt(msg.subs) && msg.subs >= 0 && msg.subs <= 100000) b.inspectSubs = msg.subs;
+  let n = 0;
+  bindings.forEach((x) => {
+    if (x.state !== 'detached') n += x.inspectSubs || 0;
+  });
+  INSPECTION.childSubs = n;
+  if (kinds.length) bump(Array.from(new Set(kinds)));
+  if ((b.inspectSubs || 0) !== before) emit('inspection', ['subs']);
+  return true;
+}
+// At most this many fromRoot calls of one child are answered at a time; more are dropped (the child's
+// own timer turns them into an omission), so a hostile child cannot queue unbounded work here.
+const MAX_UP_PENDING = 32;
+export function onInspectUp(b, msg) {
+  if (typeof msg.request_id !== 'string' || msg.request_id.length > 128 || typeof msg.method !== 'string') return false;
+  if ((b.upPending || 0) >= MAX_UP_PENDING) return false;
+  b.upPending = (b.upPending || 0) + 1;
+  const reply = (result) => {
+    b.upPending = Math.max(0, (b.upPending || 1) - 1);
+    const cw = safe(() => b.iframe.contentWindow, null);
+    if (!cw || !b.childOrigin) return;
+    try {
+      nPostMessage.call(
+        cw,
+        { schema: RELAY_SCHEMA, type: 'inspect-up-result', request_id: msg.request_id, result: result },
+        b.childOrigin,
+      );
+    } catch (_) {
+      /* ignore */
+    }
+  };
+  emit('inspect-up', { binding: b, msg: msg, reply: reply });
+  return true;
+}

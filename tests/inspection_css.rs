@@ -1,0 +1,107 @@
+//! CSS search against Chromium's own selector engine, over Layout x Engine: every selector of the
+//! corpus (fixtures/inspection/selectors.txt, over 300) matched by `find({css, scope})` equals native
+//! `querySelectorAll` on the same open or closed shadow root (and the realm's Document for the
+//! document selectors), in each realm kind of the cell; the Shoelace and Material corpora likewise;
+//! and on a tree with excluded, redacted, sensitive and editable nodes, each privacy rule gives
+//! exactly native qSA on a copy with the rules applied (each test fails when its rule is not).
+
+use attention_harness::checks::inspection::{
+    css_corpus_differential, css_differential_in, privacy_rule_in, realm_kinds, selectors, PrivacyRule,
+};
+use attention_harness::{run_host, run_host_opts, Corpus, Engine, HostOptions, Layout, Mount};
+use rstest::rstest;
+
+#[test]
+fn the_selector_corpus_has_at_least_300_selectors_and_no_duplicate() {
+    let s = selectors();
+    assert!(s.len() >= 300, "{} selectors", s.len());
+    let unique: std::collections::BTreeSet<_> = s.iter().collect();
+    assert_eq!(unique.len(), s.len(), "a selector is listed twice");
+}
+
+/// Realm kind 0: the Host document; 1: the same-origin srcdoc; 2: the right leaf, an out-of-process
+/// iframe (engine iframe) or a Web Fragment (engine fragment).
+#[rstest]
+fn every_corpus_selector_matches_what_native_query_selector_all_matches(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    #[values(0, 1, 2)] realm: usize,
+) {
+    run_host(layout, engine, async |h| {
+        let rk = &realm_kinds(engine)[realm];
+        let n = css_differential_in(h, rk).await?;
+        eprintln!("{layout}/{engine} {}: {n} selector x scope pairs agree", rk.kind);
+        Ok(())
+    });
+}
+
+#[rstest]
+#[ignore = "not done: the native side reads the wrong scope (engine fragment: the fragment realm's patched document vs the Host document the runtime scopes to; engine iframe: the corpus frame is not found by URL) (issue 19)"]
+fn shoelace_and_material_corpus_selectors_match_native_query_selector_all(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    #[values((Corpus::Shoelace, "sl-"), (Corpus::Material, "md-"))] corpus: (Corpus, &str),
+) {
+    let mount = match engine {
+        Engine::Iframe => Mount::CrossOrigin,
+        Engine::Fragment => Mount::Fragment,
+    };
+    run_host_opts(HostOptions::new(layout, engine).corpus(corpus.0, mount), async |h| {
+        let s = css_corpus_differential(h, corpus.1).await?;
+        eprintln!("{layout}/{engine}: {s}");
+        Ok(())
+    });
+}
+
+fn privacy(layout: Layout, engine: Engine, rule: PrivacyRule) {
+    run_host(layout, engine, async |h| {
+        for rk in realm_kinds(engine) {
+            let r = privacy_rule_in(h, &rk, rule).await?;
+            eprintln!(
+                "{layout}/{engine} {} {rule:?}: {} selectors, {} decided by the rule",
+                rk.kind, r.compared, r.decided
+            );
+        }
+        Ok(())
+    });
+}
+
+#[rstest]
+fn an_excluded_or_sensitive_subtree_cannot_affect_has_sibling_positions_or_empty(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    privacy(layout, engine, PrivacyRule::ExcludedSubtreeInvisible);
+}
+
+#[rstest]
+fn a_redacted_node_has_no_queryable_attributes_or_text(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    privacy(layout, engine, PrivacyRule::RedactedHasNoAttributesOrText);
+}
+
+#[rstest]
+fn an_editable_value_is_not_queryable(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    privacy(layout, engine, PrivacyRule::EditableValueUnavailable);
+}
+
+#[rstest]
+fn a_safe_non_editable_value_attribute_stays_queryable(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    privacy(layout, engine, PrivacyRule::SafeValueAttributeQueryable);
+}
+
+#[rstest]
+fn live_checked_and_selected_state_after_trusted_clicks_stays_queryable(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    privacy(layout, engine, PrivacyRule::LiveCheckedSelectedQueryable);
+}

@@ -1,0 +1,171 @@
+//! The inspection API's other reads against Chromium, over Layout x Engine: semantic search against
+//! the accessibility tree, geometry and hitTest against the box model and `DOM.getNodeForLocation`
+//! under the geometry variants and DPR 2, `unsupported-transform` under rotation and skew, calls
+//! made from inside child realms, the limits at their boundaries (8/9 matches, 32/33 tree nodes,
+//! depth 32/33, continuations, 16/17 and 128/129 subscriptions, 10 updates/s) and bad input.
+
+use attention_harness::checks::inspection::{
+    bad_input, callers, coalescing, continuation_rules, document_of, fresh_reads_with_attachments_off,
+    geometry_matches_box_model, leaf_ref, match_limit, realm_kinds, semantic_matches_ax, sixteen_realms,
+    subscription_limits, tree_limits, unsupported_transform_keeps_sibling, LEAVES,
+};
+use attention_harness::host::{InspectOptions, SemanticQuery};
+use attention_harness::{run_host, run_host_opts, Engine, Geometry, Harness, HostOptions, Layout};
+use rstest::rstest;
+
+#[rstest]
+fn semantic_find_agrees_with_chromiums_accessibility_tree_and_misses_nothing(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| semantic_matches_ax(h).await.map(|s| eprintln!("{s}")));
+}
+
+#[rstest]
+fn reads_from_inside_each_child_realm_reach_their_own_tree(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| {
+        for rk in realm_kinds(engine) {
+            let doc = document_of(h, &rk.realm).await?;
+            let tree = h.tree(&rk.realm, None, &InspectOptions::default()).await?;
+            anyhow::ensure!(!tree.data.nodes.is_empty(), "{}: getTree() is empty: {}", rk.kind, tree.json());
+            let again = h.node(&rk.realm, &doc).await?;
+            anyhow::ensure!(
+                again.data.nodes.first().map(|n| &n.node_ref) == Some(&doc),
+                "{}: getNode(document)",
+                rk.kind
+            );
+        }
+        // The top realm's three names of the API are one object.
+        let same = h
+            .eval("(async () => window.$W.attention === window.wippyAttention.attention && (await window.getWippyApi()).attention === window.$W.attention)()")
+            .await?;
+        anyhow::ensure!(
+            same == serde_json::json!(true),
+            "$W.attention, getWippyApi().attention, wippyAttention.attention differ"
+        );
+        Ok(())
+    });
+}
+
+#[rstest]
+fn geometry_and_hit_test_match_the_box_model_within_half_a_pixel(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    #[values(
+        "plain",
+        "dpr-2",
+        "zoom-frame",
+        "scale-frame",
+        "scale-panel",
+        "scroll-page",
+        "scroll-panel",
+        "border-frame"
+    )]
+    variant: &str,
+) {
+    let host = HostOptions::new(layout, engine);
+    let options = match variant {
+        "plain" => host,
+        "dpr-2" => host.device_scale_factor(2.0),
+        "zoom-frame" => host.geometry(Geometry::ZoomFrame),
+        "scale-frame" => host.geometry(Geometry::ScaleFrame),
+        "scale-panel" => host.geometry(Geometry::ScalePanel),
+        "scroll-page" => host.geometry(Geometry::ScrollPage),
+        "scroll-panel" => host.geometry(Geometry::ScrollPanel),
+        "border-frame" => host.geometry(Geometry::BorderFrame),
+        other => panic!("no variant {other}"),
+    };
+    run_host_opts(options, async |h| geometry_matches_box_model(h, &LEAVES).await.map(|s| eprintln!("{variant}: {s}")));
+}
+
+#[rstest]
+fn rotation_or_skew_is_unsupported_transform_and_the_sibling_keeps_its_geometry(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Geometry::RotateFrame, Geometry::SkewFrame)] variant: Geometry,
+) {
+    // Only iframes are mapped point by point; fragment content is physical Host DOM.
+    run_host_opts(HostOptions::new(layout, Engine::Iframe).geometry(variant), async |h| {
+        unsupported_transform_keeps_sibling(h).await.map(drop)
+    });
+}
+
+#[rstest]
+fn eight_matches_fit_and_the_ninth_comes_through_a_continuation(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| match_limit(h).await.map(drop));
+}
+
+#[rstest]
+fn thirty_two_tree_nodes_fit_thirty_three_continue_and_depth_33_is_refused(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| tree_limits(h).await.map(drop));
+}
+
+#[rstest]
+fn a_continuation_works_once_expires_after_30_s_and_goes_stale_on_a_tree_change(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| continuation_rules(h).await.map(drop));
+}
+
+#[rstest]
+fn the_17th_subscription_of_a_caller_and_the_129th_in_all_are_refused(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host_opts(sixteen_realms(HostOptions::new(layout, engine)), async |h| {
+        subscription_limits(h, &callers()).await.map(drop)
+    });
+}
+
+#[rstest]
+fn many_trusted_moves_give_at_most_10_notices_a_second(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| coalescing(h).await.map(|s| eprintln!("{s}")));
+}
+
+#[rstest]
+fn bad_input_is_invalid_request_and_changes_nothing(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| {
+        // A ref another Host instance returned: a second Host, open at the same time.
+        let other = Harness::global().open_with(HostOptions::new(layout, engine)).await?;
+        let foreign = leaf_ref(&other, "left-leaf").await;
+        other.close().await;
+        let s = bad_input(h, Some(&foreign?)).await?;
+        eprintln!("{s}");
+        Ok(())
+    });
+}
+
+#[rstest]
+fn fresh_reads_work_with_attachments_off(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| {
+        fresh_reads_with_attachments_off(h).await?;
+        // And from inside a child realm, its own subtree.
+        let r = h
+            .find_semantic(
+                &realm_kinds(engine)[1].realm,
+                &SemanticQuery { role: Some("button".into()), ..SemanticQuery::default() },
+                &InspectOptions::default(),
+            )
+            .await?;
+        anyhow::ensure!(!r.data.nodes.is_empty(), "find from the srcdoc realm: {}", r.json());
+        Ok(())
+    });
+}
