@@ -30,6 +30,7 @@ import { currentFocusRecord } from '../realm/focus.js';
 import { selectionOut } from '../realm/selection.js';
 import { composeFind, composeTree, composeCss, localGeometry, localFrame } from '../relay/inspect-compose.js';
 import { askChild } from '../relay/inspect-relay.js';
+import { mergeChildWindows } from '../relay/parent.js';
 import { upCall, localHits } from '../relay/inspect-child.js';
 import { latticePoints } from './lattice.js';
 import { eventOut } from './snapshot.js';
@@ -334,6 +335,9 @@ export async function getCursor(caller, options) {
   const o = checkOptions(options, READ_OPTIONS, 1);
   if (o.error) return invalid(o.error);
   if (ROLE === 'child') return notGranted() ? unavailableHere() : viaTop(caller, 'getCursor', [options]);
+  // Child realms keep their pointermoves in their own windows (issue 23); the Host merges them
+  // before it reads the latest pointer, as a snapshot does.
+  await mergeChildWindows();
   const p = TOP.pointer;
   if (!p) return result('empty', { nodes: [], event: false }, []);
   const keep = new Set((p.candidates || []).map((c) => c.target_id));
