@@ -35,6 +35,8 @@ mod history;
 mod hostile;
 #[path = "input.rs"]
 mod input;
+#[path = "inspection_cursor.rs"]
+mod inspection_cursor;
 #[path = "inspection_css.rs"]
 mod inspection_css;
 #[path = "inspection_followups.rs"]
