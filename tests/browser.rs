@@ -43,6 +43,8 @@ mod omissions;
 mod realm_document;
 #[path = "runtime_canonical_json.rs"]
 mod runtime_canonical_json;
+#[path = "report_html.rs"]
+mod report_html;
 #[path = "scenarios.rs"]
 mod scenarios;
 #[path = "selection.rs"]
