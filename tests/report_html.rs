@@ -163,10 +163,16 @@ fn replay_html_report_has_a_row_per_step_with_decoded_pictures_and_no_network() 
     // The legend of each move lists the candidate the expectation after it proved is on top.
     for (i, x) in rows.iter().enumerate() {
         if x["name"].as_str().unwrap().ends_with("steps[1] move") {
-            assert!(x["legend"].as_str().unwrap().contains("button \u{201c}Attention target left\u{201d}"), "row {i}: {x}");
+            assert!(
+                x["legend"].as_str().unwrap().contains("button \u{201c}Attention target left\u{201d}"),
+                "row {i}: {x}"
+            );
         }
         if x["name"].as_str().unwrap().ends_with("steps[4] move") {
-            assert!(x["legend"].as_str().unwrap().contains("button \u{201c}Attention target right\u{201d}"), "row {i}: {x}");
+            assert!(
+                x["legend"].as_str().unwrap().contains("button \u{201c}Attention target right\u{201d}"),
+                "row {i}: {x}"
+            );
         }
     }
     assert_offline(&r);
@@ -194,10 +200,7 @@ fn verify_html_report_has_a_row_per_check_and_cell_matching_the_json() {
     let want: Vec<(String, String)> = json
         .iter()
         .map(|x| {
-            (
-                format!("managed/iframe {}", x["check"].as_str().unwrap()),
-                x["status"].as_str().unwrap().to_string(),
-            )
+            (format!("managed/iframe {}", x["check"].as_str().unwrap()), x["status"].as_str().unwrap().to_string())
         })
         .collect();
 
