@@ -41,10 +41,10 @@ mod leases;
 mod omissions;
 #[path = "realm_document.rs"]
 mod realm_document;
-#[path = "runtime_canonical_json.rs"]
-mod runtime_canonical_json;
 #[path = "report_html.rs"]
 mod report_html;
+#[path = "runtime_canonical_json.rs"]
+mod runtime_canonical_json;
 #[path = "scenarios.rs"]
 mod scenarios;
 #[path = "selection.rs"]
