@@ -51,7 +51,7 @@ const READ_BACK: &str = r#"(() => {
     images: [...tr.querySelectorAll('img')].map(i => ({complete: i.complete, width: i.naturalWidth, height: i.naturalHeight})),
   }));
   const links = [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href'));
-  return {rows, links, scripts: document.scripts.length, images: document.images.length};
+  return {rows, links, subtitle: document.querySelector('h1 + p').textContent, scripts: document.scripts.length, images: document.images.length};
 })()"#;
 
 /// Opens `file` in a fresh browser context with the Network domain on, waits for its load event
@@ -156,10 +156,10 @@ fn replay_html_report_has_a_row_per_step_with_decoded_pictures_and_no_network() 
         .map(|x| (x["name"].as_str().unwrap().to_string(), x["status"].as_str().unwrap().to_string()))
         .collect();
     assert_eq!(got, want, "the report's rows are the steps with their statuses");
-    // Every step runs on an open Host, so every row has its picture: the viewport at zoom 1.25
-    // (1280 CSS px wide, 1600 device px).
+    // Every step runs on an open Host, so every row has its picture: the 1280 px window at zoom
+    // 1.25 (a 1024 CSS px viewport, 1280 device px).
     assert!(rows.iter().all(|x| x["images"].as_array().unwrap().len() == 1), "{rows:?}");
-    assert_images_decoded(rows, 1600);
+    assert_images_decoded(rows, 1280);
     // The legend of each move lists the candidate the expectation after it proved is on top.
     for (i, x) in rows.iter().enumerate() {
         if x["name"].as_str().unwrap().ends_with("steps[1] move") {
@@ -225,6 +225,7 @@ fn a_hostile_string_in_a_report_is_shown_as_text() {
     let dir = scratch("hostile");
     let file = dir.join("hostile.json");
     let sc = json!({
+        "description": hostile,
         "layout": "managed",
         "engines": ["iframe"],
         "steps": [
@@ -240,8 +241,8 @@ fn a_hostile_string_in_a_report_is_shown_as_text() {
     let rows = r.dom["rows"].as_array().unwrap();
     assert_eq!(rows.len(), 3, "{rows:?}");
     assert_eq!(rows[2]["status"], json!("fail"));
-    let detail = rows[2]["detail"].as_str().unwrap();
-    assert!(detail.contains(hostile), "the hostile name is shown as text in the detail: {detail}");
+    // The scenario's description is the report's subtitle: shown as the very text, not parsed.
+    assert_eq!(r.dom["subtitle"], json!(hostile), "{:?}", r.dom);
     // Only the three screenshots are images: the hostile string made no element.
     assert_eq!(r.dom["images"], json!(3), "{:?}", r.dom);
     assert_offline(&r);
