@@ -49,6 +49,8 @@ mod leases;
 mod omissions;
 #[path = "realm_document.rs"]
 mod realm_document;
+#[path = "report_html.rs"]
+mod report_html;
 #[path = "runtime_canonical_json.rs"]
 mod runtime_canonical_json;
 #[path = "scenarios.rs"]

@@ -15,6 +15,7 @@ use attention_harness::checks::{self, snapshot_at};
 use attention_harness::contract::cli::{run as run_contract, ContractCommand};
 use attention_harness::qa::landmarks::{self, Target};
 use attention_harness::qa::{View, ViewArgs};
+use attention_harness::report;
 use attention_harness::server::session::SessionOptions;
 use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::{Engine, Harness, Host, HostOptions, Layout};
@@ -62,6 +63,9 @@ enum Command {
         /// Run only the checks whose name starts with this (e.g. `checklist-6`).
         #[arg(long)]
         check: Option<String>,
+        /// Also write DIR/report.html: a row per check and cell with an annotated screenshot.
+        #[arg(long, value_name = "DIR")]
+        html: Option<PathBuf>,
         #[command(flatten)]
         view: ViewArgs,
     },
@@ -91,7 +95,12 @@ enum Command {
     },
     /// Replay a scenario file (fixtures/scenarios/) with trusted input in every engine it names;
     /// exits 1 at the first failed step, naming it.
-    Replay { file: PathBuf },
+    Replay {
+        file: PathBuf,
+        /// Also write DIR/report.html: a row per step with an annotated screenshot.
+        #[arg(long, value_name = "DIR")]
+        html: Option<PathBuf>,
+    },
     /// Record: `--scenario FILE` writes the scenario's named snapshots as goldens beside it.
     Record {
         #[arg(long)]
@@ -138,9 +147,9 @@ fn main() -> ExitCode {
             serve(pages, options)
         }
         command @ (Command::Replay { .. } | Command::Record { .. }) => {
-            let (file, record) = match command {
-                Command::Record { scenario } => (scenario, true),
-                Command::Replay { file } => (file, false),
+            let (file, record, html) = match command {
+                Command::Record { scenario } => (scenario, true, None),
+                Command::Replay { file, html } => (file, false, html),
                 _ => unreachable!("matched above"),
             };
             // The whole file is checked before a browser starts.
@@ -152,7 +161,10 @@ fn main() -> ExitCode {
                 }
             };
             with_harness(pages, |h| {
-                let runs = cli::replay::run_all(h, &loaded, false);
+                let runs = cli::replay::run_all(h, &loaded, html.is_some());
+                if let Some(dir) = &html {
+                    cli::replay::write_html(dir, &loaded, &runs)?;
+                }
                 Ok(if record {
                     cli::replay::record_cmd(&loaded, &runs)
                 } else {
@@ -160,7 +172,7 @@ fn main() -> ExitCode {
                 })
             })
         }
-        Command::Verify { layout, engine, json, check, view } => {
+        Command::Verify { layout, engine, json, check, html, view } => {
             // A prefix that names no check is a usage error, found before a browser starts.
             if let Some(p) = check.as_deref().filter(|p| !checks::all().iter().any(|c| c.name.starts_with(p))) {
                 eprintln!("error: no check's name starts with {p:?}");
@@ -170,7 +182,7 @@ fn main() -> ExitCode {
                 Ok(v) => v,
                 Err(code) => return code,
             };
-            with_harness(pages, |h| verify(h, &view, layouts, engines(engine), json, check.as_deref()))
+            with_harness(pages, |h| verify(h, &view, layouts, engines(engine), json, check.as_deref(), html.as_deref()))
         }
         Command::Inspect(args) => match args.validate() {
             Err(e) => {
@@ -251,6 +263,8 @@ struct Row {
     check: String,
     pass: bool,
     detail: String,
+    picture: Option<Vec<u8>>,
+    snapshot: Option<Value>,
 }
 
 fn verify(
@@ -260,6 +274,7 @@ fn verify(
     engines: Vec<Engine>,
     as_json: bool,
     only: Option<&str>,
+    html: Option<&std::path::Path>,
 ) -> Result<ExitCode, String> {
     let selected: Vec<_> = checks::all().into_iter().filter(|c| only.is_none_or(|p| c.name.starts_with(p))).collect();
     let mut rows = Vec::new();
@@ -269,9 +284,13 @@ fn verify(
             h.block_on(async {
                 for check in &selected {
                     // A fresh context per check, as in the test suite: no check sees another's input.
+                    let mut shown = (None, None);
                     let outcome = match h.open_with(view.apply((check.host)(HostOptions::new(layout, engine)))).await {
                         Ok(host) => {
                             let r = (check.run)(&host).await;
+                            if html.is_some() {
+                                shown = report::html::picture_of(&host).await;
+                            }
                             host.close().await;
                             r
                         }
@@ -284,12 +303,31 @@ fn verify(
                     if !as_json {
                         eprintln!("{} {layout}/{engine} {}", if pass { "pass" } else { "FAIL" }, check.name);
                     }
-                    rows.push(Row { layout, engine, check: check.name.to_string(), pass, detail });
+                    let (picture, snapshot) = shown;
+                    rows.push(Row { layout, engine, check: check.name.to_string(), pass, detail, picture, snapshot });
                 }
             });
         }
     }
     let failed = rows.iter().filter(|r| !r.pass).count();
+    if let Some(dir) = html {
+        let report = report::html::Report {
+            title: "attention-harness verify".into(),
+            subtitle: format!("{} checks x cells", rows.len()),
+            rows: rows
+                .iter_mut()
+                .map(|r| report::html::Row {
+                    name: format!("{}/{} {}", r.layout.name(), r.engine.name(), r.check),
+                    pass: r.pass,
+                    detail: r.detail.clone(),
+                    picture: r.picture.take(),
+                    snapshot: r.snapshot.take(),
+                })
+                .collect(),
+        };
+        let path = report::html::write(dir, &report).map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
+        eprintln!("report: {}", path.display());
+    }
     if as_json {
         let arr: Vec<Value> = rows
             .iter()

@@ -149,3 +149,26 @@ pub fn record_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
     }
     ExitCode::SUCCESS
 }
+
+/// `replay --html DIR`: DIR/report.html with a row per step run in each engine (its annotated
+/// screenshot and the snapshot it drew).
+pub fn write_html(dir: &Path, loaded: &Loaded, runs: &[EngineRun]) -> Result<(), String> {
+    use attention_harness::report::html::{write, Report, Row};
+    let rows = runs
+        .iter()
+        .flat_map(|run| {
+            run.steps.iter().map(move |o| Row {
+                name: format!("{} steps[{}] {}", run.engine, o.index, o.step),
+                pass: o.pass,
+                detail: o.detail.clone(),
+                picture: o.picture.clone(),
+                snapshot: o.snapshot.clone(),
+            })
+        })
+        .collect();
+    let description = loaded.scenario.description.clone();
+    let report = Report { title: format!("replay {}", loaded.path.display()), subtitle: description, rows };
+    let path = write(dir, &report).map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
+    eprintln!("report: {}", path.display());
+    Ok(())
+}

@@ -1,6 +1,7 @@
 //! Failure artifacts: what a failed end-to-end test leaves behind, beside its name, so the failure
 //! can be understood without re-running it (a screenshot, the last snapshot, the console log).
 
+pub mod html;
 pub mod picture;
 
 use std::any::Any;

@@ -4,6 +4,11 @@
 use image::{ImageFormat, Rgba, RgbaImage};
 use serde_json::Value;
 
+/// The outline colour of candidate `i` (the HTML report's legend uses the same).
+pub fn candidate_colour(i: usize) -> [u8; 3] {
+    PALETTE[i % PALETTE.len()]
+}
+
 const PALETTE: [[u8; 3]; 6] =
     [[230, 25, 75], [60, 180, 75], [0, 130, 200], [245, 130, 48], [145, 30, 180], [70, 240, 240]];
 

@@ -1,0 +1,249 @@
+//! The offline HTML report (`replay --html DIR`, `verify --html DIR`, issue 22) read back in
+//! Chromium: the CLI binary writes it, a fresh browser context opens it from file://, and the DOM
+//! (Runtime.evaluate) must show a row per step / check with its status, every image decoded, no
+//! network request, and a hostile string as text.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::Duration;
+
+use attention_harness::cdp::Session;
+use attention_harness::Harness;
+use chromiumoxide::cdp::browser_protocol::{network, page, target};
+use serde_json::{json, Value};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn cli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run attention-harness")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = repo("target/report-html-tests").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).expect("scratch folder");
+    d
+}
+
+/// What the report shows, read through the DOM of the report opened in a fresh context.
+struct Read {
+    dom: Value,
+    /// Every URL the page requested (Network.requestWillBeSent).
+    requests: Vec<String>,
+}
+
+const READ_BACK: &str = r#"(() => {
+  const rows = [...document.querySelectorAll('#rows tbody tr')].map(tr => ({
+    name: tr.querySelector('.name').textContent,
+    status: tr.querySelector('.status').textContent,
+    detail: tr.querySelector('.detail').textContent,
+    legend: tr.querySelector('.picture').textContent,
+    images: [...tr.querySelectorAll('img')].map(i => ({complete: i.complete, width: i.naturalWidth, height: i.naturalHeight})),
+  }));
+  const links = [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href'));
+  return {rows, links, subtitle: document.querySelector('h1 + p').textContent, scripts: document.scripts.length, images: document.images.length};
+})()"#;
+
+/// Opens `file` in a fresh browser context with the Network domain on, waits for its load event
+/// (and every image's decode), reads the report back and disposes of the context.
+fn open_report(file: &Path) -> Read {
+    let h = Harness::global();
+    h.block_on(async {
+        let cdp = h.cdp().await.expect("browser");
+        let create = target::CreateBrowserContextParams { dispose_on_detach: Some(true), ..Default::default() };
+        let context = cdp.execute(None, &create).await.expect("context").browser_context_id;
+        let mut t = target::CreateTargetParams::new("about:blank");
+        t.browser_context_id = Some(context.clone());
+        let target_id = cdp.execute(None, &t).await.expect("target").target_id;
+        let mut attach = target::AttachToTargetParams::new(target_id);
+        attach.flatten = Some(true);
+        let session = cdp.execute(None, &attach).await.expect("attach").session_id.inner().clone();
+        let s = Session { cdp: cdp.clone(), id: session.clone() };
+        s.execute(&network::EnableParams::default()).await.expect("Network.enable");
+        s.execute(&page::EnableParams::default()).await.expect("Page.enable");
+        let mut events = cdp.events();
+        let url = format!("file://{}", file.canonicalize().expect("report file").display());
+        s.execute(&page::NavigateParams::new(url.clone())).await.expect("navigate");
+        let mut requests = Vec::new();
+        let loaded = tokio::time::timeout(Duration::from_secs(20), async {
+            loop {
+                let Ok(e) = events.recv().await else { return };
+                if e.session_id.as_deref() != Some(session.as_str()) {
+                    continue;
+                }
+                match e.method.as_str() {
+                    "Network.requestWillBeSent" => {
+                        requests.push(e.params.pointer("/request/url").and_then(Value::as_str).unwrap_or("").into())
+                    }
+                    "Page.loadEventFired" => return,
+                    _ => {}
+                }
+            }
+        })
+        .await;
+        assert!(loaded.is_ok(), "the report {url} fired no load event within 20 s");
+        // Images decode after load only in odd cases; wait for each one's decode, bounded.
+        s.eval("Promise.all([...document.images].map(i => i.decode().catch(() => null)))").await.expect("decode");
+        let dom = s.eval(READ_BACK).await.expect("read the report back");
+        // Anything requested after load (none should be) is caught too.
+        while let Ok(e) = events.try_recv() {
+            if e.session_id.as_deref() == Some(session.as_str()) && e.method == "Network.requestWillBeSent" {
+                requests.push(e.params.pointer("/request/url").and_then(Value::as_str).unwrap_or("").into());
+            }
+        }
+        let _ = cdp
+            .send_with_timeout(None, &target::DisposeBrowserContextParams::new(context), Duration::from_secs(5))
+            .await;
+        Read { dom, requests }
+    })
+}
+
+/// The report made no request but for itself (file://) and its inline images (data:).
+fn assert_offline(r: &Read) {
+    assert!(!r.requests.is_empty(), "no request seen at all: the Network domain did not report the report's own load");
+    for u in &r.requests {
+        assert!(u.starts_with("file://") || u.starts_with("data:"), "the report requested {u}");
+    }
+    for l in r.dom["links"].as_array().unwrap() {
+        let l = l.as_str().unwrap_or("");
+        assert!(l.starts_with("data:"), "a src/href that is not inline: {l:.80}");
+    }
+    assert_eq!(r.dom["scripts"], json!(0), "a report has no scripts");
+}
+
+fn assert_images_decoded(rows: &[Value], width: u64) {
+    for row in rows {
+        for img in row["images"].as_array().unwrap() {
+            assert_eq!(img["complete"], json!(true), "{}: image not complete", row["name"]);
+            assert_eq!(img["width"], json!(width), "{}: image not decoded at the screenshot's width", row["name"]);
+        }
+    }
+}
+
+#[test]
+fn replay_html_report_has_a_row_per_step_with_decoded_pictures_and_no_network() {
+    let rel = "fixtures/scenarios/boundary-at-zoom-125.json";
+    let dir = scratch("replay");
+    let out = cli(&["replay", rel, "--html", dir.to_str().unwrap()]);
+    let stderr = text(&out.stderr);
+    assert!(out.status.success(), "{}\n{stderr}", text(&out.stdout));
+    let sc: Value = serde_json::from_str(&std::fs::read_to_string(repo(rel)).unwrap()).unwrap();
+    let steps = sc["steps"].as_array().unwrap();
+    let engines: Vec<&str> = sc["engines"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+    let mut want = Vec::new();
+    for e in &engines {
+        for (i, s) in steps.iter().enumerate() {
+            want.push((format!("{e} steps[{i}] {}", s["do"].as_str().unwrap()), "pass".to_string()));
+        }
+    }
+    // Progress: a line per step on stderr.
+    assert_eq!(stderr.lines().filter(|l| l.starts_with("pass steps[")).count(), want.len(), "{stderr}");
+
+    let r = open_report(&dir.join("report.html"));
+    let rows = r.dom["rows"].as_array().unwrap();
+    let got: Vec<(String, String)> = rows
+        .iter()
+        .map(|x| (x["name"].as_str().unwrap().to_string(), x["status"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(got, want, "the report's rows are the steps with their statuses");
+    // Every step runs on an open Host, so every row has its picture: the 1280 px window at zoom
+    // 1.25 (a 1024 CSS px viewport, 1280 device px).
+    assert!(rows.iter().all(|x| x["images"].as_array().unwrap().len() == 1), "{rows:?}");
+    assert_images_decoded(rows, 1280);
+    // The legend of each move lists the candidate the expectation after it proved is on top.
+    for (i, x) in rows.iter().enumerate() {
+        if x["name"].as_str().unwrap().ends_with("steps[1] move") {
+            assert!(
+                x["legend"].as_str().unwrap().contains("button \u{201c}Attention target left\u{201d}"),
+                "row {i}: {x}"
+            );
+        }
+        if x["name"].as_str().unwrap().ends_with("steps[4] move") {
+            assert!(
+                x["legend"].as_str().unwrap().contains("button \u{201c}Attention target right\u{201d}"),
+                "row {i}: {x}"
+            );
+        }
+    }
+    assert_offline(&r);
+}
+
+#[test]
+fn verify_html_report_has_a_row_per_check_and_cell_matching_the_json() {
+    let dir = scratch("verify");
+    let out = cli(&[
+        "verify",
+        "--check",
+        "checklist-2-pointer-path",
+        "--layout",
+        "managed",
+        "--engine",
+        "iframe",
+        "--json",
+        "--html",
+        dir.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    let json: Vec<Value> = serde_json::from_str(&stdout).expect("verify --json");
+    assert_eq!(json.len(), 4, "four checklist-2 rows in one cell: {stdout}");
+    let want: Vec<(String, String)> = json
+        .iter()
+        .map(|x| {
+            (format!("managed/iframe {}", x["check"].as_str().unwrap()), x["status"].as_str().unwrap().to_string())
+        })
+        .collect();
+
+    let r = open_report(&dir.join("report.html"));
+    let rows = r.dom["rows"].as_array().unwrap();
+    let got: Vec<(String, String)> = rows
+        .iter()
+        .map(|x| (x["name"].as_str().unwrap().to_string(), x["status"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(got, want, "the report's rows are verify's rows");
+    for (x, j) in rows.iter().zip(&json) {
+        assert_eq!(x["detail"], j["detail"], "detail of {}", x["name"]);
+        assert_eq!(x["images"].as_array().unwrap().len(), 1, "{}: a picture per check", x["name"]);
+    }
+    assert_images_decoded(rows, 1280);
+    assert_offline(&r);
+}
+
+#[test]
+fn a_hostile_string_in_a_report_is_shown_as_text() {
+    let hostile = "<img src=x onerror=document.title='owned'>";
+    let dir = scratch("hostile");
+    let file = dir.join("hostile.json");
+    let sc = json!({
+        "description": hostile,
+        "layout": "managed",
+        "engines": ["iframe"],
+        "steps": [
+            {"do": "open"},
+            {"do": "move", "at": "left-leaf"},
+            {"do": "expect", "top": {"role": "button", "name": hostile}}
+        ]
+    });
+    std::fs::write(&file, serde_json::to_string_pretty(&sc).unwrap()).unwrap();
+    let out = cli(&["replay", file.to_str().unwrap(), "--html", dir.join("out").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "the hostile expectation fails: {}", text(&out.stdout));
+    let r = open_report(&dir.join("out/report.html"));
+    let rows = r.dom["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    assert_eq!(rows[2]["status"], json!("fail"));
+    // The scenario's description is the report's subtitle: shown as the very text, not parsed.
+    assert_eq!(r.dom["subtitle"], json!(hostile), "{:?}", r.dom);
+    // Only the three screenshots are images: the hostile string made no element.
+    assert_eq!(r.dom["images"], json!(3), "{:?}", r.dom);
+    assert_offline(&r);
+}
