@@ -6,6 +6,7 @@ use crate::contract_support;
 use attention_harness::contract::attention_v1::Stage;
 use attention_harness::contract::canonical::{canonical_json, lua_json_len, path_digest, sha256_prefixed};
 use attention_harness::contract::codec;
+use attention_harness::contract::validate::ATTENTION_V2_MAX_ENVELOPE_BYTES;
 use attention_harness::contract::visual::{ResolvedMedia, VisualRequest};
 use attention_harness::contract::{validate, Code, Disposition, ValidateOptions};
 use contract_support::*;
@@ -338,25 +339,70 @@ fn padded(full: usize, last: usize) -> Value {
     p
 }
 
-#[test]
-fn v2_envelope_16384_passes_16385_fails() {
-    let env = |full: usize, last: usize| {
-        seal("attachment-1", "wippy.attention", 2, &codec::encode(&padded(full, last), 2).unwrap())
-    };
-    let len = |full: usize, last: usize| canonical_json(&env(full, last)).unwrap().len();
+/// A one-attachment array of a `version` envelope around `padded(full, last)`, with id `id`.
+fn compact_array(id: &str, version: u64, full: usize, last: usize) -> Value {
+    json!([seal(id, "wippy.attention", version, &codec::encode(&padded(full, last), version).unwrap())])
+}
+
+/// `(full, last)` such that the canonical array of `compact_array(id, version, ..)` is exactly
+/// `target` bytes (the knob grows it one byte at a time).
+fn compact_array_exact(id: &str, version: u64, target: usize) -> (usize, usize) {
+    let len = |full: usize, last: usize| canonical_json(&compact_array(id, version, full, last)).unwrap().len();
     let mut full = 0;
-    while len(full + 1, 1) <= 16_384 {
+    while len(full + 1, 1) <= target {
         full += 1;
     }
-    let last = 1 + 16_384 - len(full, 1);
+    let last = 1 + target - len(full, 1);
     assert!((1..512).contains(&last), "{last}");
-    assert_eq!(len(full, last), 16_384);
-    accept(&json!([env(full, last)]), &opts());
-    assert_eq!(len(full, last + 1), 16_385);
-    assert_eq!(
-        reject(&json!([env(full, last + 1)]), &opts()),
-        ("attachment-bytes-exceeded".into(), "context_attachments[1]".into(), Some("attachment-1".into()))
-    );
+    assert_eq!(len(full, last), target);
+    (full, last)
+}
+
+/// The spec's 32 KiB, not the Session code's 16,384, bounds a v2-v4 envelope (the spec wins;
+/// `ATTENTION_V2_MAX_ENVELOPE_BYTES` says why). Every byte is counted in canonical JSON, Go's
+/// HTML escaping included: an id of `<&>` costs 6 bytes a character, so this array is 32,768
+/// bytes canonical but about 600 fewer in a plain JSON encoding. With one attachment the array
+/// (the envelope plus `[` and `]`) is the first limit reached: 32,768 passes, 32,769 fails with
+/// `total-bytes-exceeded`; the envelope rule (canonical = `json.encode` bytes) never fires first.
+#[test]
+fn v2_to_v4_envelope_is_bounded_by_the_spec_32768_in_canonical_bytes_with_html_escapes() {
+    let id = "<&>".repeat(40);
+    for version in [2u64, 3, 4] {
+        let (full, last) = compact_array_exact(&id, version, 32_768);
+        let at = compact_array(&id, version, full, last);
+        let envelope = canonical_json(&at[0]).unwrap().len();
+        assert_eq!(envelope, 32_766);
+        assert!(envelope > 16_384 && envelope <= ATTENTION_V2_MAX_ENVELOPE_BYTES);
+        accept(&at, &opts());
+        let over = compact_array(&id, version, full, last + 1);
+        assert_eq!(canonical_json(&over).unwrap().len(), 32_769);
+        let plain = serde_json::to_string(&over).unwrap().len();
+        assert!(plain + 500 < 32_768, "the plain encoding is {plain} bytes: the escapes do not count");
+        assert_eq!(
+            reject(&over, &opts()),
+            ("total-bytes-exceeded".into(), "context_attachments".into(), None),
+            "version {version}"
+        );
+    }
+}
+
+/// The same boundary with plain text: a compact envelope may fill the 32 KiB array.
+#[test]
+fn v2_to_v4_envelope_of_plain_text_fills_the_32768_array_limit() {
+    for version in [2u64, 3, 4] {
+        let (full, last) = compact_array_exact("attachment-1", version, 32_768);
+        let at = compact_array("attachment-1", version, full, last);
+        assert_eq!(canonical_json(&at[0]).unwrap().len(), 32_766);
+        let a = accept(&at, &opts());
+        assert_eq!(a.attachments.len(), 1);
+        let over = compact_array("attachment-1", version, full, last + 1);
+        assert_eq!(serde_json::to_string(&over).unwrap().len(), 32_769);
+        assert_eq!(
+            reject(&over, &opts()),
+            ("total-bytes-exceeded".into(), "context_attachments".into(), None),
+            "version {version}"
+        );
+    }
 }
 
 /// A v1 payload that is small when compacted but large when expanded: `count` candidates whose
@@ -408,7 +454,7 @@ fn expansion_262144_passes_262145_fails() {
         let (_, bytes) = codec::expand(version, &compact, None).unwrap();
         assert_eq!(bytes, 262_144);
         let arr = json!([seal("attachment-1", "wippy.attention", version, &compact)]);
-        assert!(canonical_json(&arr[0]).unwrap().len() <= 16_384);
+        assert!(canonical_json(&arr[0]).unwrap().len() <= ATTENTION_V2_MAX_ENVELOPE_BYTES);
         let a = accept(&arr, &opts());
         assert_eq!(a.expanded_bytes, 262_144);
         let compact = codec::encode(&over, version).unwrap();

@@ -215,6 +215,18 @@ pub async fn send_after_drag(
     text: &str,
     settled: impl Fn(&Snapshot, Option<&super::selection::SelectionTruth>) -> bool,
 ) -> anyhow::Result<SentSelection> {
+    send_after_drag_with(host, landmark, text, settled, async || Ok(())).await
+}
+
+/// [`send_after_drag`] with `before_send` run once the runtime has settled and before Send is
+/// clicked, while the drag's selection is still in place (to check it against the page).
+pub async fn send_after_drag_with(
+    host: &Host,
+    landmark: &str,
+    text: &str,
+    settled: impl Fn(&Snapshot, Option<&super::selection::SelectionTruth>) -> bool,
+    before_send: impl AsyncFnOnce() -> anyhow::Result<()>,
+) -> anyhow::Result<SentSelection> {
     use super::session::{compose, composer_ready, session_id, session_of, set_automatic_context, stored_for};
     let session = session_of(host)?;
     let state = composer_ready(host).await?;
@@ -234,6 +246,7 @@ pub async fn send_after_drag(
         })
     })
     .await?;
+    before_send().await?;
     let before = host.eval("window.__host.session.rows.length").await?.as_u64().unwrap_or(0);
     let (x, y) = host.landmark_rect("composer-send").await?.center();
     host.click_at(x, y).await?;

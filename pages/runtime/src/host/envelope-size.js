@@ -2,8 +2,9 @@
 // snapshot's byte budget (host/snapshot.js) is measured against: version 1, the canonical JSON of
 // the snapshot as a JSON string plus the envelope's other members, against the 30 KiB target;
 // versions 2-4, the canonical JSON of the whole envelope around the compact payload against the
-// stricter of that target and the Session's 16,384-byte v2-v4 envelope limit, and the snapshot's
-// expanded canonical bytes against the 256 KiB budget (core/constants.js says why 16,384).
+// stricter of that target and the spec's 32 KiB v2-v4 envelope limit (so the same 30 KiB), and the
+// snapshot's expanded canonical bytes against the 256 KiB budget (core/constants.js says why 32 KiB
+// and not the Session code's 16,384).
 import { utf8Len } from '../core/util.js';
 import { canonicalJson, encString } from '../core/canonical-json.js';
 import { ENVELOPE_TARGET_BYTES, COMPACT_ENVELOPE_MAX_BYTES, EXPANDED_BUDGET_BYTES } from '../core/constants.js';
