@@ -44,6 +44,15 @@ fn reads_go_stale_on_a_dom_change_a_completed_highlight_and_a_new_user_turn(
 #[rstest]
 fn a_real_tree_of_8192_projected_bytes_is_kept_and_8193_is_the_byte_limit_partial(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, Engine::Iframe, async |h| reads::byte_limit_boundary(h).await.map(drop));
+    run_host(layout, engine, async |h| reads::byte_limit_boundary(h).await.map(drop));
+}
+
+#[rstest]
+fn find_css_from_a_document_or_shadow_root_ref_returns_what_native_query_selector_all_returns(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| reads::find_css_matches_native_qsa(h).await.map(drop));
 }

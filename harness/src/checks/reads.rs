@@ -345,6 +345,134 @@ pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
     Ok(format!("a real tree: 8,192 bytes kept with {} rows, 8,193 the byte-limit partial", m0.nodes.len()))
 }
 
+/// Selectors for `find_css_matches_native_qsa`: a tag, a class, an attribute, `:has`, `:nth-child`
+/// and `:not` (each matches something in at least one of the scopes).
+pub const CSS_SELECTORS: [&str; 6] =
+    ["button", ".leaf", "[data-landmark]", "div:has(> button)", "span:nth-child(2)", "button:not(.safe)"];
+
+/// Page script (`this` a node): the runtime's node id of each element native `querySelectorAll`
+/// matches on the node's scope (`'document'`: its ownerDocument, `'root'`: its root node), in
+/// document order, per selector of `sels`. A fragment realm's ids are the main realm's.
+fn native_ids_function(scope: &str, sels: &[&str]) -> String {
+    format!(
+        "function () {{
+            const R = window.__wippyAttentionRuntime;
+            const M = R && R.role === 'fragment-realm' ? window.parent.__wippyAttentionRuntime : R;
+            const scope = {scope} === 'document' ? (this.ownerDocument || this) : this.getRootNode();
+            return {sels}.map((s) => Array.from(scope.querySelectorAll(s), (n) => M.nodeIdOf(n)));
+        }}",
+        scope = json!(scope),
+        sels = json!(sels),
+    )
+}
+
+/// Native qSA ids on the scope (`document` or `root`) of landmark `leaf`, from its own frame.
+async fn native_ids_at(host: &Host, leaf: &str, scope: &str) -> anyhow::Result<Vec<Vec<String>>> {
+    let at = host.locate_landmark(leaf).await?;
+    let object =
+        at.session.resolve_node(at.backend_node_id).await?.with_context(|| format!("{leaf} cannot be resolved"))?;
+    let r = at.session.call_function_on(&object, &native_ids_function(scope, &CSS_SELECTORS), true).await?;
+    let v = r.pointer("/result/value").cloned().unwrap_or(serde_json::Value::Null);
+    serde_json::from_value(v.clone()).with_context(|| format!("{leaf}: native qSA ids {r}"))
+}
+
+/// Reads that keep under the guard's four attempted reads per user turn: a new trusted user turn
+/// before every third read.
+struct Turns<'a> {
+    host: &'a Host,
+    reads: usize,
+}
+impl Turns<'_> {
+    async fn next(&mut self) -> anyhow::Result<()> {
+        if self.reads % 3 == 0 {
+            user_turn(self.host, &format!("css {}", self.reads)).await?;
+        }
+        self.reads += 1;
+        Ok(())
+    }
+}
+
+/// The first composed ancestor of `node` of `kind`, from `parent` (the node's parent as its read
+/// gave it) up, one `get_node` read per ancestor (the refs come from the reads, never built).
+async fn ancestor_of_kind(
+    agent: &Agent,
+    turns: &mut Turns<'_>,
+    node: &NodeRef,
+    parent: Option<NodeRef>,
+    kind: &str,
+) -> anyhow::Result<NodeRef> {
+    let mut next = parent;
+    for _ in 0..32 {
+        let at = next.with_context(|| format!("no {kind} above {node:?}"))?;
+        turns.next().await?;
+        let r = agent.batch().get_node(&at).await;
+        let m = inspected(&r)?;
+        let v = m
+            .node_views()
+            .into_iter()
+            .find(|n| n.node == at)
+            .with_context(|| format!("get_node lost {at:?}: {m:?}"))?;
+        if v.kind.as_deref() == Some(kind) {
+            return Ok(at);
+        }
+        next = v.parent;
+    }
+    Err(anyhow!("no {kind} within 32 ancestors of {node:?}"))
+}
+
+/// `attention_find_css` through the Session (limit 8) with a root NodeRef of the Host Document
+/// (the root of a `get_tree` read), the OOPIF leaf's Document and the closed shadow leaf's
+/// ShadowRoot (both walked up by `get_node` reads from the leaf found by its AX role and name):
+/// for every selector of [`CSS_SELECTORS`] the returned node ids are exactly the first eight of
+/// native `querySelectorAll` on that scope in that frame (ids by the runtime's `nodeIdOf` test
+/// hook), in document order, with a continuation exactly when native qSA matched more than eight.
+pub async fn find_css_matches_native_qsa(host: &Host) -> anyhow::Result<String> {
+    let (agent, _sid) = bound_reader(host).await?;
+    let mut turns = Turns { host, reads: 0 };
+    turns.next().await?;
+    let t = agent.batch().get_tree(&TreeArgs { depth: Some(0), ..TreeArgs::default() }).await;
+    let tm = inspected(&t)?;
+    let host_doc = tm
+        .node_views()
+        .into_iter()
+        .find(|n| n.kind.as_deref() == Some("document") && n.parent.is_none())
+        .map(|n| n.node)
+        .with_context(|| format!("get_tree of the Host has no document root: {tm:?}"))?;
+    let host_native: Vec<Vec<String>> = {
+        let f = native_ids_function("document", &CSS_SELECTORS);
+        let v = host.eval(&format!("({f}).call(document)")).await?;
+        serde_json::from_value(v.clone()).with_context(|| format!("Host native qSA ids {v}"))?
+    };
+    let mut scopes = vec![("Host document", host_doc, host_native)];
+    for (leaf, kind, scope) in [("oopif-leaf", "document", "document"), ("closed-shadow-leaf", "shadow-root", "root")] {
+        turns.next().await?;
+        let (node, found) = find_leaf(&agent, host, leaf).await?;
+        let parent = inspected(&found)?.node_views().into_iter().find(|n| n.node == node).and_then(|n| n.parent);
+        let root = ancestor_of_kind(&agent, &mut turns, &node, parent, kind).await?;
+        scopes.push((leaf, root, native_ids_at(host, leaf, scope).await?));
+    }
+    let mut compared = 0;
+    for (name, root, native) in &scopes {
+        for (sel, want) in CSS_SELECTORS.iter().zip(native) {
+            turns.next().await?;
+            let r = agent.batch().find_css(sel, root, Some(8)).await;
+            let m = inspected(&r)?;
+            let got: Vec<String> = m.node_views().into_iter().map(|n| n.node.node_id).collect();
+            let first: Vec<String> = want.iter().take(8).cloned().collect();
+            ensure!(got == first, "{name}: find_css({sel}) gave {got:?}, native qSA {want:?}");
+            ensure!(
+                m.continuation.is_some() == (want.len() > 8),
+                "{name}: find_css({sel}) continuation {:?} with {} native matches",
+                m.continuation,
+                want.len()
+            );
+            compared += want.len().min(8);
+        }
+    }
+    ensure!(compared > 0, "no selector matched anything in any scope");
+    Ok(format!("{} scopes x {} selectors: {compared} elements equal native qSA", scopes.len(), CSS_SELECTORS.len()))
+}
+
 pub fn checks() -> Vec<super::Check> {
     use super::actions::actions_host;
     use super::{default_host, Check};
