@@ -16,6 +16,7 @@ pub mod host;
 pub mod input;
 pub mod oracle;
 pub mod qa;
+pub mod remote;
 pub mod report;
 pub mod scenario;
 pub mod server;
