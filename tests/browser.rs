@@ -41,6 +41,8 @@ mod leases;
 mod omissions;
 #[path = "realm_document.rs"]
 mod realm_document;
+#[path = "remote_browser.rs"]
+mod remote_browser;
 #[path = "runtime_canonical_json.rs"]
 mod runtime_canonical_json;
 #[path = "scenarios.rs"]
