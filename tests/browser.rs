@@ -51,6 +51,8 @@ mod omissions;
 mod realm_document;
 #[path = "report_html.rs"]
 mod report_html;
+#[path = "remote_browser.rs"]
+mod remote_browser;
 #[path = "runtime_canonical_json.rs"]
 mod runtime_canonical_json;
 #[path = "scenarios.rs"]

@@ -26,6 +26,8 @@ mod contract_validate;
 mod goldens;
 #[path = "goldens_v4.rs"]
 mod goldens_v4;
+#[path = "nextest_partition.rs"]
+mod nextest_partition;
 #[path = "runtime_bundle.rs"]
 mod runtime_bundle;
 #[path = "session_crash.rs"]

@@ -14,7 +14,9 @@ use tokio::sync::Mutex;
 use crate::browser::{BrowserError, Chromium};
 use crate::cdp::{Cdp, CdpError};
 use crate::host::{Engine, Host, HostError, HostOptions, Layout};
+use crate::remote::Remote;
 use crate::report;
+use crate::server::session::SessionOptions;
 use crate::server::{default_pages_dir, Server, ServerError};
 
 #[derive(Debug, thiserror::Error)]
@@ -27,14 +29,26 @@ pub enum HarnessError {
     Cdp(#[from] CdpError),
     #[error(transparent)]
     Host(#[from] HostError),
+    #[error(transparent)]
+    Remote(#[from] crate::remote::RemoteError),
+    #[error(
+        "cannot reach the browser at {url} within {after:?}: {reason} (is it running, and is that its \
+         DevTools WebSocket URL?)"
+    )]
+    Unreachable { url: String, after: std::time::Duration, reason: String },
     #[error("cannot start the tokio runtime: {0}")]
     Runtime(std::io::Error),
 }
 
 struct Live {
-    chromium: Arc<Chromium>,
+    /// The browser this harness launched; `None` for a browser someone else runs (`--cdp-url`),
+    /// which is never ended: only the harness's own browser contexts are disposed.
+    chromium: Option<Arc<Chromium>>,
     cdp: Cdp,
 }
+
+/// How long connecting to a browser someone else runs may take.
+const REMOTE_CONNECT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The shared server and browser. Get it with [`Harness::global`] in tests, or build one with
 /// [`Harness::start`] in the CLI.
@@ -42,21 +56,34 @@ pub struct Harness {
     rt: Runtime,
     server: Server,
     live: Mutex<Option<Live>>,
+    cdp_url: Option<String>,
 }
 
 static GLOBAL: OnceLock<Harness> = OnceLock::new();
 
 impl Harness {
-    /// Starts a runtime and the reference server for `pages` (the browser starts on first use).
+    /// Starts a runtime and the reference server for `pages` (the browser starts on first use),
+    /// with the remote browser and server addresses of the environment ([`Remote::from_env`]).
     pub fn start(pages: PathBuf) -> Result<Harness, HarnessError> {
+        Harness::start_remote(pages, Remote::from_env()?)
+    }
+
+    /// [`Harness::start`] with `remote`: a browser reached at its DevTools URL instead of one
+    /// launched (checked here, so an unreachable URL fails before any work), and the server on
+    /// `remote.net`.
+    pub fn start_remote(pages: PathBuf, remote: Remote) -> Result<Harness, HarnessError> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
             .thread_name("attention-harness")
             .build()
             .map_err(HarnessError::Runtime)?;
-        let server = rt.block_on(Server::start(pages))?;
-        Ok(Harness { rt, server, live: Mutex::new(None) })
+        let server = rt.block_on(Server::start_net(pages, SessionOptions::default(), &remote.net))?;
+        let harness = Harness { rt, server, live: Mutex::new(None), cdp_url: remote.cdp_url };
+        if harness.cdp_url.is_some() {
+            harness.block_on(harness.cdp())?;
+        }
+        Ok(harness)
     }
 
     /// The process-wide harness for tests, serving the repository's `pages/`.
@@ -83,18 +110,43 @@ impl Harness {
     /// The DevTools connection of the live browser, launching (or relaunching) it when needed.
     pub async fn cdp(&self) -> Result<Cdp, HarnessError> {
         let mut live = self.live.lock().await;
+        if let Some(url) = &self.cdp_url {
+            if let Some(l) = live.as_ref().filter(|l| l.cdp.is_open()) {
+                return Ok(l.cdp.clone());
+            }
+            // A browser someone else runs: connect (again), never launch one in its place.
+            let cdp = match tokio::time::timeout(REMOTE_CONNECT_TIMEOUT, Cdp::connect(url)).await {
+                Ok(Ok(c)) => c,
+                Ok(Err(e)) => {
+                    return Err(HarnessError::Unreachable {
+                        url: url.clone(),
+                        after: REMOTE_CONNECT_TIMEOUT,
+                        reason: e.to_string(),
+                    })
+                }
+                Err(_) => {
+                    return Err(HarnessError::Unreachable {
+                        url: url.clone(),
+                        after: REMOTE_CONNECT_TIMEOUT,
+                        reason: "no answer".into(),
+                    })
+                }
+            };
+            *live = Some(Live { chromium: None, cdp: cdp.clone() });
+            return Ok(cdp);
+        }
         if let Some(l) = live.as_ref() {
-            if !l.chromium.has_exited() && l.cdp.is_open() {
+            let chromium = l.chromium.as_ref().expect("a launched browser");
+            if !chromium.has_exited() && l.cdp.is_open() {
                 return Ok(l.cdp.clone());
             }
             tracing::warn!(
                 "Chromium (pid {}) is gone; relaunching. Its last stderr:\n{}",
-                l.chromium.pid,
-                l.chromium.stderr_tail()
+                chromium.pid,
+                chromium.stderr_tail()
             );
-            let old = live.take();
-            if let Some(old) = old {
-                tokio::task::spawn_blocking(move || old.chromium.terminate()).await.ok();
+            if let Some(old) = live.take().and_then(|l| l.chromium) {
+                tokio::task::spawn_blocking(move || old.terminate()).await.ok();
             }
         }
         let chromium = tokio::task::spawn_blocking(|| Chromium::launch(&[]))
@@ -107,27 +159,33 @@ impl Harness {
                 return Err(e.into());
             }
         };
-        *live = Some(Live { chromium, cdp: cdp.clone() });
+        *live = Some(Live { chromium: Some(chromium), cdp: cdp.clone() });
         Ok(cdp)
     }
 
-    /// The pid of the live browser, if one runs.
+    /// The pid of the live browser this harness launched, if one runs (`None` for `--cdp-url`).
     pub async fn browser_pid(&self) -> Option<u32> {
-        self.live.lock().await.as_ref().filter(|l| !l.chromium.has_exited()).map(|l| l.chromium.pid)
+        self.live.lock().await.as_ref().and_then(|l| l.chromium.as_ref()).filter(|c| !c.has_exited()).map(|c| c.pid)
+    }
+
+    /// Whether the browser is one someone else runs (`--cdp-url` / `ATTENTION_CDP_URL`).
+    pub fn is_remote(&self) -> bool {
+        self.cdp_url.is_some()
     }
 
     /// Kills the live browser abruptly, as a crash would (for crash-recovery tests).
     pub async fn crash_browser_for_test(&self) {
-        if let Some(l) = self.live.lock().await.as_ref() {
-            l.chromium.kill_for_test();
+        if let Some(c) = self.live.lock().await.as_ref().and_then(|l| l.chromium.as_ref()) {
+            c.kill_for_test();
         }
     }
 
-    /// Ends the browser this harness started (the CLI calls this before exiting).
+    /// Ends the browser this harness started (the CLI calls this before exiting); a browser
+    /// someone else runs is only disconnected from.
     pub fn shutdown(&self) {
         let live = self.rt.block_on(async { self.live.lock().await.take() });
-        if let Some(l) = live {
-            l.chromium.terminate();
+        if let Some(c) = live.and_then(|l| l.chromium) {
+            c.terminate();
         }
     }
 

@@ -17,6 +17,7 @@ pub mod input;
 pub mod inspect_cli;
 pub mod oracle;
 pub mod qa;
+pub mod remote;
 pub mod report;
 pub mod scenario;
 pub mod server;

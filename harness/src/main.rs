@@ -16,6 +16,7 @@ use attention_harness::contract::cli::{run as run_contract, ContractCommand};
 use attention_harness::qa::landmarks::{self, Target};
 use attention_harness::qa::{View, ViewArgs};
 use attention_harness::report;
+use attention_harness::remote::Remote;
 use attention_harness::server::session::SessionOptions;
 use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::{Engine, Harness, Host, HostOptions, Layout};
@@ -30,6 +31,21 @@ struct Cli {
     /// The pages folder (reference Host, apps, runtime). Default: $ATTENTION_PAGES, else the repository's pages/.
     #[arg(long, global = true)]
     pages: Option<PathBuf>,
+    /// Drive a browser someone else runs, at its DevTools WebSocket URL (ws://HOST:PORT/devtools/browser/ID),
+    /// instead of launching one; it is never ended. Default: $ATTENTION_CDP_URL.
+    #[arg(long, global = true, value_name = "WS_URL")]
+    cdp_url: Option<String>,
+    /// The address both reference sites listen on (e.g. 0.0.0.0). Default: $ATTENTION_BIND, else 127.0.0.1.
+    #[arg(long, global = true, value_name = "ADDR")]
+    bind: Option<String>,
+    /// The Host site's origin as the browser reaches it (http://HOST[:PORT]; the listener's port when none).
+    /// Default: $ATTENTION_PUBLIC_ORIGIN, else http://127.0.0.1:<port>.
+    #[arg(long, global = true, value_name = "URL")]
+    public_origin: Option<String>,
+    /// The child site's origin as the browser reaches it, on another host than --public-origin (two sites).
+    /// Default: $ATTENTION_PUBLIC_CHILD_ORIGIN, else http://localhost:<port>.
+    #[arg(long, global = true, value_name = "URL")]
+    public_child_origin: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -132,6 +148,18 @@ fn main() -> ExitCode {
         .init();
     let cli = Cli::parse();
     let pages = cli.pages.unwrap_or_else(default_pages_dir);
+    match Remote::parse(
+        cli.cdp_url.as_deref(),
+        cli.bind.as_deref(),
+        cli.public_origin.as_deref(),
+        cli.public_child_origin.as_deref(),
+    ) {
+        Ok(r) => REMOTE.get_or_init(|| r),
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     match cli.command {
         Command::Contract(cmd) => ExitCode::from(run_contract(&cmd).clamp(0, 255) as u8),
         Command::Serve { db, without_attention, refuse_uploads } => {
@@ -241,8 +269,11 @@ fn engines(a: EngineArg) -> Vec<Engine> {
 }
 
 /// Starts the harness, runs `f`, and always ends the browser it launched.
+/// The checked `--cdp-url` / `--bind` / `--public-origin` values (or their environment variables).
+static REMOTE: std::sync::OnceLock<Remote> = std::sync::OnceLock::new();
+
 fn with_harness(pages: PathBuf, f: impl FnOnce(&Harness) -> Result<ExitCode, String>) -> ExitCode {
-    let harness = match Harness::start(pages) {
+    let harness = match Harness::start_remote(pages, REMOTE.get().cloned().unwrap_or_default()) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("error: {e}");
@@ -420,7 +451,8 @@ fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
         }
     };
     rt.block_on(async {
-        let server = match Server::start_with(pages, options).await {
+        let net = REMOTE.get().map(|r| r.net.clone()).unwrap_or_default();
+        let server = match Server::start_net(pages, options, &net).await {
             Ok(s) => s,
             Err(e) => {
                 eprintln!("error: {e}");

@@ -3,6 +3,8 @@
 //!
 //! The Host site is `http://127.0.0.1:<a>`; the child site is `http://localhost:<b>`, a different
 //! *site*, so Chromium puts child iframes out of process as in production. Ports come from the OS.
+//! For a browser on another machine both sites bind another address and the pages use public
+//! origins on two different hosts ([`crate::remote::Net`]).
 //! `/runtime/attention.js` is the esbuild bundle of `pages/runtime/src/`, rebuilt whenever a source
 //! is newer (see [`runtime_bundle`]).
 
@@ -48,8 +50,8 @@ pub enum ServerError {
     PagesMissing(PathBuf),
     #[error("web-fragments is not installed under {0} (run `npm ci` in pages/, or ci/setup)")]
     FragmentsMissing(PathBuf),
-    #[error("cannot bind a loopback port: {0}")]
-    Bind(#[source] std::io::Error),
+    #[error("cannot bind a port on {0}: {1}")]
+    Bind(std::net::IpAddr, #[source] std::io::Error),
     #[error(transparent)]
     RuntimeBundle(#[from] runtime_bundle::BundleError),
     #[error(transparent)]
@@ -90,6 +92,16 @@ impl Server {
 
     /// [`Server::start`] with the reference Session configured (database file, options).
     pub async fn start_with(pages: PathBuf, options: session::SessionOptions) -> Result<Server, ServerError> {
+        Server::start_net(pages, options, &crate::remote::Net::default()).await
+    }
+
+    /// [`Server::start_with`] on `net`'s bind address, with `net`'s public origins in the pages
+    /// (for a browser on another machine; [`crate::remote`]).
+    pub async fn start_net(
+        pages: PathBuf,
+        options: session::SessionOptions,
+        net: &crate::remote::Net,
+    ) -> Result<Server, ServerError> {
         if !pages.join("runtime").is_dir() {
             return Err(ServerError::PagesMissing(pages));
         }
@@ -99,18 +111,25 @@ impl Server {
         }
         // Fail fast: a runtime that cannot be built is a setup error, not a failing page later.
         fresh_runtime_bundle(pages.clone()).await?;
-        let host = TcpListener::bind("127.0.0.1:0").await.map_err(ServerError::Bind)?;
-        let child = TcpListener::bind("127.0.0.1:0").await.map_err(ServerError::Bind)?;
-        let host_port = host.local_addr().map_err(ServerError::Bind)?.port();
-        let child_port = child.local_addr().map_err(ServerError::Bind)?.port();
+        let ip = net.bind.unwrap_or(std::net::IpAddr::from([127, 0, 0, 1]));
+        let bind =
+            |ip| async move { TcpListener::bind(SocketAddr::new(ip, 0)).await.map_err(|e| ServerError::Bind(ip, e)) };
+        let host = bind(ip).await?;
+        let child = bind(ip).await?;
+        let host_port = host.local_addr().map_err(|e| ServerError::Bind(ip, e))?.port();
+        let child_port = child.local_addr().map_err(|e| ServerError::Bind(ip, e))?.port();
+        let (host_origin, child_origin) = match &net.public {
+            Some((h, c)) => (h.with_port(host_port), c.with_port(child_port)),
+            None => (format!("http://127.0.0.1:{host_port}"), format!("http://localhost:{child_port}")),
+        };
         let session = session::SessionService::start(options)?;
         // The only origin whose pages may join the Session socket (issue 25).
-        session.set_host_origin(&format!("http://127.0.0.1:{host_port}"));
+        session.set_host_origin(&host_origin);
         let shared = Arc::new(Shared {
             session_token: session.token().to_string(),
             pages,
-            host_origin: format!("http://127.0.0.1:{host_port}"),
-            child_origin: format!("http://localhost:{child_port}"),
+            host_origin,
+            child_origin,
             log: Mutex::new(Vec::new()),
             layouts: Mutex::new(std::collections::HashMap::new()),
         });
