@@ -97,10 +97,10 @@ impl InspectArgs {
     /// browser starts.
     pub fn validate(&self) -> Result<(), String> {
         match &self.read {
-            Read::Find { role, name, text, resource_id, node_id, .. } => {
-                if [role, name, text, resource_id, node_id].iter().all(|v| v.is_none()) {
-                    return Err("find needs at least one of --role, --name, --text, --resource-id, --node-id".into());
-                }
+            Read::Find { role, name, text, resource_id, node_id, .. }
+                if [role, name, text, resource_id, node_id].iter().all(|v| v.is_none()) =>
+            {
+                return Err("find needs at least one of --role, --name, --text, --resource-id, --node-id".into());
             }
             Read::Css { selector, .. } if selector.is_empty() => return Err("css needs a selector".into()),
             Read::Node(t) | Read::Geometry(t) if t.node_id.is_none() && t.role.is_none() && t.name.is_none() => {

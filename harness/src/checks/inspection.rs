@@ -1075,12 +1075,27 @@ pub async fn subscription_limits(host: &Host, callers: &[Realm]) -> anyhow::Resu
             ensure!(s17.refused() == Some("subscription-limit"), "the 17th from one caller: {:?}", s17.returned);
         }
     }
+    // A child realm checks the Host total the top last sent it (asynchronous by design: subscribe
+    // is synchronous and the realms are other processes; pages/runtime/README.md Inspection API
+    // notes), so the 129th caller first has to have heard of all 128.
+    total_seen(host, &callers[8], |t| t >= 128, "128").await?;
     let s129 = host.subscribe(&callers[8], &["tree"], false).await?;
     ensure!(s129.refused() == Some("subscription-limit"), "the 129th in all: {:?}", s129.returned);
     host.dispose(&live[20]).await?;
+    total_seen(host, &callers[8], |t| t < 128, "127 after a dispose").await?;
     let next = host.subscribe(&callers[8], &["tree"], false).await?;
     ensure!(next.refused().is_none(), "after a dispose, the next is refused: {:?}", next.returned);
     Ok("16 per caller (17th refused), 128 in all (129th refused), a dispose frees one".into())
+}
+
+/// Waits until `realm`'s runtime knows a Host subscription total that `ok` accepts.
+async fn total_seen(host: &Host, realm: &Realm, ok: impl Fn(u64) -> bool, what: &str) -> anyhow::Result<u64> {
+    let what = format!("the Host subscription total {what} reaching {realm:?}");
+    super::wait_for(host, &what, super::POINTER_TIMEOUT, || async {
+        let t = host.subscription_total(realm).await?;
+        Ok(if ok(t) { super::Poll::Ready(t) } else { super::Poll::Pending(format!("host_total {t}")) })
+    })
+    .await
 }
 
 /// Trusted pointer moves for about 2.2 s at 60 Hz with a `cursor` subscription: no 1 s window

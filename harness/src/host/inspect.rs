@@ -280,6 +280,19 @@ impl Host {
         Ok(list.into_iter().map(|n| (n["at_ms"].as_f64().unwrap_or(0.0), n["notice"].clone())).collect())
     }
 
+    /// The Host-wide subscription total as `realm`'s runtime knows it
+    /// (`debug().inspection.host_total`: exact in the top realm, in a child the top's last total
+    /// plus its own change since; pages/runtime/README.md Inspection API notes).
+    pub async fn subscription_total(&self, realm: &Realm) -> Result<u64, HostError> {
+        let expr = "(() => { const R = window.__wippyAttentionRuntime; \
+                    return R ? R.debug().inspection.host_total : null; })()";
+        let got = self.eval_in_frame(&realm.frame(), expr).await?;
+        got.as_u64().ok_or_else(|| HostError::Unexpected {
+            what: "debug().inspection.host_total".into(),
+            detail: short(&got.to_string()),
+        })
+    }
+
     /// Calls `dispose()` on `sub`.
     pub async fn dispose(&self, sub: &Subscription) -> Result<(), HostError> {
         let expr = format!("(window.__inspectSubs[{}].dispose(), true)", sub.index);

@@ -121,5 +121,9 @@ export function sanitizeSelection(s) {
   out.focus_path = path(s.focus_path);
   out.ranges = (Array.isArray(s.ranges) ? s.ranges.slice(0, 4) : []).map(cleanRect).filter(Boolean);
   if (!out.anchor_path.length || !out.focus_path.length) return null;
+  // The endpoint elements' node ids in the realm that reported it (inspection asks that realm for their refs).
+  const nid = (v) => (typeof v === 'string' && /^t-[A-Za-z0-9_-]{1,126}$/.test(v) ? v : null);
+  if (nid(s.anchor_node_id)) out.anchor_node_id = s.anchor_node_id;
+  if (nid(s.focus_node_id)) out.focus_node_id = s.focus_node_id;
   return out;
 }

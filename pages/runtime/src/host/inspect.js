@@ -415,7 +415,8 @@ export async function getSelection(caller, options) {
       focus_path: sel.focus_path,
     },
   };
-  // The selection's endpoints as refs (their elements) when it is in the top realm's own DOM.
+  // The selection's endpoints as refs (their elements, the selection's own anchor and focus): in the top
+  // realm's DOM directly; in a child realm asked of that child by the node ids it reported.
   const t = TOP.selection;
   if (t && !t.binding && s.selection.text !== undefined) {
     const elOf = (n) => (n && nodeType(n) === 3 ? treeParent(n) : n);
@@ -423,6 +424,25 @@ export async function getSelection(caller, options) {
       f = elOf(t.focusNode);
     if (a && nodeType(a) === 1 && !privacyOf(a).excluded) data.anchor = issueLocal(a);
     if (f && nodeType(f) === 1 && !privacyOf(f).excluded) data.focus = issueLocal(f);
+  } else if (t && t.binding && t.binding.iframe) {
+    const ids = [t.anchor_node_id, t.focus_node_id];
+    const refs = await Promise.all(
+      ids.map(async (id) => {
+        if (typeof id !== 'string') return null;
+        const ctx = ctxFor();
+        const a = await askChild(
+          t.binding.iframe,
+          { op: 'find', query: { node_id: id }, want: 1 },
+          { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: 1 },
+          ctx.deadlineAt,
+          null,
+        );
+        const rec = a.records[0];
+        return rec && rec.ref.node_id === id ? rec.ref : null;
+      }),
+    );
+    if (refs[0]) data.anchor = refs[0];
+    if (refs[1]) data.focus = refs[1];
   }
   return result(om.length ? 'partial' : 'ok', data, om);
 }

@@ -126,8 +126,9 @@ export function nodeIdMatcher(nodeId) {
   };
 }
 // Pre-order walk from `start` (its own node excluded unless withStart): entries in document order,
-// [{node, parent}] matches and [{hole, parent}] iframes, until `want` matches were found (then
-// `stopped`); `matchAll` also tests documents and shadow roots (exact node ids).
+// [{node, parent}] matches and [{hole, parent}] iframes, until `want` matches were found; `stopped`
+// only when one more match exists (the walk goes on for it, listing the holes on the way, so a
+// continuation is given only when more remain); `matchAll` also tests documents and shadow roots.
 export function walkFind(start, match, want, ctx, matchAll) {
   const entries = [];
   let found = 0;
@@ -141,8 +142,9 @@ export function walkFind(start, match, want, ctx, matchAll) {
     }
     const n = it.node;
     if (!first && (nodeType(n) === 1 || matchAll) && match(n)) {
+      if (found >= want) return { entries: entries, stopped: true };
       entries.push(it);
-      if (++found >= want) return { entries: entries, stopped: stack.length > 0 };
+      found++;
     }
     first = false;
     const kids = treeChildren(n, ctx);

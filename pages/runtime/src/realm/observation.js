@@ -256,7 +256,8 @@ export function onChildObservation(b, msg) {
     s.t_abs = typeof ts.t_abs === 'number' && isFinite(ts.t_abs) ? Math.min(ts.t_abs, nowAbs()) : nowAbs();
     s.selected_ms = isFinite(ts.selected_ms) ? Math.min(fromPeerClock(Number(ts.selected_ms)), obsNow()) : obsNow();
     if (chain.excluded) {
-      for (const k of ['direction', 'text', 'anchor_path', 'focus_path', 'ranges']) delete s[k];
+      for (const k of ['direction', 'text', 'anchor_path', 'focus_path', 'ranges', 'anchor_node_id', 'focus_node_id'])
+        delete s[k];
       s.privacy = 'excluded';
     } else if (s.privacy !== 'excluded' && s.privacy !== 'unavailable') {
       if (chain.redacted) {

@@ -25,6 +25,7 @@ import { ROLE, REALM, REALM_ID, TOP } from '../core/state.js';
 import { shadowOf } from '../dom/shadow-roots.js';
 import { privacyOf, selfExcluded, selfRedacted, labelsSensitive, isSensitiveControl } from '../dom/privacy.js';
 import { localPath } from './paths.js';
+import { targetIdOf } from './identity.js';
 import { clampPath } from '../dom/segments.js';
 import { SELECTION_TEXT_BYTES } from '../dom/sanitize.js';
 import { recordLocal } from './observation.js';
@@ -236,9 +237,14 @@ export function readSelection(tAbs) {
     ranges: rangeRects(r),
   });
   out.key = JSON.stringify([out.privacy, out.direction, out.text, out.anchor_path, out.focus_path, out.ranges]);
+  // The endpoints as the selection's own anchor / focus (a backward selection's anchor is the range's end).
   if (ROLE === 'top') {
-    out.anchorNode = r.startContainer;
-    out.focusNode = r.endContainer;
+    out.anchorNode = dir === 'backward' ? r.endContainer : r.startContainer;
+    out.focusNode = dir === 'backward' ? r.startContainer : r.endContainer;
+  } else {
+    // A child realm names its endpoint elements by node id (= NodeRef node_id) for inspection refs.
+    if (!privacyOf(anchorEl).excluded) out.anchor_node_id = targetIdOf(anchorEl);
+    if (!privacyOf(focusEl).excluded) out.focus_node_id = targetIdOf(focusEl);
   }
   return out;
 }
@@ -270,6 +276,9 @@ function check(tAbs) {
   if (ROLE === 'top') {
     report.anchorNode = s.anchorNode;
     report.focusNode = s.focusNode;
+  } else if (s.privacy !== 'excluded' && s.privacy !== 'unavailable') {
+    if (s.anchor_node_id) report.anchor_node_id = s.anchor_node_id;
+    if (s.focus_node_id) report.focus_node_id = s.focus_node_id;
   }
   recordLocal({ kind: 'selection', selection: report });
 }

@@ -59,15 +59,20 @@ async function fill(entries, stopped, want, ctx, holeRequest) {
   const records = [];
   let more = stopped;
   for (const e of entries) {
+    const a = e.hole ? byHole.get(e) : null;
+    // A full page: more remain only if this entry holds something (a hole that answered nothing
+    // and named nothing adds no page).
     if (records.length >= want) {
-      more = true;
-      break;
+      if (!a || a.records.length || a.more || a.omissions.length) {
+        more = true;
+        break;
+      }
+      continue;
     }
     if (!e.hole) {
       records.push(localRec(e.node, ctx));
       continue;
     }
-    const a = byHole.get(e);
     for (const o of a.omissions) ctx.omissions.push(o);
     for (const r of a.records) {
       if (records.length >= want) {
