@@ -35,10 +35,10 @@ mod history;
 mod hostile;
 #[path = "input.rs"]
 mod input;
-#[path = "inspection_cursor.rs"]
-mod inspection_cursor;
 #[path = "inspection_css.rs"]
 mod inspection_css;
+#[path = "inspection_cursor.rs"]
+mod inspection_cursor;
 #[path = "inspection_followups.rs"]
 mod inspection_followups;
 #[path = "inspection_reads.rs"]
@@ -49,10 +49,10 @@ mod leases;
 mod omissions;
 #[path = "realm_document.rs"]
 mod realm_document;
-#[path = "report_html.rs"]
-mod report_html;
 #[path = "remote_browser.rs"]
 mod remote_browser;
+#[path = "report_html.rs"]
+mod report_html;
 #[path = "runtime_canonical_json.rs"]
 mod runtime_canonical_json;
 #[path = "scenarios.rs"]
