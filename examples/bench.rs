@@ -32,6 +32,7 @@ use anyhow::{bail, ensure, Context};
 use attention_harness::attention::OmissionReason;
 use attention_harness::checks::sampling::boundary_point;
 use attention_harness::checks::snapshot_at;
+use attention_harness::harness::cpu::{cpu_s, tree_cpu_s, tree_pids};
 use attention_harness::server::{default_pages_dir, Server};
 use attention_harness::trace::{self, RUNTIME_SCRIPT};
 use attention_harness::{Engine, Extra, Harness, HostOptions, Layout};
@@ -328,48 +329,10 @@ fn rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
-/// `root` and its descendants (found by parent pid in /proc).
-fn tree_pids(root: u32) -> Vec<u32> {
-    let mut parent_of = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
-        // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
-        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-        if let Some(ppid) = ppid {
-            parent_of.push((pid, ppid));
-        }
-    }
-    let mut tree = vec![root];
-    let mut i = 0;
-    while i < tree.len() {
-        let p = tree[i];
-        tree.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
-        i += 1;
-    }
-    tree
-}
-
 /// Sum of VmRSS over `root` and its descendants, and how many processes that is.
 fn tree_rss_kib(root: u32) -> (u64, usize) {
     let tree = tree_pids(root);
     (tree.iter().map(|p| rss_kib(*p)).sum(), tree.len())
-}
-
-/// CPU seconds (user + system) `pid` used, with `children` also those of the children it reaped.
-fn cpu_s(pid: u32, children: bool) -> f64 {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return 0.0 };
-    let Some((_, rest)) = stat.rsplit_once(')') else { return 0.0 };
-    // After the comm: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14), in clock ticks.
-    let f: Vec<f64> = rest.split_whitespace().skip(11).take(4).map(|v| v.parse().unwrap_or(0.0)).collect();
-    let ticks = if children { f.iter().sum::<f64>() } else { f.iter().take(2).sum::<f64>() };
-    ticks / 100.0
-}
-
-/// CPU seconds of the browser's whole process tree: the live processes, and through their
-/// reaped-children counters the renderers that already exited.
-fn tree_cpu_s(root: u32) -> f64 {
-    tree_pids(root).into_iter().map(|p| cpu_s(p, true)).sum()
 }
 
 /// The harness side of `vs-playwright`: launch, open the managed Host, move to the boundary with

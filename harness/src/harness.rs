@@ -345,7 +345,7 @@ where
 /// overlapped an expensive one is charged part of its cost, so the ranking is a fair estimate,
 /// not a per-thread profile. One JSON line per test is appended to FILE: `{"test", "cpu_s",
 /// "wall_s"}`.
-mod cpu {
+pub mod cpu {
     use std::collections::BTreeMap;
     use std::sync::Mutex;
     use std::time::Instant;
@@ -390,12 +390,13 @@ mod cpu {
         }
     }
 
-    /// CPU seconds of `root` and its descendants (found by parent pid), live and reaped.
-    pub fn tree_cpu_s(root: u32) -> f64 {
+    /// `root` and its descendants (found by parent pid in /proc), `root` first.
+    pub fn tree_pids(root: u32) -> Vec<u32> {
         let mut parent_of = Vec::new();
         for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
             let Some(pid) = entry.file_name().to_str().and_then(|s| s.parse::<u32>().ok()) else { continue };
             let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else { continue };
+            // pid (comm) state ppid ...: comm may hold spaces, so read after the last ')'.
             let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
             if let Some(ppid) = ppid {
                 parent_of.push((pid, ppid));
@@ -408,7 +409,13 @@ mod cpu {
             tree.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
             i += 1;
         }
-        tree.into_iter().map(|p| cpu_s(p, true)).sum()
+        tree
+    }
+
+    /// CPU seconds of `root` and its descendants: the live processes, and through their
+    /// reaped-children counters the ones that already exited.
+    pub fn tree_cpu_s(root: u32) -> f64 {
+        tree_pids(root).into_iter().map(|p| cpu_s(p, true)).sum()
     }
 
     /// Splits the CPU used since the last sample among the running tests.
