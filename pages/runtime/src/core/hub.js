@@ -17,7 +17,8 @@
 //                      -> relay/child.js forgetParent, then relay/parent.js detachAll
 //   observation-up     an observation this child realm must forward to its parent (realm/observation.js)
 //                      -> relay/child.js sendUp (or the pre-grant buffer)
-//   observation-separator  the top recorded a discrete event or a focus report (realm/store.js)
+//   observation-separator  the top recorded a discrete event or a focus report (realm/store.js), or a
+//                      child announced moves while a cursor subscription listens (realm/observation.js)
 //                      -> relay/parent.js requestMerge (children's windows of moves merged now)
 //   inspection         a revision moved: [kinds] of tree / geometry / observation / cursor / focus /
 //                      selection (realm/inspect-nodes.js, realm/store.js)

@@ -11,14 +11,14 @@
 // or buffers at most 32 (60 s) before its grant). The parent maps a child's observation into its
 // own space and records it (top) or keeps it (an intermediate realm: moves into its window, the
 // rest forwarded up).
-import { nTimeOrigin, eventTime, nowAbs } from '../core/natives.js';
+import { nTimeOrigin, eventTime, nowAbs, nSetTimeout } from '../core/natives.js';
 import { obsNow, fromPeerClock } from '../core/clock.js';
-import { POINTER_TYPES } from '../core/constants.js';
+import { POINTER_TYPES, INSPECT } from '../core/constants.js';
 import { r3, nonneg, isInt, cutBytes, normText, rectOut } from '../core/util.js';
 import { sanitizeSelection, SELECTION_TEXT_BYTES } from '../dom/sanitize.js';
 import { mapRect } from '../dom/segments.js';
 import { safe, nodeType, rectOf } from '../core/dom-reads.js';
-import { ROLE, REALM_ID, REALM } from '../core/state.js';
+import { ROLE, REALM_ID, REALM, INSPECTION } from '../core/state.js';
 import { shadowOf } from '../dom/shadow-roots.js';
 import { privacyOf } from '../dom/privacy.js';
 import { hitTest, isIframe, promote } from './hit-test.js';
@@ -221,6 +221,7 @@ export function onChildObservation(b, msg) {
     // The child (or a realm below it) has moves for the next merge (relay/parent.js mergeChildWindows).
     b.windowPending = true;
     if (ROLE === 'child') announce();
+    else mergeForCursorListeners();
   } else if (o.kind === 'focus' && o.focus && typeof o.focus.event_id === 'string') {
     if (chain.excluded) return;
     const list = projectList([o.candidate]);
@@ -285,4 +286,24 @@ export function onChildObservation(b, msg) {
     if (ROLE === 'top') topRecord(fwd, b);
     else childRecord(fwd);
   }
+}
+
+// A `cursor` subscription is a reason for the Host to merge the children's windows (issue 23: it
+// merges when it needs them), so moves inside a child realm reach cursor subscribers. One merge per
+// notice interval at most (the subscriptions' own 10 per second), started by a child's
+// `window-pending`, which a child sends once per merge cycle: while nobody listens nothing changes,
+// and while someone does the Host pulls at most 10 times a second, never once per move.
+let cursorMergeTimer = null;
+function mergeForCursorListeners() {
+  if (cursorMergeTimer || !cursorListened()) return;
+  cursorMergeTimer = nSetTimeout(() => {
+    cursorMergeTimer = null;
+    emit('observation-separator');
+  }, INSPECT.noticeIntervalMs);
+}
+function cursorListened() {
+  // Subscriptions in descendant realms may listen for the Host's cursor (fromRoot); the top counts them.
+  if (INSPECTION.childSubs > 0) return true;
+  for (const rec of INSPECTION.subs.values()) if (rec.events && rec.events.indexOf('cursor') >= 0) return true;
+  return false;
 }
