@@ -5,10 +5,9 @@
 // realm (paths prefixed with the iframe's chain, rects mapped through its content box and clipped,
 // summaries re-validated and redacted below a redacted iframe, refs remembered as the child's).
 // Failures become omissions naming the iframe's NodeRef, as sampling's name its mount.
-import { nSetTimeout, nClearTimeout, nDateNow, nPostMessage } from '../core/natives.js';
-import { RELAY_SCHEMA, RELAY_V1, CODE_TO_REASON, INSPECT_OMISSIONS } from '../core/constants.js';
+import { RELAY_V1, CODE_TO_REASON, INSPECT_OMISSIONS } from '../core/constants.js';
 import { rectOut, intersect, utf8Len, cutBytes } from '../core/util.js';
-import { safe, isConnected, randHex, viewportRect } from '../core/dom-reads.js';
+import { safe, viewportRect } from '../core/dom-reads.js';
 import { REALM_ID } from '../core/state.js';
 import { checkRefShape } from '../core/inspect-args.js';
 import { mapRect, clampPath } from '../dom/segments.js';
@@ -17,51 +16,8 @@ import { privacyOf } from '../dom/privacy.js';
 import { chainFor } from '../realm/project.js';
 import { hasUnsupportedTransform } from '../realm/paths.js';
 import { issueLocal, issueVia } from '../realm/inspect-nodes.js';
-import { getBinding, waitUsable, usable, hostInstance, declaredWithoutRuntime } from './parent.js';
+import { getBinding, waitUsable, usable, declaredWithoutRuntime, sendInspect, hostInstance } from './parent.js';
 
-function sendInspect(b, inspect, budgets, deadlineAt) {
-  return new Promise((resolve) => {
-    const cw = safe(() => b.iframe.contentWindow, null);
-    if (!cw || !isConnected(b.iframe)) {
-      resolve({ error: 'disconnected' });
-      return;
-    }
-    const id = 'q-' + randHex(8);
-    const timeout = Math.max(0, deadlineAt - nDateNow());
-    const timer = nSetTimeout(() => {
-      if (b.pending.delete(id)) resolve({ error: b.state === 'navigating' ? 'navigation' : 'deadline-exceeded' });
-    }, timeout);
-    b.pending.set(id, {
-      resolve: (r) => {
-        nClearTimeout(timer);
-        resolve(r);
-      },
-    });
-    try {
-      nPostMessage.call(
-        cw,
-        {
-          schema: RELAY_SCHEMA,
-          type: 'query-request',
-          request_id: id,
-          token: b.token,
-          host_instance_id: hostInstance(),
-          mount_id: b.mountId,
-          generation: b.generation,
-          operation: 'inspect',
-          timeout_ms: Math.max(0, timeout - 30),
-          budgets: budgets,
-          inspect: inspect,
-        },
-        b.childOrigin,
-      );
-    } catch (_) {
-      b.pending.delete(id);
-      nClearTimeout(timer);
-      resolve({ error: 'disconnected' });
-    }
-  });
-}
 const KINDS = { document: 1, 'shadow-root': 1, element: 1 };
 function projectLayout(l, chain) {
   if (!l || typeof l !== 'object' || !l.rect || chain.unsupported) return null;

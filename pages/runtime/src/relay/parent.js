@@ -327,87 +327,83 @@ export function waitUsable(b, deadlineAt) {
 function querySchema(b) {
   return b.relayVersion === RELAY_V1 ? RELAY_V1 : RELAY_SCHEMA;
 }
-export function sendQuery(b, points, budgets, deadlineAt, options) {
+// The `query-request` envelope to child `b` (relay.md: schema, request id, token, Host instance,
+// mount, generation, operation, timeout), said once for every operation; the caller adds the
+// operation's own members. Its schema is the version the child granted (querySchema), so no caller
+// can send a relay.v1 child a v2 schema.
+export function queryRequest(b, id, operation, timeoutMs) {
+  return {
+    schema: querySchema(b),
+    type: 'query-request',
+    request_id: id,
+    token: b.token,
+    host_instance_id: hostInstance(),
+    mount_id: b.mountId,
+    generation: b.generation,
+    operation: operation,
+    timeout_ms: Math.max(0, timeoutMs),
+  };
+}
+// Posts `msg` to the child's window at its granted origin. -> false when it could not be posted.
+function postToChild(b, msg) {
+  const cw = safe(() => b.iframe.contentWindow, null);
+  if (!cw) return false;
+  try {
+    nPostMessage.call(cw, msg, b.childOrigin);
+    return true;
+  } catch (_) {
+    return false;
+  }
+}
+// One query to child `b` that waits at most `waitMs` for its answer: -> a Promise of the answer
+// ({result} or {error} as onRelayFromChild routes it), {error: 'disconnected'} when it could not be
+// posted, or {error: timeoutError()} when no answer came in time. The child is told `marginMs` less,
+// so its own answer (or error) can still arrive. `members` are the operation's own.
+export function askRealm(b, operation, members, waitMs, marginMs, timeoutError) {
   return new Promise((resolve) => {
-    const cw = safe(() => b.iframe.contentWindow, null);
-    if (!cw || !isConnected(b.iframe)) {
-      resolve({ error: 'disconnected' });
-      return;
-    }
     const id = 'q-' + randHex(8);
-    const timeout = Math.max(0, deadlineAt - nDateNow());
-    const msg = {
-      schema: querySchema(b),
-      type: 'query-request',
-      request_id: id,
-      token: b.token,
-      host_instance_id: hostInstance(),
-      mount_id: b.mountId,
-      generation: b.generation,
-      operation: 'points',
-      points: points,
-      timeout_ms: Math.max(0, timeout - 50),
-      budgets: budgets,
-      options: options,
-    };
     const timer = nSetTimeout(() => {
-      if (b.pending.delete(id)) resolve({ error: b.state === 'navigating' ? 'navigation' : 'deadline-exceeded' });
-    }, timeout);
+      if (b.pending.delete(id)) resolve({ error: timeoutError() });
+    }, waitMs);
     b.pending.set(id, {
       resolve: (r) => {
         nClearTimeout(timer);
         resolve(r);
       },
     });
-    try {
-      nPostMessage.call(cw, msg, b.childOrigin);
-    } catch (_) {
+    const msg = Object.assign(queryRequest(b, id, operation, waitMs - marginMs), members);
+    if (!postToChild(b, msg)) {
       b.pending.delete(id);
       nClearTimeout(timer);
       resolve({ error: 'disconnected' });
     }
   });
 }
+const navigationOrDeadline = (b) => () => (b.state === 'navigating' ? 'navigation' : 'deadline-exceeded');
+export function sendQuery(b, points, budgets, deadlineAt, options) {
+  if (!safe(() => b.iframe.contentWindow, null) || !isConnected(b.iframe))
+    return Promise.resolve({ error: 'disconnected' });
+  const wait = Math.max(0, deadlineAt - nDateNow());
+  return askRealm(
+    b,
+    'points',
+    { points: points, budgets: budgets, options: options },
+    wait,
+    50,
+    navigationOrDeadline(b),
+  );
+}
+// An inspection query (operation `inspect`, relay.v2 only: relay/inspect-relay.js checks the version).
+export function sendInspect(b, inspect, budgets, deadlineAt) {
+  if (!safe(() => b.iframe.contentWindow, null) || !isConnected(b.iframe))
+    return Promise.resolve({ error: 'disconnected' });
+  const wait = Math.max(0, deadlineAt - nDateNow());
+  return askRealm(b, 'inspect', { budgets: budgets, inspect: inspect }, wait, 30, navigationOrDeadline(b));
+}
 export function sendSimple(b, operation, deadlineAt) {
-  return new Promise((resolve) => {
-    const cw = safe(() => b.iframe.contentWindow, null);
-    if (!cw || !usable(b)) {
-      resolve({ error: 'unavailable' });
-      return;
-    }
-    const id = 'q-' + randHex(8);
-    const timeout = Math.max(0, deadlineAt - nDateNow());
-    const timer = nSetTimeout(() => {
-      if (b.pending.delete(id)) resolve({ error: 'deadline-exceeded' });
-    }, timeout);
-    b.pending.set(id, {
-      resolve: (r) => {
-        nClearTimeout(timer);
-        resolve(r);
-      },
-    });
-    try {
-      nPostMessage.call(
-        cw,
-        {
-          schema: querySchema(b),
-          type: 'query-request',
-          request_id: id,
-          token: b.token,
-          host_instance_id: hostInstance(),
-          mount_id: b.mountId,
-          generation: b.generation,
-          operation: operation,
-          timeout_ms: Math.max(0, timeout - 100),
-        },
-        b.childOrigin,
-      );
-    } catch (_) {
-      b.pending.delete(id);
-      nClearTimeout(timer);
-      resolve({ error: 'disconnected' });
-    }
-  });
+  if (!safe(() => b.iframe.contentWindow, null) || !usable(b)) return Promise.resolve({ error: 'unavailable' });
+  const wait = Math.max(0, deadlineAt - nDateNow());
+  return askRealm(b, operation, {}, wait, 100, () => 'deadline-exceeded');
 }
 // -> whether the message was accepted: a result or error for a query in flight, or an observation
 // carrying the current (or previous) token within the rate bound.
@@ -492,8 +488,7 @@ function recordWindow(b, r) {
 // whichever comes first; an answer after `until` is still recorded (within PULL_KEEP_MS).
 function pullWindow(b, until) {
   return new Promise((resolve) => {
-    const cw = safe(() => b.iframe.contentWindow, null);
-    if (!cw || !usable(b)) {
+    if (!safe(() => b.iframe.contentWindow, null) || !usable(b)) {
       resolve();
       return;
     }
@@ -509,23 +504,7 @@ function pullWindow(b, until) {
         resolve();
       },
     });
-    try {
-      nPostMessage.call(
-        cw,
-        {
-          schema: RELAY_SCHEMA,
-          type: 'query-request',
-          request_id: id,
-          token: b.token,
-          host_instance_id: hostInstance(),
-          mount_id: b.mountId,
-          generation: b.generation,
-          operation: 'observations',
-          timeout_ms: Math.max(0, timeout - 100),
-        },
-        b.childOrigin,
-      );
-    } catch (_) {
+    if (!postToChild(b, queryRequest(b, id, 'observations', timeout - 100))) {
       b.pending.delete(id);
       nClearTimeout(waitTimer);
       nClearTimeout(dropTimer);
