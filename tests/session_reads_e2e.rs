@@ -49,13 +49,20 @@ fn a_real_tree_of_8192_projected_bytes_is_kept_and_8193_is_the_byte_limit_partia
     run_host(layout, engine, async |h| reads::byte_limit_boundary(h).await.map(drop));
 }
 
+/// Roots walked up from a leaf by `get_node` reads (a Document, a ShadowRoot), then find_css
+/// against native querySelectorAll on a privacy-filtered copy of the same scope.
 #[rstest]
-#[ignore = "not yet passing (issue 20 stays open): the test climbs from a found leaf to its Document or ShadowRoot one \
-            get_node read at a time, and get_node of an ancestor ref answers `empty` in all four cells; the CSS \
-            engine itself is checked against native querySelectorAll in inspection_css.rs"]
 fn find_css_from_a_document_or_shadow_root_ref_returns_what_native_query_selector_all_returns(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
     run_host(layout, engine, async |h| reads::find_css_matches_native_qsa(h).await.map(drop));
+}
+
+#[rstest]
+fn find_semantic_with_a_scope_answers_from_inside_that_document_or_shadow_root_only(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| reads::find_semantic_keeps_to_its_scope(h).await.map(drop));
 }

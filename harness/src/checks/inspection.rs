@@ -498,7 +498,7 @@ pub const PRIVACY_RULES: [PrivacyRule; 5] = [
 /// Page script: `(root, rules) => (sel) => ids`: copies `root`'s children into a detached element,
 /// applies each rule whose flag is true (a false flag is that rule's failure: kept, or over-removed),
 /// and returns a matcher giving the ids of the original elements the copy's matches stand for.
-const PRIVACY_COPY: &str = "((root, rules, idOf) => {
+pub(crate) const PRIVACY_COPY: &str = "((root, rules, idOf) => {
     const box = document.createElement('div');
     const pairs = [];
     const copy = (from, to) => {
@@ -510,7 +510,7 @@ const PRIVACY_COPY: &str = "((root, rules, idOf) => {
     };
     copy(root, box);
     const orig = new Map(pairs);
-    const sensitive = (e) => e.getAttribute('data-wippy-attention') === 'exclude' ||
+    const sensitive = (e) => e.getAttribute('data-wippy-attention') === 'exclude' || e.hasAttribute('data-wippy-composer') ||
         (e.localName === 'input' && ['password', 'hidden'].includes((e.getAttribute('type') || '').toLowerCase()));
     const editable = (e) => e.localName === 'textarea' ||
         (e.localName === 'input' && ['', 'text', 'search', 'email', 'url', 'tel', 'number'].includes((e.getAttribute('type') || '').toLowerCase()));

@@ -352,26 +352,35 @@ pub const CSS_SELECTORS: [&str; 6] =
 
 /// Page script (`this` a node): the runtime's node id of each element native `querySelectorAll`
 /// matches on the node's scope (`'document'`: its ownerDocument, `'root'`: its root node), in
-/// document order, per selector of `sels`. A fragment realm's ids are the main realm's.
+/// document order, per selector of `sels`: on a copy of that scope with the spec's privacy rules
+/// applied by the inspection check's own copy (excluded, composer and sensitive subtrees removed,
+/// redacted nodes without attributes or text, editable values gone; [`super::inspection`]), so the
+/// Host document's privacy probes and composer count as the rules say. A fragment realm's ids are
+/// the main realm's.
 fn native_ids_function(scope: &str, sels: &[&str]) -> String {
     format!(
         "function () {{
             const R = window.__wippyAttentionRuntime;
             const M = R && R.role === 'fragment-realm' ? window.parent.__wippyAttentionRuntime : R;
             const scope = {scope} === 'document' ? (this.ownerDocument || this) : this.getRootNode();
-            return {sels}.map((s) => Array.from(scope.querySelectorAll(s), (n) => M.nodeIdOf(n)));
+            const root = scope.nodeType === 9 ? {{ childNodes: [scope.documentElement] }} : scope;
+            const rules = {{ exclude: true, redact: true, editable: true, safeValue: true, live: true }};
+            const match = {copy}(root, rules, (n) => M.nodeIdOf(n));
+            return {sels}.map(match);
         }}",
         scope = json!(scope),
         sels = json!(sels),
+        copy = super::inspection::PRIVACY_COPY,
     )
 }
 
-/// Native qSA ids on the scope (`document` or `root`) of landmark `leaf`, from its own frame.
-async fn native_ids_at(host: &Host, leaf: &str, scope: &str) -> anyhow::Result<Vec<Vec<String>>> {
+/// Native qSA ids of each of `sels` on the scope (`document` or `root`) of landmark `leaf`, from its
+/// own frame.
+async fn native_ids_at(host: &Host, leaf: &str, scope: &str, sels: &[&str]) -> anyhow::Result<Vec<Vec<String>>> {
     let at = host.locate_landmark(leaf).await?;
     let object =
         at.session.resolve_node(at.backend_node_id).await?.with_context(|| format!("{leaf} cannot be resolved"))?;
-    let r = at.session.call_function_on(&object, &native_ids_function(scope, &CSS_SELECTORS), true).await?;
+    let r = at.session.call_function_on(&object, &native_ids_function(scope, sels), true).await?;
     let v = r.pointer("/result/value").cloned().unwrap_or(serde_json::Value::Null);
     serde_json::from_value(v.clone()).with_context(|| format!("{leaf}: native qSA ids {r}"))
 }
@@ -449,7 +458,7 @@ pub async fn find_css_matches_native_qsa(host: &Host) -> anyhow::Result<String> 
         let (node, found) = find_leaf(&agent, host, leaf).await?;
         let parent = inspected(&found)?.node_views().into_iter().find(|n| n.node == node).and_then(|n| n.parent);
         let root = ancestor_of_kind(&agent, &mut turns, &node, parent, kind).await?;
-        scopes.push((leaf, root, native_ids_at(host, leaf, scope).await?));
+        scopes.push((leaf, root, native_ids_at(host, leaf, scope, &CSS_SELECTORS).await?));
     }
     let mut compared = 0;
     for (name, root, native) in &scopes {
@@ -473,6 +482,111 @@ pub async fn find_css_matches_native_qsa(host: &Host) -> anyhow::Result<String> 
     Ok(format!("{} scopes x {} selectors: {compared} elements equal native qSA", scopes.len(), CSS_SELECTORS.len()))
 }
 
+/// Chromium's answer to "what is inside the scope of landmark `leaf`": the nearest node of type
+/// `node_type` (9 a Document, 11 a ShadowRoot) on the leaf's ancestry in `DOM.getDocument` (every
+/// depth, shadow roots and in-process frames pierced, closed roots included), and the runtime's
+/// node id of every element native `querySelectorAll('*')` lists in it and in each shadow root and
+/// in-process frame document below it (on the privacy copy). An out-of-process frame below it is an
+/// error: this side could not list it.
+async fn native_deep_ids(
+    host: &Host,
+    leaf: &str,
+    node_type: u64,
+) -> anyhow::Result<std::collections::BTreeSet<String>> {
+    use serde_json::Value;
+    fn path_to<'a>(n: &'a Value, backend: i64, path: &mut Vec<&'a Value>) -> bool {
+        path.push(n);
+        if n["backendNodeId"].as_i64() == Some(backend) {
+            return true;
+        }
+        let kids = ["children", "shadowRoots"].iter().flat_map(|k| n[*k].as_array().into_iter().flatten());
+        for c in kids.chain(n.get("contentDocument")) {
+            if path_to(c, backend, path) {
+                return true;
+            }
+        }
+        path.pop();
+        false
+    }
+    fn roots<'a>(n: &'a Value, out: &mut Vec<&'a Value>) -> anyhow::Result<()> {
+        if matches!(n["nodeType"].as_u64(), Some(9 | 11)) {
+            out.push(n);
+        }
+        ensure!(
+            !(n["localName"] == "iframe" && n.get("contentDocument").is_none()),
+            "an out-of-process frame inside the scope: its elements cannot be listed here"
+        );
+        let kids = ["children", "shadowRoots"].iter().flat_map(|k| n[*k].as_array().into_iter().flatten());
+        for c in kids.chain(n.get("contentDocument")) {
+            roots(c, out)?;
+        }
+        Ok(())
+    }
+    let at = host.locate_landmark(leaf).await?;
+    let doc = at.session.pierced_document().await?;
+    let mut path = Vec::new();
+    ensure!(path_to(&doc, at.backend_node_id, &mut path), "{leaf} is not in its frame's pierced document");
+    let scope = path
+        .iter()
+        .rev()
+        .find(|n| n["nodeType"].as_u64() == Some(node_type))
+        .with_context(|| format!("no node of type {node_type} above {leaf}"))?;
+    let mut scopes = Vec::new();
+    roots(scope, &mut scopes)?;
+    let mut ids = std::collections::BTreeSet::new();
+    for r in scopes {
+        let backend = r["backendNodeId"].as_i64().context("a pierced node without a backendNodeId")?;
+        let object = at.session.resolve_node(backend).await?.context("a scope node cannot be resolved")?;
+        let v = at.session.call_function_on(&object, &native_ids_function("root", &["*"]), true).await?;
+        let lists: Vec<Vec<String>> = serde_json::from_value(v.pointer("/result/value").cloned().unwrap_or_default())
+            .with_context(|| format!("{leaf}: native ids {v}"))?;
+        ids.extend(lists.into_iter().flatten());
+    }
+    Ok(ids)
+}
+
+/// `attention_find_semantic` with a `scope` (the OOPIF leaf's Document, or its fragment's ShadowRoot,
+/// and the closed shadow leaf's ShadowRoot, each walked up by `get_node` reads) answers from inside
+/// that scope only: every node found by the leaf's Chromium AX role is one Chromium lists inside the
+/// same scope ([`native_deep_ids`]), the leaf is among them, and the same role without a scope finds
+/// a node outside it (so the scope decided something).
+pub async fn find_semantic_keeps_to_its_scope(host: &Host) -> anyhow::Result<String> {
+    let (agent, _sid) = bound_reader(host).await?;
+    let mut turns = Turns { host, reads: 0 };
+    let mut found = 0;
+    // A Web Fragment's nodes are physical Host DOM below the fragment's shadow root (its realm's
+    // document is not theirs), so there the right leaf's scope is that shadow root.
+    let right = match host.engine {
+        crate::Engine::Iframe => ("document", 9),
+        crate::Engine::Fragment => ("shadow-root", 11),
+    };
+    for (leaf, (kind, node_type)) in [("oopif-leaf", right), ("closed-shadow-leaf", ("shadow-root", 11))] {
+        turns.next().await?;
+        let (node, first) = find_leaf(&agent, host, leaf).await?;
+        let parent = inspected(&first)?.node_views().into_iter().find(|n| n.node == node).and_then(|n| n.parent);
+        let root = ancestor_of_kind(&agent, &mut turns, &node, parent, kind).await?;
+        let inside = native_deep_ids(host, leaf, node_type).await?;
+        let role = host.landmark_ax(leaf).await?.role;
+        turns.next().await?;
+        let q = FindSemantic { role: Some(role.clone()), scope: Some(root.clone()), ..FindSemantic::default() };
+        let scoped = agent.batch().find_semantic(&q).await;
+        let ids: Vec<String> = inspected(&scoped)?.node_views().into_iter().map(|n| n.node.node_id).collect();
+        ensure!(ids.contains(&node.node_id), "{leaf}: find_semantic(role {role}) in its {kind} lost the leaf: {ids:?}");
+        let strays: Vec<&String> = ids.iter().filter(|i| !inside.contains(*i)).collect();
+        ensure!(
+            strays.is_empty(),
+            "{leaf}: find_semantic(role {role}) in its {kind} returned {strays:?} from outside it"
+        );
+        turns.next().await?;
+        let q = FindSemantic { role: Some(role.clone()), ..FindSemantic::default() };
+        let all = agent.batch().find_semantic(&q).await;
+        let outside = inspected(&all)?.node_views().into_iter().filter(|n| !inside.contains(&n.node.node_id)).count();
+        ensure!(outside > 0, "{leaf}: no node of role {role} outside its {kind}: the scope decides nothing here");
+        found += ids.len();
+    }
+    Ok(format!("{found} nodes found within a Document and a ShadowRoot scope, none outside"))
+}
+
 pub fn checks() -> Vec<super::Check> {
     use super::actions::actions_host;
     use super::{default_host, Check};
@@ -485,6 +599,16 @@ pub fn checks() -> Vec<super::Check> {
         Check { host: default_host, name: "reads-guard-refuses-without-the-host", run: |h| Box::pin(reads_guard(h)) },
         Check { host: actions_host, name: "reads-staleness-by-real-events", run: |h| Box::pin(reads_staleness(h)) },
         Check { host: default_host, name: "reads-8-kib-boundary", run: |h| Box::pin(byte_limit_boundary(h)) },
+        Check {
+            host: default_host,
+            name: "reads-find-css-matches-native-query-selector-all",
+            run: |h| Box::pin(find_css_matches_native_qsa(h)),
+        },
+        Check {
+            host: default_host,
+            name: "reads-find-semantic-keeps-to-its-scope",
+            run: |h| Box::pin(find_semantic_keeps_to_its_scope(h)),
+        },
         Check {
             host: actions_host,
             name: "read-target-can-be-highlighted",

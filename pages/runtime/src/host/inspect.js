@@ -143,8 +143,11 @@ function paged(records, more, offset, limit, key, omissions, extra) {
   return result(outcomeOf(nodes, omissions), Object.assign({ nodes: nodes }, extra || {}), omissions, cont);
 }
 
-// find(query, options)
-export async function find(caller, query, options) {
+// find(query, options), and the Session route's find within `scopeRef` (relay.md Part 2: scope
+// {fromRoot, node}; spec: every scope, root and node argument is a complete returned NodeRef): the
+// search runs under that node (an exact {node_id} search includes the node itself, so get_node of a
+// Document or ShadowRoot ref finds it), in this realm or the child realm it came from.
+export async function find(caller, query, options, scopeRef) {
   const q = checkFindQuery(query);
   if (q.error) return invalid(q.error);
   const o = checkOptions(options, FIND_OPTIONS, INSPECT.findMax);
@@ -182,14 +185,31 @@ export async function find(caller, query, options) {
     }
     return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: qq.scope });
   }
-  const scope = doc();
-  const rootRef = issueLocal(scope);
+  let t = null;
+  if (scopeRef) {
+    t = refTarget(scopeRef);
+    if (t.res) return t.res;
+    if (t.up) return invalid('invalid-scope');
+  }
+  const scope = t ? t.node : doc();
+  const rootRef = t ? t.ref : issueLocal(scope);
   const key = bindingKey(caller, 'find', rootRef.node_id, qq);
   const start = continuationStart(o.ok.continuation, key);
   if (start.res) return start.res;
   const ctx = ctxFor();
   const want = start.offset + o.ok.limit;
-  const r = await composeFind(scope, qq, want, ctx);
+  let r;
+  if (t && t.via) {
+    const a = await askChild(
+      t.via.iframe,
+      { op: 'find', node_id: rootRef.node_id, query: query, want: want },
+      { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: want },
+      ctx.deadlineAt,
+      null,
+    );
+    ctx.omissions = a.omissions;
+    r = { records: a.records, more: a.more };
+  } else r = await composeFind(scope, qq, want, ctx);
   return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef });
 }
 
@@ -577,7 +597,7 @@ export async function sessionInspect(req) {
         r =
           a.depth !== undefined
             ? invalid('unexpected-field')
-            : await find(caller, a.query, Object.assign({ fromRoot: true }, opts));
+            : await find(caller, a.query, Object.assign({ fromRoot: true }, opts), node || null);
         break;
       case 'geometry':
         r = node === undefined ? invalid('node-reference-required') : await getGeometry(caller, node);

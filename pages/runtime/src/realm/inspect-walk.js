@@ -125,7 +125,7 @@ export function nodeIdMatcher(nodeId) {
     return !!k && 't-' + k === nodeId;
   };
 }
-// Pre-order walk from `start` (its own node excluded unless withStart): entries in document order,
+// Pre-order walk from `start` (its own node excluded unless matchAll): entries in document order,
 // [{node, parent}] matches and [{hole, parent}] iframes, until `want` matches were found; `stopped`
 // only when one more match exists (the walk goes on for it, listing the holes on the way, so a
 // continuation is given only when more remain); `matchAll` also tests documents and shadow roots.
@@ -141,7 +141,9 @@ export function walkFind(start, match, want, ctx, matchAll) {
       continue;
     }
     const n = it.node;
-    if (!first && (nodeType(n) === 1 || matchAll) && match(n)) {
+    // The start (the scope) is a candidate only for `matchAll` (an exact node_id search: a Document or
+    // ShadowRoot, the scope itself included); a semantic search matches elements below it.
+    if ((matchAll || (!first && nodeType(n) === 1)) && match(n)) {
       if (found >= want) return { entries: entries, stopped: true };
       entries.push(it);
       found++;

@@ -141,7 +141,7 @@ export async function answerInspect(msg, deadlineAt, reply, replyError) {
   } else if (q.op === 'find') {
     const c = checkFindQuery(q.query);
     if (c.error || c.ok.mode === 'css') return replyError(id, 'invalid-request');
-    res = await composeFind(doc(), c.ok, want, ctx);
+    res = await composeFind(target ? target.node : doc(), c.ok, want, ctx);
   } else if (q.op === 'tree') {
     const depth = clampInt(q.depth, 0, INSPECT.depthMax, 0);
     res = await composeTree(target ? target.node : doc(), depth, want, ctx);
