@@ -343,9 +343,9 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             })
         }
         Step::Send { text } => {
-            let (x, y) = visible_centre(host, "composer-input").await?;
-            host.click_at(x, y).await?;
-            host.type_text(text).await?;
+            // The composer opens holding a draft (the Host's canary text): it is emptied first, then
+            // clicked and typed into with trusted input, as the Session checks compose a message.
+            checks::session::compose(host, text).await?;
             host.press_key(Key::ENTER).await?;
             let probe = format!("(window.__host.composerSubmits || []).includes({})", json!(text));
             wait_for(host, "the composer submitting the text", Duration::from_secs(5), || async {
