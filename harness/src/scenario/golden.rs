@@ -32,7 +32,8 @@
 //! Bounds of the claim: a snapshot trimmed to the byte budget (`response-budget`) depends on the size
 //! of its events, and a discrete event's target is among the runtime's 8 event-only targets only
 //! while fewer than 8 targets seen by newer moves crowd it out; the shipped scenarios are far from
-//! both. The form is still a valid `wippy.attention.v1` payload (`tests/goldens.rs` validates the
+//! both. The form is still a valid `wippy.attention.v1` payload but for an `action_ref`'s
+//! `path_digest`, a placeholder as every golden's digests are (`tests/goldens.rs` validates the
 //! shipped ones).
 
 use std::collections::{BTreeMap, BTreeSet};
