@@ -48,10 +48,15 @@ const READ_BACK: &str = r#"(() => {
     status: tr.querySelector('.status').textContent,
     detail: tr.querySelector('.detail').textContent,
     legend: tr.querySelector('.picture').textContent,
+    labels: [...tr.querySelectorAll('.label')].map(e => e.textContent),
+    omissions: [...tr.querySelectorAll('.omissions li')].map(e => e.textContent),
     images: [...tr.querySelectorAll('img')].map(i => ({complete: i.complete, width: i.naturalWidth, height: i.naturalHeight})),
   }));
   const links = [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href'));
-  return {rows, links, subtitle: document.querySelector('h1 + p').textContent, scripts: document.scripts.length, images: document.images.length};
+  const active = document.querySelectorAll('script, iframe, object, embed, svg, form, base, meta[http-equiv=refresh]').length;
+  return {rows, links, subtitle: document.querySelector('h1 + p').textContent, scripts: document.scripts.length,
+          images: document.images.length, title: document.title, heading: document.querySelector('h1').textContent,
+          owned: window.__owned === undefined ? null : window.__owned, active};
 })()"#;
 
 /// Opens `file` in a fresh browser context with the Network domain on, waits for its load event
@@ -245,5 +250,74 @@ fn a_hostile_string_in_a_report_is_shown_as_text() {
     assert_eq!(r.dom["subtitle"], json!(hostile), "{:?}", r.dom);
     // Only the three screenshots are images: the hostile string made no element.
     assert_eq!(r.dom["images"], json!(3), "{:?}", r.dom);
+    assert_offline(&r);
+}
+
+/// A snapshot whose page-supplied strings (a path label, a role, a name, an omission's detail) are
+/// all `hostile`, shaped as the runtime reports one (the legend reads it as a typed snapshot).
+fn hostile_snapshot(hostile: &str) -> Value {
+    json!({
+        "schema": "wippy.attention.v1", "snapshot_id": "snap-1", "host_instance_id": "host-1",
+        "mount_generation": 1, "created_at": "2026-12-02T03:00:00.000Z",
+        "coordinate_space": {"kind": "host-viewport", "width": 1280, "height": 720, "device_pixel_ratio": 1},
+        "capture": {"radius_css_px": 20, "grid_step_css_px": 5, "sampled_points": 1,
+                    "points": [{"point_id": "p0", "x": 10, "y": 10}], "duration_ms": 1, "complete": false},
+        "recent_events": [],
+        "candidates": [{
+            "target_id": "t-1", "sample_point_ids": ["p0"], "occluded": false,
+            "path": [{"kind": "host", "mount_id": "host-1", "generation": 1},
+                     {"kind": "artifact", "mount_id": "artifact-x", "generation": 1, "label": hostile},
+                     {"kind": "element", "mount_id": "el-1", "generation": 1, "tag_name": "button"}],
+            "rect": {"x": 0, "y": 0, "width": 20, "height": 20},
+            "summary": {"role": hostile, "name": hostile}
+        }],
+        "omissions": [{"reason": "redacted", "point_id": "p0", "detail": hostile}]
+    })
+}
+
+#[test]
+fn a_hostile_page_label_name_and_detail_in_a_report_row_are_shown_as_text_and_no_script_runs() {
+    use attention_harness::report::html::{write, Report, Row};
+    // What a hostile page could put into its labels and names, and so into a row's detail.
+    let hostile = "<script>window.__owned = 1; document.title = 'owned'</script>\
+                   <img src=x onerror=\"window.__owned = 2\"><b>bold</b>&amp;";
+    let dir = scratch("hostile-label");
+    let report = Report {
+        title: hostile.into(),
+        subtitle: hostile.into(),
+        rows: vec![Row {
+            name: hostile.into(),
+            pass: false,
+            detail: format!("the candidate under the pointer is {hostile}"),
+            picture: None,
+            snapshot: Some(hostile_snapshot(hostile)),
+        }],
+    };
+    let file = write(&dir, &report).expect("write the report");
+    let r = open_report(&file);
+    let d = &r.dom;
+    // No script ran: neither the inline script nor the image's error handler set the marker, and the
+    // report made no element of the markup (no script, no image, nothing active).
+    assert_eq!(d["owned"], Value::Null, "a script in the report ran: {d}");
+    assert_eq!(d["scripts"], json!(0), "{d}");
+    assert_eq!(d["images"], json!(0), "the hostile <img> became an element: {d}");
+    assert_eq!(d["active"], json!(0), "{d}");
+    // Each string is shown as the very text the page gave.
+    assert_eq!(d["title"], json!(hostile), "{d}");
+    assert_eq!(d["heading"], json!(hostile), "{d}");
+    assert_eq!(d["subtitle"], json!(hostile), "{d}");
+    let rows = d["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1, "{d}");
+    let row = &rows[0];
+    assert_eq!(row["name"], json!(hostile));
+    assert_eq!(row["status"], json!("fail"));
+    assert_eq!(row["detail"], json!(format!("the candidate under the pointer is {hostile}")));
+    assert_eq!(row["labels"], json!([hostile]), "the candidate's path label: {row}");
+    let legend = row["legend"].as_str().unwrap();
+    assert!(
+        legend.starts_with(&format!("{hostile} \u{201c}{hostile}\u{201d} in {hostile}")),
+        "role, name, label: {legend}"
+    );
+    assert_eq!(row["omissions"], json!([format!("omission redacted p0 {hostile}")]), "{row}");
     assert_offline(&r);
 }

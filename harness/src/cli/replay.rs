@@ -1,75 +1,15 @@
 //! `replay FILE` and `record --scenario FILE`: replay a scenario in every engine it names with
 //! trusted input, a line per step on stderr, exit 1 at the first failed step (named). Named
 //! snapshots are compared with the goldens beside the scenario (`<stem>.<name>.<engine>.golden.json`,
-//! the golden normalizer's text); `record` writes them and shows what changed as a diff.
+//! the golden form of `scenario::golden`); `record` writes them and shows what changed as a diff.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use attention_harness::golden;
+use attention_harness::scenario::golden::{diff, golden_file, golden_text};
 use attention_harness::scenario::run::{replay, EngineRun, StepOutcome};
 use attention_harness::scenario::Loaded;
-use attention_harness::{Engine, Harness};
-use serde_json::Value;
-
-/// The golden file of snapshot `name` of the scenario at `path` in `engine`.
-pub fn golden_file(path: &Path, name: &str, engine: Engine) -> PathBuf {
-    let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
-    path.with_file_name(format!("{stem}.{name}.{engine}.golden.json"))
-}
-
-/// The golden text of a scenario snapshot: the golden normalizer's, with event `sequence` numbers
-/// (the runtime's clock-derived counters, different every run) replaced by their rank, so the
-/// order of events is kept and nothing else of them.
-pub fn golden_text(snapshot: &Value) -> String {
-    fn collect(v: &Value, out: &mut Vec<u64>) {
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m {
-                    if k == "sequence" {
-                        out.extend(x.as_u64());
-                    }
-                    collect(x, out);
-                }
-            }
-            Value::Array(a) => a.iter().for_each(|x| collect(x, out)),
-            _ => {}
-        }
-    }
-    fn rewrite(v: &mut Value, rank: &std::collections::BTreeMap<u64, usize>) {
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m.iter_mut() {
-                    if k == "sequence" {
-                        if let Some(r) = x.as_u64().and_then(|n| rank.get(&n)) {
-                            *x = Value::from(*r as u64);
-                        }
-                    } else {
-                        rewrite(x, rank);
-                    }
-                }
-            }
-            Value::Array(a) => a.iter_mut().for_each(|x| rewrite(x, rank)),
-            _ => {}
-        }
-    }
-    let mut seqs = Vec::new();
-    collect(snapshot, &mut seqs);
-    seqs.sort_unstable();
-    seqs.dedup();
-    let rank = seqs.iter().enumerate().map(|(i, n)| (*n, i + 1)).collect();
-    let mut v = snapshot.clone();
-    rewrite(&mut v, &rank);
-    golden::render(&v) + "\n"
-}
-
-fn diff(old: &str, new: &str, file: &Path) -> String {
-    similar::TextDiff::from_lines(old, new)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("{} (golden)", file.display()), "this run")
-        .to_string()
-}
+use attention_harness::Harness;
 
 /// Runs every engine; returns the runs (each stops at its first failed step).
 pub fn run_all(h: &Harness, loaded: &Loaded, pictures: bool) -> Vec<EngineRun> {
@@ -98,22 +38,27 @@ pub fn replay_cmd(h: &Harness, loaded: &Loaded, runs: &[EngineRun]) -> ExitCode 
             failed = true;
             continue;
         }
-        for (name, snap) in &run.named {
-            let file = golden_file(&loaded.path, name, run.engine);
+        let mut differs = false;
+        for n in &run.named {
+            let file = golden_file(&loaded.path, &n.name, run.engine);
             if let Ok(old) = std::fs::read_to_string(&file) {
-                let new = golden_text(snap);
+                let new = golden_text(&n.snapshot);
                 if old != new {
+                    differs = true;
                     println!(
-                        "FAIL {} in {}: snapshot {name:?} differs from its golden:\n{}",
+                        "FAIL {} in {}: steps[{}] (snapshot {:?}) differs from its golden {}:\n{}",
                         loaded.path.display(),
                         run.engine,
+                        n.index,
+                        n.name,
+                        file.display(),
                         diff(&old, &new, &file)
                     );
-                    failed = true;
                 }
             }
         }
-        if !failed {
+        failed |= differs;
+        if !differs {
             println!("pass {} in {}: {} steps", loaded.path.display(), run.engine, run.steps.len());
         }
     }
@@ -133,9 +78,9 @@ pub fn record_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
         return ExitCode::from(1);
     }
     for run in runs {
-        for (name, snap) in &run.named {
-            let file = golden_file(&loaded.path, name, run.engine);
-            let new = golden_text(snap);
+        for n in &run.named {
+            let file = golden_file(&loaded.path, &n.name, run.engine);
+            let new = golden_text(&n.snapshot);
             match std::fs::read_to_string(&file) {
                 Ok(old) if old == new => println!("unchanged {}", file.display()),
                 Ok(old) => println!("changed {}:\n{}", file.display(), diff(&old, &new, &file)),

@@ -1,12 +1,13 @@
 //! QA scenarios (issue 22): a bug report written down as a file (JSON, read strictly with serde:
 //! an unknown step or field is an error naming it) and replayed with trusted CDP input: the
 //! layout, engines and view it needs, then steps (open, move, click, drag, tap, key, type,
-//! wait-for, snapshot, send, expect). [`load`] checks everything that can be checked before a
+//! wait-for, snapshot, send, action, read, expect). [`load`] checks everything that can be checked before a
 //! browser starts; `run.rs` replays it on a Host and stops at the first failed expectation.
 //!
 //! JSON only: no well-kept serde YAML crate is in the dependency set (serde_yaml is archived
 //! upstream, serde_yml is not maintained), and a scenario is small enough to write as JSON.
 
+pub mod golden;
 pub mod run;
 
 use std::path::{Path, PathBuf};
@@ -95,6 +96,20 @@ pub struct CandidateSpec {
     pub name: Option<String>,
 }
 
+/// What an `expect` step checks of the last `read`: its status (`inspected`, `rejected`, or the
+/// terminal status it failed with), the stored result's `outcome` (`ok`, `empty` ...), and that
+/// some node it returned has this role and/or name.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadSpec {
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub outcome: Option<String>,
+    #[serde(default)]
+    pub node: Option<CandidateSpec>,
+}
+
 /// One step. `do` names it; every other key is the step's own (unknown keys are errors).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(tag = "do", rename_all = "kebab-case", deny_unknown_fields)]
@@ -152,12 +167,26 @@ pub enum Step {
     /// The agent asks the Host for a UI action (`highlight`, `confirm`, `select`) on a candidate of
     /// the latest snapshot (like `target`, default the one under the pointer), through the
     /// reference Session; waits for the Host's overlay to open. `expect {status}` awaits its result.
+    /// With `from_read`, the target is the last `read`'s `target_ref` (a read that returned exactly
+    /// one node) instead of a snapshot's candidate.
     Action {
         mode: String,
         #[serde(default)]
         target: Option<CandidateSpec>,
         #[serde(default)]
+        from_read: bool,
+        #[serde(default)]
         prompt: Option<String>,
+    },
+    /// An agent read through the reference Session, as a model makes it: `tool` (one of the nine,
+    /// `attention_find_semantic` ...) with its `args`, in a new batch of the current user turn (the
+    /// Session's guard applies: one read per batch, four per turn; `send` starts a turn). The
+    /// first read or action binds the agent to the Host tab with one message. `expect {read}`
+    /// checks the result.
+    Read {
+        tool: String,
+        #[serde(default = "empty_args")]
+        args: serde_json::Value,
     },
     /// Types `text` into the composer and sends it with a trusted Enter; waits until the Host's
     /// composer submitted it.
@@ -166,6 +195,9 @@ pub enum Step {
     },
     /// Checks the latest snapshot (taking fresh ones until it holds, within `timeout_ms`).
     Expect {
+        /// The last `read`'s result (checked once: a read's result does not change).
+        #[serde(default)]
+        read: Option<ReadSpec>,
         /// The candidate under the pointer (the pointer's first candidate id).
         #[serde(default)]
         top: Option<CandidateSpec>,
@@ -192,6 +224,10 @@ pub enum Step {
     },
 }
 
+fn empty_args() -> serde_json::Value {
+    serde_json::Value::Object(Default::default())
+}
+
 fn drag_steps() -> u32 {
     12
 }
@@ -215,6 +251,7 @@ impl Step {
             Step::Snapshot { .. } => "snapshot",
             Step::Send { .. } => "send",
             Step::Action { .. } => "action",
+            Step::Read { .. } => "read",
             Step::Expect { .. } => "expect",
         }
     }
@@ -305,19 +342,44 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
                     at(&At::Named(l.clone()))?;
                 }
             }
-            Step::Action { mode, .. } => {
+            Step::Action { mode, target, from_read, .. } => {
                 if !["highlight", "confirm", "select"].contains(&mode.as_str()) {
                     return Err(invalid(format!(
                         "steps[{i}] (action): mode {mode:?} is not highlight, confirm or select"
                     )));
                 }
+                if *from_read && target.is_some() {
+                    return Err(invalid(format!("steps[{i}] (action): name a target or from_read, not both")));
+                }
             }
-            Step::Expect { top, candidate, path, omission, no_omission, selection, status, .. } => {
+            Step::Read { tool, args } => {
+                if crate::agent::ReadTool::from_name(tool).is_none() {
+                    let all: Vec<&str> =
+                        crate::server::session::reads::args::ALL_TOOLS.iter().map(|t| t.name()).collect();
+                    return Err(invalid(format!(
+                        "steps[{i}] (read): no read tool {tool:?} (tools: {})",
+                        all.join(", ")
+                    )));
+                }
+                if !args.is_object() {
+                    return Err(invalid(format!("steps[{i}] (read): args must be an object, not {args}")));
+                }
+            }
+            Step::Expect { read, top, candidate, path, omission, no_omission, selection, status, .. } => {
+                if let Some(r) = read {
+                    if r.status.is_none() && r.outcome.is_none() && r.node.is_none() {
+                        return Err(invalid(format!("steps[{i}] (expect): read expects nothing")));
+                    }
+                    if status.is_some() {
+                        return Err(invalid(format!("steps[{i}] (expect): read and status are separate expectations")));
+                    }
+                }
                 if let Some(st) = status {
                     serde_json::from_value::<crate::agent::Status>(serde_json::Value::String(st.clone()))
                         .map_err(|_| invalid(format!("steps[{i}] (expect): no action status {st:?}")))?;
                 }
-                if top.is_none()
+                if read.is_none()
+                    && top.is_none()
                     && candidate.is_none()
                     && path.is_none()
                     && omission.is_none()

@@ -13,7 +13,7 @@ use crate::harness::Harness;
 use crate::host::{Engine, Host, HostOptions};
 use crate::input::{Key, SHIFT};
 
-use super::{geometry_named, At, CandidateSpec, Loaded, Step};
+use super::{geometry_named, At, CandidateSpec, Loaded, ReadSpec, Step};
 
 /// What one step did.
 #[derive(Debug, Clone)]
@@ -36,7 +36,15 @@ pub struct EngineRun {
     pub engine: Engine,
     pub steps: Vec<StepOutcome>,
     /// The named snapshots, in order: what `record --scenario` writes as goldens.
-    pub named: Vec<(String, Value)>,
+    pub named: Vec<Named>,
+}
+
+/// A snapshot a `snapshot` step named: its step's position, the name, the snapshot as reported.
+#[derive(Debug, Clone)]
+pub struct Named {
+    pub index: usize,
+    pub name: String,
+    pub snapshot: Value,
 }
 
 impl EngineRun {
@@ -153,6 +161,74 @@ struct Ctx {
     last: Option<Reported<Snapshot>>,
     agent: Option<crate::agent::Agent>,
     pending: Option<crate::agent::PendingAction>,
+    read: Option<crate::agent::ReadResult>,
+}
+
+impl Ctx {
+    fn new() -> Ctx {
+        Ctx { last: None, agent: None, pending: None, read: None }
+    }
+
+    /// The agent bound to the Host tab (one message binds it, the first time).
+    async fn agent(&mut self, host: &Host) -> anyhow::Result<&crate::agent::Agent> {
+        if self.agent.is_none() {
+            self.agent = Some(checks::actions::bound_agent(host).await?);
+        }
+        self.agent.as_ref().context("the agent")
+    }
+}
+
+/// A read's status as an `expect {read: {status}}` names it.
+fn read_status(r: &crate::agent::ReadResult) -> String {
+    match &r.outcome {
+        crate::agent::ReadOutcome::Inspected(_) => "inspected".into(),
+        crate::agent::ReadOutcome::Rejected { .. } => "rejected".into(),
+        crate::agent::ReadOutcome::Failed { status, .. } => status.clone(),
+    }
+}
+
+/// The nodes of a read as `role "name"`, for messages.
+fn read_nodes(r: &crate::agent::ReadResult) -> Vec<String> {
+    r.inspected()
+        .map(|m| {
+            m.node_views()
+                .iter()
+                .map(|n| {
+                    format!(
+                        "{} {:?}",
+                        n.summary["role"].as_str().unwrap_or("-"),
+                        n.summary["name"].as_str().unwrap_or("")
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Checks an `expect {read}` against the last read: `Ok(what held)` or what it was instead.
+fn read_holds(spec: &ReadSpec, r: &crate::agent::ReadResult) -> Result<String, String> {
+    let status = read_status(r);
+    let what = format!("{} ended {status:?} ({:?})", r.tool.name(), r.outcome);
+    if spec.status.as_ref().is_some_and(|s| s != &status) {
+        return Err(what);
+    }
+    if let Some(want) = &spec.outcome {
+        let got = r.inspected().map(|m| m.outcome.clone());
+        if got.as_deref() != Some(want.as_str()) {
+            return Err(format!("{} answered outcome {got:?}", r.tool.name()));
+        }
+    }
+    if let Some(spec) = &spec.node {
+        let m = r.inspected().ok_or_else(|| what.clone())?;
+        let like = |n: &crate::agent::NodeView| {
+            spec.role.as_ref().is_none_or(|x| n.summary["role"].as_str() == Some(x))
+                && spec.name.as_ref().is_none_or(|x| n.summary["name"].as_str() == Some(x))
+        };
+        if !m.node_views().iter().any(like) {
+            return Err(format!("no node like {spec:?} among {:?}", read_nodes(r)));
+        }
+    }
+    Ok(format!("{} ended {status:?}: {:?}", r.tool.name(), read_nodes(r)))
 }
 
 async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<String> {
@@ -217,22 +293,41 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
                 return Ok(format!("a candidate like {spec:?}"));
             }
             let css = selector.as_deref().unwrap_or_default();
-            // The inspection API (/work/INSPECTION_API.md: `find(query, options)` on
-            // `wippyAttention.attention`); a runtime without it cannot answer this step.
-            let has = host.eval("!!(window.wippyAttention && window.wippyAttention.attention)").await?;
+            // The inspection API (INSPECTION_API.md: `find({css, scope})` on `$W.attention`): CSS is
+            // matched in one document and never crosses it, so the scope is the Host document, the
+            // root `getTree` names. An invalid selector is refused at once, not waited on.
+            let has = host.eval("!!(window.$W && window.$W.attention)").await?;
             if has != Value::Bool(true) {
-                bail!("wait-for selector needs the runtime's inspection API (wippyAttention.attention.find), which this runtime does not have");
+                bail!("wait-for selector needs the runtime's inspection API ($W.attention.find), which this runtime does not have");
             }
             let expr = format!(
-                "window.wippyAttention.attention.find({{css: {}}}, {{fromRoot: true}}).then(r => ({{outcome: r.outcome, n: (r.data && r.data.nodes || []).length}}))",
-                json!(css)
+                "(async () => {{
+                    const a = window.$W.attention;
+                    const t = await a.getTree(null, {{ depth: 0 }});
+                    const d = t && t.data || {{}};
+                    const root = d.root || ((d.nodes || []).find((n) => n.kind === 'document') || {{}}).ref;
+                    if (!root) return {{ error: 'getTree named no document root', tree: t }};
+                    const r = await a.find({{ css: {css}, scope: root }});
+                    return {{ outcome: r.outcome, n: (r.data && r.data.nodes || []).length, omissions: r.omissions }};
+                }})()",
+                css = json!(css)
             );
-            let what = format!("the inspection API finding {css:?}");
+            let what = format!(
+                "an element matching the selector {css:?} appearing in the Host document (inspection API find)"
+            );
             let n = wait_for(host, &what, timeout, || async {
                 let r = host.eval(&expr).await?;
+                if let Some(e) = r.get("error") {
+                    bail!("selector {css:?}: {e} ({r})");
+                }
+                let refused =
+                    r["omissions"].as_array().and_then(|o| o.iter().find(|o| o["reason"] == "invalid-request"));
+                if let Some(o) = refused {
+                    bail!("the inspection API refused the selector {css:?}: {o}");
+                }
                 Ok(match r["n"].as_u64() {
                     Some(n) if n > 0 => Poll::Ready(n),
-                    _ => Poll::Pending(r.to_string()),
+                    _ => Poll::Pending(format!("find answered {} with {} nodes", r["outcome"], r["n"])),
                 })
             })
             .await?;
@@ -248,9 +343,9 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             })
         }
         Step::Send { text } => {
-            let (x, y) = visible_centre(host, "composer-input").await?;
-            host.click_at(x, y).await?;
-            host.type_text(text).await?;
+            // The composer opens holding a draft (the Host's canary text): it is emptied first, then
+            // clicked and typed into with trusted input, as the Session checks compose a message.
+            checks::session::compose(host, text).await?;
             host.press_key(Key::ENTER).await?;
             let probe = format!("(window.__host.composerSubmits || []).includes({})", json!(text));
             wait_for(host, "the composer submitting the text", Duration::from_secs(5), || async {
@@ -262,22 +357,30 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             .await?;
             Ok(format!("sent {} characters", text.chars().count()))
         }
-        Step::Action { mode, target, prompt } => {
-            let snap = ctx.last.as_ref().context("an action needs a snapshot first (a move or snapshot step)")?;
-            let cand = match target {
-                Some(spec) => snap
-                    .candidates
-                    .iter()
-                    .find(|c| like(c, spec))
-                    .with_context(|| format!("no candidate like {spec:?}"))?,
-                None => top(snap).context("no candidate under the pointer")?,
+        Step::Action { mode, target, from_read, prompt } => {
+            let (aref, label) = if *from_read {
+                let r = ctx.read.as_ref().context("from_read needs a read step first")?;
+                let m = r.inspected().with_context(|| format!("the last read was not inspected: {:?}", r.outcome))?;
+                let t = m.target_ref.clone().with_context(|| {
+                    format!(
+                        "the last read gave no target_ref (it returns one for exactly one node): {:?}",
+                        read_nodes(r)
+                    )
+                })?;
+                (t, format!("the read's node {:?}", read_nodes(r)))
+            } else {
+                let snap = ctx.last.as_ref().context("an action needs a snapshot first (a move or snapshot step)")?;
+                let cand = match target {
+                    Some(spec) => snap
+                        .candidates
+                        .iter()
+                        .find(|c| like(c, spec))
+                        .with_context(|| format!("no candidate like {spec:?}"))?,
+                    None => top(snap).context("no candidate under the pointer")?,
+                };
+                (crate::agent::action_ref(snap.json(), &cand.target_id)?, describe(Some(cand)))
             };
-            let aref = crate::agent::action_ref(snap.json(), &cand.target_id)?;
-            let label = describe(Some(cand));
-            if ctx.agent.is_none() {
-                ctx.agent = Some(checks::actions::bound_agent(host).await?);
-            }
-            let agent = ctx.agent.as_ref().context("the agent")?;
+            let agent = ctx.agent(host).await?;
             let o = crate::agent::ActionOptions { prompt: prompt.clone(), ..Default::default() };
             let pending = match mode.as_str() {
                 "highlight" => agent.highlight(&[aref], &o)?,
@@ -288,6 +391,26 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             checks::actions::await_overlay(host, true).await?;
             Ok(format!("{mode} on {label}: the overlay is open"))
         }
+        Step::Read { tool, args } => {
+            let t = crate::agent::ReadTool::from_name(tool).with_context(|| format!("no read tool {tool:?}"))?;
+            let r = ctx.agent(host).await?.batch().read_raw(t, args.clone()).await;
+            let d = format!("{} ended {:?}: {:?}", t.name(), read_status(&r), read_nodes(&r));
+            ctx.read = Some(r);
+            Ok(d)
+        }
+        Step::Expect {
+            read: Some(spec),
+            top: None,
+            candidate: None,
+            path: None,
+            omission: None,
+            no_omission: None,
+            selection: None,
+            ..
+        } => {
+            let r = ctx.read.as_ref().context("expect read needs a read step first")?;
+            read_holds(spec, r).map_err(|why| anyhow!("the read expectation did not hold: {why}"))
+        }
         Step::Expect { status: Some(want), timeout_ms, .. } => {
             let pending = ctx.pending.take().context("no action is in flight (an action step first)")?;
             let r = pending.result(Duration::from_millis(*timeout_ms)).await?;
@@ -297,7 +420,11 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             }
             Ok(format!("the action ended {got:?}"))
         }
-        Step::Expect { timeout_ms, .. } => {
+        Step::Expect { read, timeout_ms, .. } => {
+            if let Some(spec) = read {
+                let r = ctx.read.as_ref().context("expect read needs a read step first")?;
+                read_holds(spec, r).map_err(|why| anyhow!("the read expectation did not hold: {why}"))?;
+            }
             // The runtime reports asynchronously: look at fresh snapshots until it holds.
             let deadline = tokio::time::Instant::now() + Duration::from_millis(*timeout_ms);
             let mut seen = match ctx.last.take() {
@@ -337,7 +464,7 @@ pub async fn replay(
     let sc = &loaded.scenario;
     let mut run = EngineRun { engine, steps: Vec::new(), named: Vec::new() };
     let mut host: Option<Host> = None;
-    let mut ctx = Ctx { last: None, agent: None, pending: None };
+    let mut ctx = Ctx::new();
     for (index, step) in sc.steps.iter().enumerate() {
         let outcome: anyhow::Result<String> = async {
             if let Step::Open { geometry, actions } = step {
@@ -349,7 +476,7 @@ pub async fn replay(
                     o = o.geometry(geometry_named(g).with_context(|| format!("no geometry {g:?}"))?);
                 }
                 host = Some(h.open_with(loaded.view.apply(o)).await?);
-                ctx = Ctx { last: None, agent: None, pending: None };
+                ctx = Ctx::new();
             }
             let on = host.as_ref().context("no Host is open")?;
             run_step(on, step, &mut ctx).await
@@ -365,7 +492,7 @@ pub async fn replay(
         );
         let snapshot = if takes { ctx.last.as_ref().map(|s| s.json().clone()) } else { None };
         if let (Step::Snapshot { name: Some(n) }, Some(s), true) = (step, &snapshot, pass) {
-            run.named.push((n.clone(), s.clone()));
+            run.named.push(Named { index, name: n.clone(), snapshot: s.clone() });
         }
         let mut picture = None;
         if pictures {
