@@ -293,6 +293,7 @@ function scheduleCheck(tAbs) {
 }
 export const onSelectionInput = wrap((ev) => {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm') return;
+  if (ev.type === 'keydown' || ev.type === 'keyup') REALM.inputEpoch++; // realm/resolve-cache.js
   const t = eventTime(ev);
   if (ev.type === 'pointerdown') REALM.selectionButton = true;
   if (ev.type === 'pointerup' || (ev.type === 'pointermove' && ev.buttons === 0)) REALM.selectionButton = false;
