@@ -1,11 +1,18 @@
 //! Opening a Host: a Host that reports errors fails to open with those errors, and leaves no
-//! browser context behind in the shared browser.
+//! browser context behind in the shared browser; when the harness's own ready deadline expires,
+//! the error says what was still pending.
 
-use attention_harness::{Declaration, Engine, Harness, HostOptions, Layout};
+use std::time::Duration;
+
+use attention_harness::{Declaration, Engine, Extra, Harness, HostOptions, Layout};
 use chromiumoxide::cdp::browser_protocol::target::GetBrowserContextsParams;
+
+/// The tests count the shared browser's contexts: one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 #[test]
 fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_context() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let h = Harness::global();
     h.block_on(async {
         let cdp = h.cdp().await.unwrap();
@@ -21,5 +28,36 @@ fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_cont
         };
         assert!(err.contains("the Host reported errors") && err.contains("kind"), "{err}");
         assert_eq!(count().await, before, "the failed Host's browser context was left behind");
+    });
+}
+
+/// The harness's own ready deadline (not a spec timeout) names what was still pending when it
+/// expires (issue 23, part 4). A peer that grants a capability and then answers nothing, not even
+/// `ready`, keeps the runtime's `ready()` waiting for that child's answer until the runtime's own
+/// bound (50 discovery attempts at 100 ms, then 1.5 s: 6.5 s after `ready()` started), so a 5 s
+/// harness deadline expires first, in the negotiation step, with the peer's realm not settled.
+#[test]
+fn an_expired_ready_deadline_names_the_step_and_the_child_realm_still_pending() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let h = Harness::global();
+    h.block_on(async {
+        let cdp = h.cdp().await.unwrap();
+        let count =
+            async || cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len();
+        let before = count().await;
+        let options = HostOptions::new(Layout::Managed, Engine::Iframe)
+            .extra(Extra::Unready)
+            .ready_timeout(Duration::from_secs(5));
+        let err = match h.open_with(options).await {
+            Ok(_) => panic!("a Host whose peer never answers `ready` must not be ready within 5 s"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains("timed out after 5s waiting for wippyAttention.ready()"), "{err}");
+        assert!(err.contains("still pending: the runtime negotiating with its child realms"), "{err}");
+        assert!(
+            err.contains("child realms of the Host realm not settled: ") && err.contains("mount-unready ("),
+            "{err}"
+        );
+        assert_eq!(count().await, before, "the Host that was not ready left its browser context behind");
     });
 }

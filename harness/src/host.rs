@@ -308,11 +308,12 @@ impl Host {
             window.__harnessOpen.step = 'done';
             return Object.assign({}, ready, { page_ms: performance.now() - t0 });
         })()";
-        match self.page.eval_in(expr, None, READY_TIMEOUT).await {
+        let deadline = self.options.ready_deadline();
+        match self.page.eval_in(expr, None, deadline).await {
             Ok(v) => Ok(v),
             Err(EvalError::Cdp(CdpError::Timeout { .. })) => Err(HostError::Timeout {
                 what: format!("wippyAttention.ready() in the Host document; {}", self.open_pending().await),
-                after: READY_TIMEOUT,
+                after: deadline,
             }),
             Err(e) => Err(HostError::Eval { what: "wippyAttention.ready()".into(), source: e }),
         }

@@ -5,6 +5,7 @@
  * window.parent, its origin is parent_origin, target_origin is this origin), then misbehaves on the
  * first `points` query (the `ready` query is answered correctly, with no children):
  *   hang      never answers (child-timeout)
+ *   unready   answers nothing, not even `ready` (the Host's ready() waits for it until its own bound)
  *   vanish    asks the Host's test hook to remove its iframe, never answers (child-disconnected)
  *   remount   asks the Host's test hook to remount it, a new mount generation (stale-mount)
  *   navigate  navigates to a healthy peer (with the runtime), never answers (navigation)
@@ -96,6 +97,7 @@
       // The Host's ready() asks granted children for their own children, and a snapshot first merges
       // the children's windows of pointermoves: both answered correctly (none), so the misbehaviour
       // is reserved for the first `points` query of a snapshot.
+      if (mode === 'unready') return;
       if (m.operation === 'ready') {
         window.parent.postMessage(
           { schema: relay, type: 'query-result', request_id: m.request_id, operation: 'ready', children: [] },

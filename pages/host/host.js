@@ -168,6 +168,7 @@ const ARTIFACTS = {
     dense: { query: '', label: 'Dense peer' },
     bare: { query: 'attention=off', label: 'Peer without runtime', noRuntime: true },
     hang: { query: 'attention=off&fake=hang', label: 'Hanging peer' },
+    unready: { query: 'attention=off&fake=unready', label: 'Peer never ready' },
     vanish: { query: 'attention=off&fake=vanish', label: 'Vanishing peer', testHooks: true },
     remount: { query: 'attention=off&fake=remount', label: 'Remounting peer', testHooks: true },
     navigate: { query: 'attention=off&fake=navigate', label: 'Navigating peer' },

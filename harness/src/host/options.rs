@@ -28,6 +28,8 @@ pub enum Extra {
     Bare,
     /// A peer that grants a capability but never answers queries (`hang`).
     Hang,
+    /// A peer that grants a capability and then answers nothing, not even `ready` (`unready`).
+    Unready,
     /// A peer that disappears while queried (`vanish`).
     Vanish,
     /// A peer that remounts while queried (`remount`).
@@ -69,6 +71,7 @@ impl std::fmt::Display for Extra {
             Extra::Dense => "dense",
             Extra::Bare => "bare",
             Extra::Hang => "hang",
+            Extra::Unready => "unready",
             Extra::Vanish => "vanish",
             Extra::Remount => "remount",
             Extra::Navigate => "navigate",
@@ -225,6 +228,7 @@ pub struct HostOptions {
     corpus: Option<(Corpus, Mount)>,
     declaration: Option<DeclarationSource>,
     receipt_timeout_ms: Option<u32>,
+    ready_timeout: Option<std::time::Duration>,
     device_scale_factor: f64,
     viewport: (u32, u32),
     zoom: f64,
@@ -250,6 +254,7 @@ impl HostOptions {
             corpus: None,
             declaration: None,
             receipt_timeout_ms: None,
+            ready_timeout: None,
             device_scale_factor: 1.0,
             viewport: VIEWPORT,
             zoom: 1.0,
@@ -317,6 +322,19 @@ impl HostOptions {
     pub fn receipt_timeout_ms(mut self, ms: u32) -> HostOptions {
         self.receipt_timeout_ms = Some(ms);
         self
+    }
+
+    /// The harness's own deadline for the runtime's `ready()` when opening (default
+    /// [`crate::host::READY_TIMEOUT`]); not a spec timeout, and not sent to the page. When it
+    /// expires the error says what was still pending (the step, the child realms not settled).
+    pub fn ready_timeout(mut self, after: std::time::Duration) -> HostOptions {
+        self.ready_timeout = Some(after);
+        self
+    }
+
+    /// The deadline of [`HostOptions::ready_timeout`], the default when none was set.
+    pub fn ready_deadline(&self) -> std::time::Duration {
+        self.ready_timeout.unwrap_or(crate::host::READY_TIMEOUT)
     }
 
     /// Device pixels per CSS px (`Emulation.setDeviceMetricsOverride`'s `deviceScaleFactor`).

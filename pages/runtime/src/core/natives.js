@@ -87,6 +87,7 @@ export const nDocGetById = Document.prototype.getElementById;
 export const nFragGetById = DocumentFragment.prototype.getElementById;
 export const nQSA = Element.prototype.querySelectorAll;
 export const nMatches = Element.prototype.matches;
+export const nClosest = Element.prototype.closest;
 export const nNamespaceURI = getDesc(Element.prototype, 'namespaceURI').get;
 export const nCaretPositionFromPoint = Document.prototype.caretPositionFromPoint || null;
 export const nDocQSA = Document.prototype.querySelectorAll;

@@ -72,6 +72,7 @@ export const TOP = { seq: 0, events: [], pointer: null, focus: null, focusChange
 // Per-realm counters, timers and lifecycle promises.
 export const REALM = {
   nodeCounter: 0, // node ids <realm>-n<k>
+  inputEpoch: 0, // trusted discrete input and focus changes seen (realm/resolve-cache.js)
   localSeq: 0, // event ids ev-<realm>-<k>
   localFocus: null, // {event_id, el}: this realm's current focus
   localSelection: null, // {selection_id, key}: the selection this realm last reported (selection.js)

@@ -27,7 +27,7 @@ import { canHostShadowRoot } from './shadow-hosts.js';
 const XHTML = 'http://www.w3.org/1999/xhtml';
 const hidden = new WeakSet(); // hosts proved to have a root the runtime cannot enter (roots are never removed)
 const probed = new WeakMap(); // host -> time of a probe that found nothing (layout may change: kept briefly)
-const PROBE_TTL_MS = 250;
+export const PROBE_TTL_MS = 250;
 
 // Whether el could host a shadow root at all (DOM: attach a shadow root, valid shadow host name).
 export function canHostShadow(el) {

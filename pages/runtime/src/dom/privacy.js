@@ -1,8 +1,8 @@
 // Privacy in the DOM (spec: Privacy): excluded elements (exclude markers, the composer, sensitive
 // controls and the labels of sensitive controls) are never candidates and never text; redacted
 // subtrees keep geometry but lose text. Walks the physical composed ancestry.
-import { nQSA } from '../core/natives.js';
-import { attr, hasAttr, localName, nodeType, composedParent, byIdInRoot } from '../core/dom-reads.js';
+import { nQSA, nClosest } from '../core/natives.js';
+import { attr, hasAttr, localName, nodeType, composedParent, byIdInRoot, treeRoot, hostOf } from '../core/dom-reads.js';
 import { classifyControl, attentionMarker, isEditingHost, CONTROL_NAMES } from './privacy-rules.js';
 
 // A sensitive form control, or a sensitive editing host (contenteditable with a credential-like
@@ -30,15 +30,41 @@ export function selfExcluded(el) {
 export function selfRedacted(el) {
   return attentionMarker(attr(el, 'data-wippy-attention')) === 'redact';
 }
+// Every element that can be excluded or redacted by itself matches this (a superset: the attribute
+// values are judged by selfExcluded / selfRedacted).
+const MARKED = '[data-wippy-attention],[data-wippy-composer],input,textarea,select,[contenteditable]';
+// The nearest inclusive ancestor of el in its own tree (document or shadow root) that matches
+// MARKED, null when there is none up to the tree's root, undefined when the browser cannot tell.
+function nearestMarked(el) {
+  try {
+    return nClosest.call(el, MARKED);
+  } catch (_) {
+    return undefined;
+  }
+}
 // Walk the physical composed ancestry (never ownerDocument/getRootNode, which Web Fragments patch).
+// Per tree the browser's own `closest` skips the elements that carry no marker (the answer is read
+// per move: issue 23); an element it finds is judged as before, and from a tree's root the walk goes
+// on at its host.
 export function privacyOf(el) {
   let excluded = null,
     redacted = null;
   // Both answers are the innermost marked element: once both are found, nothing above changes them.
-  for (let n = el; n && !(excluded && redacted); n = composedParent(n)) {
-    if (nodeType(n) !== 1) continue;
-    if (!excluded && selfExcluded(n)) excluded = n;
-    if (!redacted && selfRedacted(n)) redacted = n;
+  for (let n = el; n && !(excluded && redacted);) {
+    if (nodeType(n) !== 1) {
+      n = composedParent(n);
+      continue;
+    }
+    const m = nearestMarked(n);
+    if (m === null) {
+      const root = treeRoot(n);
+      n = nodeType(root) === 11 ? hostOf(root) : null;
+      continue;
+    }
+    const at = m === undefined ? n : m;
+    if (!excluded && selfExcluded(at)) excluded = at;
+    if (!redacted && selfRedacted(at)) redacted = at;
+    n = composedParent(at);
   }
   return { excluded, redacted };
 }

@@ -32,6 +32,7 @@ import { composeFind, composeTree, composeCss, localGeometry, localFrame } from 
 import { askChild } from '../relay/inspect-relay.js';
 import { mergeChildWindows } from '../relay/parent.js';
 import { upCall, localHits } from '../relay/inspect-child.js';
+import { ackChildren } from '../relay/inspect-parent.js';
 import { latticePoints } from './lattice.js';
 import { eventOut } from './snapshot.js';
 import { pathDigest } from './action-refs.js';
@@ -53,7 +54,10 @@ const MISSING = {
   'unsupported-boundary': 1,
   'unsupported-transform': 1,
 };
+// The revisions as reported (a result, a notice, the debug read): children that told of changes
+// since the last report may tell again (relay/inspect-parent.js ackChildren).
 export function revisionsNow() {
+  ackChildren();
   const r = INSPECTION.revisions;
   return { tree: r.tree, observation: r.observation, geometry: r.geometry };
 }

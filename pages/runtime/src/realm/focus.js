@@ -109,8 +109,15 @@ export function onWindowBlur(ev) {
   );
 }
 
-export const focusInListener = wrap((ev) => onFocusIn(ev));
-export const focusOutListener = wrap((ev) => onFocusOut(ev));
+// A focus change moves the input epoch (:focus styles may change boxes: realm/resolve-cache.js).
+export const focusInListener = wrap((ev) => {
+  REALM.inputEpoch++;
+  onFocusIn(ev);
+});
+export const focusOutListener = wrap((ev) => {
+  REALM.inputEpoch++;
+  onFocusOut(ev);
+});
 export function currentFocusRecord() {
   const f = TOP.focus;
   if (!f) return null;

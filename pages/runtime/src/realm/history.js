@@ -72,13 +72,17 @@ function compactable(store, older, newer) {
 }
 // `newer` absorbs `older`: the newest complete move is kept, the older ones are remembered.
 function absorb(newer, older) {
-  const m = (older.merged || []).concat([older], newer.merged || []);
+  // older's own list is taken over (it is dropped from older), so a move costs no copy of it.
+  const m = older.merged || [];
   older.merged = null;
+  m.push(older);
+  if (newer.merged) for (let i = 0; i < newer.merged.length; i++) m.push(newer.merged[i]);
   // Usually already in occurrence order (a late report is the exception): sort only then.
   let ordered = true;
   for (let i = 1; i < m.length && ordered; i++) if (m[i - 1].t_abs > m[i].t_abs) ordered = false;
   if (!ordered) m.sort((a, b) => a.t_abs - b.t_abs);
-  newer.merged = m.length > MAX_MERGED ? m.slice(m.length - MAX_MERGED) : m;
+  if (m.length > MAX_MERGED) m.splice(0, m.length - MAX_MERGED);
+  newer.merged = m;
 }
 // A separator (discrete event or focus change) occurred at t: a move entry whose compacted span
 // crosses t is split, the newest move before t becoming its own entry again (pending movement is

@@ -12,7 +12,7 @@ import { roleOf } from '../dom/summary.js';
 import { iframeGeometry } from './paths.js';
 import { hasHiddenRoot } from '../dom/hidden-roots.js';
 
-const DOCUMENT_ROOTS = { html: 1, body: 1, 'wf-document': 1, 'wf-html': 1, 'wf-body': 1 };
+export const DOCUMENT_ROOTS = { html: 1, body: 1, 'wf-document': 1, 'wf-html': 1, 'wf-body': 1 };
 export function isIframe(el) {
   if (localName(el) !== 'iframe') return false;
   const nm = attr(el, 'name');
@@ -114,11 +114,14 @@ export function promoteAt(start, at) {
 }
 // -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted, role} | {kind:'iframe', el, x, y}
 //    | {kind:'hidden', el: the host whose root cannot be entered}
-export function hitTest(x, y) {
+// memo (optional): {promote(start, at), privacy(el)}, the same answers as promoteAt and privacyOf
+// kept while they cannot have changed (realm/resolve-cache.js, for pointer events).
+export function hitTest(x, y, memo) {
+  const privacy = memo ? memo.privacy : privacyOf;
   const raw = deepHit(x, y);
   if (!raw || nodeType(raw) !== 1) return { kind: 'none' };
   if (isIframe(raw)) {
-    const p = privacyOf(raw);
+    const p = privacy(raw);
     if (p.excluded) return { kind: 'excluded', el: p.excluded };
     const g = iframeGeometry(raw);
     const c = g.content;
@@ -127,16 +130,17 @@ export function hitTest(x, y) {
     }
     return { kind: 'element', el: raw, redacted: !!p.redacted };
   }
-  const pr = promoteAt(deepHitNode(x, y, raw), { x: x, y: y });
+  const start = deepHitNode(x, y, raw);
+  const pr = memo ? memo.promote(start, { x: x, y: y }) : promoteAt(start, { x: x, y: y });
   if (pr.hidden) {
-    const ph = privacyOf(pr.hidden);
+    const ph = privacy(pr.hidden);
     if (ph.excluded) return { kind: 'excluded', el: ph.excluded };
     return { kind: 'hidden', el: pr.hidden };
   }
   const el = pr.el;
   if (!el) return { kind: 'none' };
   if (DOCUMENT_ROOTS[localName(el)]) return { kind: 'none' }; // empty page area: no target
-  const p = privacyOf(el);
+  const p = privacy(el);
   if (p.excluded) return { kind: 'excluded', el: p.excluded };
   return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted, role: pr.role };
 }

@@ -174,6 +174,7 @@ export function treeParent(n) {
 // Revisions. tree / geometry move on DOM changes of any observed root (document and shadow roots, hub
 // `root`), geometry also on scroll and resize; each change is announced on the hub (`inspection`).
 let observer = null;
+const observedRoots = new WeakSet();
 export function bump(kinds) {
   const r = INSPECTION.revisions;
   for (const k of kinds) r[k] = (r[k] || 0) + 1;
@@ -184,9 +185,18 @@ export function observeForInspection(root) {
   if (!observer) observer = new nMutationObserver(() => safe(() => bump(['tree', 'geometry'])));
   try {
     observer.observe(root, { childList: true, subtree: true, attributes: true, characterData: true });
+    observedRoots.add(root);
   } catch (_) {
     /* ignore */
   }
+}
+// Whether a change under `root` (a document or shadow root) moves the tree revision. A root not
+// observed yet (a parser-made shadow root no attachShadow call announced) is observed from now on,
+// and false is returned: what was read under it before may already have changed unseen.
+export function treeObserved(root) {
+  if (observedRoots.has(root)) return true;
+  observeForInspection(root);
+  return false;
 }
 export function installInspectionListeners() {
   if (ROLE === 'fragment-realm') return;

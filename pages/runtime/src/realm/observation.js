@@ -23,6 +23,7 @@ import { shadowOf } from '../dom/shadow-roots.js';
 import { privacyOf } from '../dom/privacy.js';
 import { hitTest, isIframe, promote } from './hit-test.js';
 import { describe } from './candidates.js';
+import { MOVE_MEMO } from './resolve-cache.js';
 import { clampPath } from '../dom/segments.js';
 import { chainFor, projectDescriptor } from './project.js';
 import { emit } from '../core/hub.js';
@@ -46,6 +47,8 @@ function pointOf(ev) {
 export function onPointerEvent(ev) {
   if (!ev || ev.isTrusted !== true) return;
   if (ROLE === 'fragment-realm') return; // fragments are observed physically by the realm owning the DOM
+  // A discrete event moves the input epoch: what a move resolved before it is read again (realm/resolve-cache.js).
+  if (ev.type !== 'pointermove') REALM.inputEpoch++;
   // A click activated from the keyboard (Enter/Space on a control) has no pointer position
   // (detail 0, empty pointerType, client 0,0): its target is the activated element itself.
   const keyboardClick = ev.type === 'click' && ev.detail === 0 && !ev.pointerType;
@@ -107,7 +110,7 @@ export function onPointerEvent(ev) {
     const el = promote(kbTarget);
     const p = privacyOf(el);
     h = p.excluded ? { kind: 'excluded', el: p.excluded } : { kind: 'element', el: el, redacted: !!p.redacted };
-  } else h = safe(() => hitTest(pt.x, pt.y), { kind: 'none' });
+  } else h = safe(() => hitTest(pt.x, pt.y, MOVE_MEMO), { kind: 'none' });
   let cands = [];
   if (h.kind === 'element') {
     const d = safe(() => describe(h.el, { redacted: h.redacted, textNone: false, role: h.role }), null);

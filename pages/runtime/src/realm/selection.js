@@ -293,10 +293,11 @@ function scheduleCheck(tAbs) {
 }
 export const onSelectionInput = wrap((ev) => {
   if (!ev || ev.isTrusted !== true || ROLE === 'fragment-realm') return;
-  const t = eventTime(ev);
-  if (ev.type === 'pointerdown') REALM.selectionButton = true;
-  if (ev.type === 'pointerup' || (ev.type === 'pointermove' && ev.buttons === 0)) REALM.selectionButton = false;
-  if (ev.type === 'pointerup' || ev.type === 'keyup' || ev.type === 'keydown') scheduleCheck(t);
+  if (ev.type === 'keydown' || ev.type === 'keyup') REALM.inputEpoch++; // realm/resolve-cache.js
+  const type = ev.type;
+  if (type === 'pointerdown') REALM.selectionButton = true;
+  if (type === 'pointerup' || (type === 'pointermove' && ev.buttons === 0)) REALM.selectionButton = false;
+  if (type === 'pointerup' || type === 'keyup' || type === 'keydown') scheduleCheck(eventTime(ev));
 });
 // Only while a trusted button is held (a drag whose pointerup may reach another realm): a selection
 // the browser moved because the DOM changed (a removed subtree) is not user input.

@@ -1,8 +1,8 @@
 // Inspection across realms, child side and upward (spec / relay.md v2): this realm answering its
 // parent's `inspect` query (find / tree / node / css / geometry / hit over its own subtree, under
 // the request's budgets, its reply cut to the byte budget with `response-budget`), revision notices
-// sent up (a changed DOM below any realm moves the Host's tree revision; coalesced to one message per
-// task), and fromRoot calls: a child asks its parent (`inspect-up`, with its current token), which
+// sent up (a changed DOM below any realm moves the Host's tree revision; one message per task, and
+// none until the parent has read its revisions since: `inspect-ack`), and fromRoot calls: a child asks its parent (`inspect-up`, with its current token), which
 // answers itself when it is the top or asks its own parent, and the answer comes back down
 // (`inspect-up-result`); refs in it are remembered as the Host's (`up`).
 import { W, nPostMessage, nSetTimeout, nClearTimeout, nJSONStringify, doc } from '../core/natives.js';
@@ -16,6 +16,7 @@ import { hitTest } from '../realm/hit-test.js';
 import { issueUp, localRecord, issueLocal, treeParent } from '../realm/inspect-nodes.js';
 import { composeFind, composeTree, composeCss, localGeometry } from './inspect-compose.js';
 import { askChild } from './inspect-relay.js';
+import { ackChildren } from './inspect-parent.js';
 
 function clampInt(v, lo, hi, dflt) {
   return isInt(v) && v >= lo && v <= hi ? v : dflt;
@@ -182,14 +183,24 @@ export async function answerInspect(msg, deadlineAt, reply, replyError) {
   replyTo(reply, id, body);
 }
 
-// Revision notices to the parent: a changed tree or geometry here (hub `inspection`) is told once per task.
-// A change of the subscription count of this realm's subtree ('subs') is told the same way.
+// Revision notices to the parent: a changed tree or geometry here (hub `inspection`) is told once
+// per task, and then not again until the parent has read its revisions (issue 23: a page that
+// changes its DOM on every pointermove costs the parent nothing per move). After a notice of a kind
+// this realm stays quiet about it until the parent's `inspect-ack` (sent when it reports its
+// revisions: relay/inspect-parent.js ackChildren); a change made after the notice is told again then,
+// so every read that follows a change here reports a revision that moved. A change of the
+// subscription count of this realm's subtree ('subs') is told every time.
 const pendingKinds = new Set();
 let subsChanged = false;
+// Per kind: this realm's revision when it last told the parent of that kind (under that token), or null.
+const told = { token: null, tree: null, geometry: null };
+function toldOf(k) {
+  return told.token === UP.currentToken ? told[k] : null;
+}
 export function noticeUp(kinds) {
   if (ROLE !== 'child' || !UP.granted) return;
   for (const k of kinds) {
-    if (k === 'tree' || k === 'geometry') pendingKinds.add(k);
+    if ((k === 'tree' || k === 'geometry') && toldOf(k) === null) pendingKinds.add(k);
     if (k === 'subs') subsChanged = true;
   }
   if ((!pendingKinds.size && !subsChanged) || INSPECTION.noticeTimer) return;
@@ -198,6 +209,8 @@ export function noticeUp(kinds) {
     const ks = Array.from(pendingKinds);
     pendingKinds.clear();
     subsChanged = false;
+    if (told.token !== UP.currentToken) Object.assign(told, { token: UP.currentToken, tree: null, geometry: null });
+    for (const k of ks) told[k] = INSPECTION.revisions[k] || 0;
     postUp({
       schema: RELAY_SCHEMA,
       type: 'inspect-notice',
@@ -207,6 +220,21 @@ export function noticeUp(kinds) {
       subs: INSPECTION.subs.size + INSPECTION.childSubs,
     });
   }, 0);
+}
+// The parent read its revisions after this realm's notices of `kinds` (relay/router.js checked
+// origin and token): they may be told again; one that moved since its notice is told now. Children
+// that told this realm are acknowledged in turn (this realm's revisions were read with theirs).
+export function onAck(kinds) {
+  const again = [];
+  for (const k of ['tree', 'geometry']) {
+    if (kinds.indexOf(k) < 0) continue;
+    const t = toldOf(k);
+    if (t === null) continue;
+    told[k] = null;
+    if ((INSPECTION.revisions[k] || 0) !== t) again.push(k);
+  }
+  ackChildren();
+  if (again.length) noticeUp(again);
 }
 function postUp(msg) {
   if (!UP.parentOrigin) return false;

@@ -12,7 +12,7 @@ import { emit } from '../core/hub.js';
 import { ROLE, UP, DBG, bindings } from '../core/state.js';
 import { onCapabilityRequest, onQueryRequest } from './child.js';
 import { onGrant, onRelayFromChild, usable, settle } from './parent.js';
-import { onUpResult } from './inspect-child.js';
+import { onUpResult, onAck } from './inspect-child.js';
 import { onInspectNotice, onInspectUp } from './inspect-parent.js';
 
 function bindingOf(source) {
@@ -54,6 +54,11 @@ export function onMessage(ev) {
           kinds: Array.isArray(msg.kinds) ? msg.kinds.slice(0, 8) : [],
           revisions: msg.revisions,
         });
+      return;
+    }
+    if (msg.schema === RELAY_SCHEMA && msg.type === 'inspect-ack') {
+      if (UP.granted && ev.origin === UP.parentOrigin && UP.tokens.has(msg.token) && Array.isArray(msg.kinds))
+        onAck(msg.kinds.slice(0, 8));
       return;
     }
     if ((msg.schema === RELAY_SCHEMA || msg.schema === RELAY_V1) && msg.type === 'query-request') {
