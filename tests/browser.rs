@@ -53,6 +53,7 @@ mod realm_document;
 mod remote_browser;
 #[path = "report_html.rs"]
 mod report_html;
+mod report_support;
 #[path = "runtime_canonical_json.rs"]
 mod runtime_canonical_json;
 #[path = "scenarios.rs"]

@@ -243,3 +243,25 @@ fn the_clis_landmark_list_is_every_landmark_of_the_default_host_and_no_other() {
         "the default Hosts have landmarks the CLI refuses: {unknown:?}; the CLI accepts landmarks no default Host has: {missing:?}"
     );
 }
+
+#[test]
+fn audit_refuses_a_url_that_is_not_http_or_unreachable_and_a_grid_outside_its_range_up_front() {
+    // A port nothing listens on: bound by the OS, then let go.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let unreachable = format!("http://127.0.0.1:{closed}/page.html");
+    refused(&["audit", "--url", &unreachable], &["cannot reach", &unreachable, "nothing accepts connections"]);
+    refused(&["audit", "--url", "http://no-such-host.invalid/"], &["cannot reach", "no-such-host.invalid"]);
+    for url in ["file:///etc/hostname", "ftp://example.org/", "example.org", "about:blank"] {
+        refused(&["audit", "--url", url], &["not an http(s) URL", url]);
+    }
+    refused(&["audit", "--url", "http://127.0.0.1:99999/"], &["port", "99999"]);
+    // The grid at its boundaries: 1 and 4096 CSS px pass the check (the URL is what is refused),
+    // 0 and 4097 do not.
+    for ok in ["1", "4096"] {
+        let err = refused(&["audit", "--url", &unreachable, "--grid", ok], &["cannot reach"]);
+        assert!(!err.contains("--grid"), "--grid {ok} was refused: {err}");
+    }
+    for bad in ["0", "4097"] {
+        refused(&["audit", "--url", &unreachable, "--grid", bad], &["--grid", bad]);
+    }
+}

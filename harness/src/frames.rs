@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use chromiumoxide::cdp::browser_protocol::{page, target};
+use chromiumoxide::cdp::browser_protocol::{network, page, target};
 use chromiumoxide::cdp::js_protocol::runtime;
 use serde_json::Value;
 
@@ -208,6 +208,38 @@ pub(crate) fn auto_attach() -> target::SetAutoAttachParams {
     p
 }
 
+/// Attach to every new frame target of a session, flattened, paused before its first script
+/// (`waitForDebuggerOnStart`) until [`watch`] has added the init script and resumed it.
+pub(crate) fn auto_attach_paused() -> target::SetAutoAttachParams {
+    let mut p = target::SetAutoAttachParams::new(true, true);
+    p.flatten = Some(true);
+    p
+}
+
+/// Readies a new target session: with an `init_script`, the Network domain on and the script every
+/// new document of the target runs before page scripts (`Page.addScriptToEvaluateOnNewDocument`, which Chromium runs in each
+/// new document, so in a window reused across a navigation too), its own children attached paused,
+/// then the target resumed (`Runtime.runIfWaitingForDebugger`); without one, its children attached
+/// as they come. Commands go in order (one session's commands run in order in Chromium).
+async fn ready_child(cdp: &Cdp, session_id: &str, frame: bool, init_script: Option<&str>) -> Result<(), CdpError> {
+    let s = Some(session_id);
+    let Some(source) = init_script else {
+        cdp.execute(s, &runtime::EnableParams::default()).await?;
+        return cdp.execute(s, &auto_attach()).await.map(drop);
+    };
+    if frame {
+        // Without Page.enable in the child session its init scripts never run (reference/spike.md §3).
+        cdp.execute(s, &page::EnableParams::default()).await?;
+        // Its requests are seen too (an audited page settles when no frame's request is in flight).
+        cdp.execute(s, &network::EnableParams::default()).await?;
+        cdp.execute(s, &runtime::EnableParams::default()).await?;
+        cdp.execute(s, &page::AddScriptToEvaluateOnNewDocumentParams::new(source)).await?;
+        cdp.execute(s, &auto_attach_paused()).await?;
+    }
+    // A worker attached paused is resumed too, or it would wait forever.
+    cdp.execute(s, &runtime::RunIfWaitingForDebuggerParams::default()).await.map(drop)
+}
+
 /// The frames of a `Page.getFrameTree` reply, depth first, the root first (the reply is read as
 /// JSON: only ids, names and URLs are wanted, and the generated `Frame` type would also have to
 /// match every other field Chromium 156 sends).
@@ -229,12 +261,15 @@ pub(crate) fn short(s: &str) -> String {
 }
 
 /// Follows the page's targets and frames: attaches to out-of-process iframes (and theirs),
-/// records main-world contexts and collects console output.
+/// records main-world contexts and collects console output. With `init_script`, the page's
+/// auto-attach pauses new targets ([`auto_attach_paused`]) and each out-of-process frame gets the
+/// script before it runs one of its own ([`ready_child`]).
 pub(crate) async fn watch(
     cdp: Cdp,
     page_session: String,
     tracked: Arc<Mutex<Tracked>>,
     mut events: tokio::sync::broadcast::Receiver<Arc<crate::cdp::Event>>,
+    init_script: Option<Arc<str>>,
 ) {
     let mut ours: Vec<String> = vec![page_session.clone()];
     loop {
@@ -255,6 +290,12 @@ pub(crate) async fn watch(
                 let child_sid = ev.params["sessionId"].as_str().unwrap_or_default().to_string();
                 let info = &ev.params["targetInfo"];
                 if info["type"].as_str() != Some("iframe") {
+                    if init_script.is_some() && ev.params["waitingForDebugger"].as_bool() == Some(true) {
+                        let (cdp, script) = (cdp.clone(), init_script.clone());
+                        tokio::spawn(async move {
+                            let _ = ready_child(&cdp, &child_sid, false, script.as_deref()).await;
+                        });
+                    }
                     continue;
                 }
                 ours.push(child_sid.clone());
@@ -266,11 +307,11 @@ pub(crate) async fn watch(
                         parent_session_id: sid.clone(),
                     });
                 }
-                let cdp = cdp.clone();
+                let (cdp, script) = (cdp.clone(), init_script.clone());
                 tokio::spawn(async move {
-                    let s = Some(child_sid.as_str());
-                    let _ = cdp.execute(s, &runtime::EnableParams::default()).await;
-                    let _ = cdp.execute(s, &auto_attach()).await;
+                    if let Err(e) = ready_child(&cdp, &child_sid, true, script.as_deref()).await {
+                        tracing::debug!("readying the frame session {child_sid}: {e}");
+                    }
                 });
             }
             "Target.detachedFromTarget" => {

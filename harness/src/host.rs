@@ -180,12 +180,12 @@ impl Host {
         let target_id = target_id.inner().clone();
 
         let frames = FrameSessions::new(cdp.clone(), page.clone());
-        let mut events = cdp.events();
         let watcher = AbortOnDrop(Some(tokio::spawn(crate::frames::watch(
             cdp.clone(),
             page.id.clone(),
             frames.tracked.clone(),
             cdp.events(),
+            None,
         ))));
 
         // Chromium runs one session's commands in order, so these are sent together: the same
@@ -211,42 +211,7 @@ impl Host {
         }
         timings.page_ms = since();
 
-        let nav = page.execute(&page::NavigateParams::new(url)).await?;
-        if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
-            return Err(HostError::Navigation { url: url.to_string(), reason: err });
-        }
-        let load = async {
-            loop {
-                match events.recv().await {
-                    Ok(ev) if ev.method == "Page.loadEventFired" && ev.session_id.as_deref() == Some(&page.id) => {
-                        return Ok(())
-                    }
-                    Ok(_) => {}
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
-                    Err(_) => return Err(CdpError::Closed { method: "Page.loadEventFired".into() }),
-                }
-            }
-        };
-        match tokio::time::timeout(LOAD_TIMEOUT, load).await {
-            Ok(r) => r?,
-            Err(_) => {
-                // The harness's own deadline: say what the page was still loading.
-                let state = page
-                    .eval_in(
-                        "document.readyState + ', ' + document.querySelectorAll('iframe').length + ' iframes, ' + \
-                         performance.getEntriesByType('resource').filter((r) => !r.responseEnd).length + ' resources without a response'",
-                        None,
-                        Duration::from_secs(2),
-                    )
-                    .await
-                    .map(|v| v.as_str().unwrap_or("?").to_string())
-                    .unwrap_or_else(|e| format!("the page did not answer ({e})"));
-                return Err(HostError::Timeout {
-                    what: format!("the load event of {url}; still pending: the document loading ({state})"),
-                    after: LOAD_TIMEOUT,
-                });
-            }
-        }
+        navigate(&page, url).await?;
         timings.load_ms = since();
         let mut host = Host {
             layout: options.layout(),
@@ -369,14 +334,10 @@ impl Host {
     /// Asks for a snapshot with options (`point`, `radius_css_px`, `step_css_px`, ...), read as
     /// the strict typed model (with the runtime's JSON kept beside it).
     pub async fn snapshot_with(&self, options: Value) -> Result<Reported<Snapshot>, HostError> {
-        let expr = format!("window.wippyAttention.snapshot({options})");
-        let snap = self.eval(&expr).await?;
-        if !snap.is_object() {
-            return Err(HostError::Unexpected { what: "snapshot()".into(), detail: short(&snap.to_string()) });
-        }
+        let snap = eval_snapshot(&self.page, &options).await?;
         record_duration(&snap);
         *self.last_snapshot.lock().unwrap_or_else(|e| e.into_inner()) = Some(snap.clone());
-        parse_reported(&expr, "Snapshot", snap)
+        parse_snapshot(snap)
     }
 
     /// The `context_attachments` entry the runtime builds for `snapshot` (the snapshot's own JSON
@@ -434,13 +395,7 @@ impl Host {
 
     /// A PNG of the viewport.
     pub async fn screenshot_png(&self) -> Result<Vec<u8>, HostError> {
-        let png =
-            page::CaptureScreenshotParams { format: Some(page::CaptureScreenshotFormat::Png), ..Default::default() };
-        let shot = self.page.execute(&png).await?;
-        use base64::Engine as _;
-        base64::engine::general_purpose::STANDARD
-            .decode(AsRef::<str>::as_ref(&shot.data))
-            .map_err(|e| HostError::Unexpected { what: "Page.captureScreenshot".into(), detail: e.to_string() })
+        screenshot_png(&self.page).await
     }
 
     /// Disposes of the browser context (and with it the page and its frames).
@@ -448,6 +403,75 @@ impl Host {
         self.watcher.abort();
         let _ = dispose_context(&self.frames.cdp, &self.context_id).await;
     }
+}
+
+/// Navigates `page` to `url` and waits for its load event (at most [`LOAD_TIMEOUT`]); on the
+/// deadline, says what the document was still loading.
+pub(crate) async fn navigate(page: &Session, url: &str) -> Result<(), HostError> {
+    // Subscribed before the navigation, so its load event cannot be missed.
+    let mut events = page.cdp.events();
+    let nav = page.execute(&page::NavigateParams::new(url)).await?;
+    if let Some(err) = nav.error_text.filter(|e| !e.is_empty()) {
+        return Err(HostError::Navigation { url: url.to_string(), reason: err });
+    }
+    let load = async {
+        loop {
+            match events.recv().await {
+                Ok(ev) if ev.method == "Page.loadEventFired" && ev.session_id.as_deref() == Some(&page.id) => {
+                    return Ok(())
+                }
+                Ok(_) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(_) => return Err(CdpError::Closed { method: "Page.loadEventFired".into() }),
+            }
+        }
+    };
+    match tokio::time::timeout(LOAD_TIMEOUT, load).await {
+        Ok(r) => r?,
+        Err(_) => {
+            // The harness's own deadline: say what the page was still loading.
+            let state = page
+                .eval_in(
+                    "document.readyState + ', ' + document.querySelectorAll('iframe').length + ' iframes, ' + \
+                     performance.getEntriesByType('resource').filter((r) => !r.responseEnd).length + ' resources without a response'",
+                    None,
+                    Duration::from_secs(2),
+                )
+                .await
+                .map(|v| v.as_str().unwrap_or("?").to_string())
+                .unwrap_or_else(|e| format!("the page did not answer ({e})"));
+            return Err(HostError::Timeout {
+                what: format!("the load event of {url}; still pending: the document loading ({state})"),
+                after: LOAD_TIMEOUT,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A PNG of `page`'s viewport (`Page.captureScreenshot`).
+pub(crate) async fn screenshot_png(page: &Session) -> Result<Vec<u8>, HostError> {
+    let png = page::CaptureScreenshotParams { format: Some(page::CaptureScreenshotFormat::Png), ..Default::default() };
+    let shot = page.execute(&png).await?;
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(AsRef::<str>::as_ref(&shot.data))
+        .map_err(|e| HostError::Unexpected { what: "Page.captureScreenshot".into(), detail: e.to_string() })
+}
+
+/// The top realm's `wippyAttention.snapshot(options)` on `page`, as the runtime's JSON (an object).
+pub(crate) async fn eval_snapshot(page: &Session, options: &Value) -> Result<Value, HostError> {
+    let expr = format!("window.wippyAttention.snapshot({options})");
+    let snap = page.eval(&expr).await.map_err(|e| HostError::Eval { what: short(&expr), source: e })?;
+    if !snap.is_object() {
+        return Err(HostError::Unexpected { what: "snapshot()".into(), detail: short(&snap.to_string()) });
+    }
+    Ok(snap)
+}
+
+/// A snapshot's JSON read as the strict typed model.
+pub(crate) fn parse_snapshot(snap: Value) -> Result<Reported<Snapshot>, HostError> {
+    parse_reported("window.wippyAttention.snapshot(..)", "Snapshot", snap)
 }
 
 /// With `ATTENTION_METRICS=FILE`, appends each snapshot's `capture.duration_ms` to FILE (one
@@ -471,10 +495,10 @@ impl Drop for Host {
 }
 
 /// Aborts the frame watcher unless the Host that owns it was built.
-struct AbortOnDrop(Option<JoinHandle<()>>);
+pub(crate) struct AbortOnDrop(pub(crate) Option<JoinHandle<()>>);
 
 impl AbortOnDrop {
-    fn take(mut self) -> JoinHandle<()> {
+    pub(crate) fn take(mut self) -> JoinHandle<()> {
         self.0.take().expect("taken once")
     }
 }
@@ -488,7 +512,7 @@ impl Drop for AbortOnDrop {
 }
 
 /// Disposes of a browser context (and every page in it), waiting at most 5 s.
-async fn dispose_context(cdp: &Cdp, context_id: &str) -> Result<Value, CdpError> {
+pub(crate) async fn dispose_context(cdp: &Cdp, context_id: &str) -> Result<Value, CdpError> {
     let dispose = target::DisposeBrowserContextParams::new(BrowserContextId::new(context_id));
     cdp.send_with_timeout(None, &dispose, Duration::from_secs(5)).await
 }

@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod attention;
+pub mod audit;
 pub mod browser;
 pub mod capture;
 pub mod cdp;

@@ -1,6 +1,7 @@
 //! The `attention-harness` command line: verify (the operational check), snapshot (reproduce a
 //! layout bug at a point), serve (open the Host yourself), contract (judge a captured
-//! `context_attachments` array as the Session would), inspect (one read of the inspection API). Goldens are recorded and accepted with
+//! `context_attachments` array as the Session would), inspect (one read of the inspection API),
+//! replay / record (scenarios), audit (any page against Chromium). Goldens are recorded and accepted with
 //! `cargo insta` only (README, "Golden snapshots"), not here.
 
 mod cli;
@@ -139,6 +140,29 @@ enum Command {
     Contract(ContractCommand),
     /// Open a layout and print one read of the runtime's inspection API (find, css, tree, node, geometry, hit).
     Inspect(attention_harness::inspect_cli::InspectArgs),
+    /// Audit any http(s) page: inject the runtime into every realm, compare its candidate, rect, role
+    /// and name with Chromium's at a grid of points and every element centre; exits 1 if any disagrees.
+    Audit {
+        /// The page (http:// or https://), checked to be reachable before a browser starts.
+        #[arg(long)]
+        url: String,
+        /// Grid step over the viewport, CSS px.
+        #[arg(long, value_name = "PX", default_value_t = attention_harness::audit::DEFAULT_GRID,
+              value_parser = clap::value_parser!(u32).range(1..=attention_harness::audit::MAX_GRID as i64))]
+        grid: u32,
+        /// The emulated window, CSS px (default 1280x720).
+        #[arg(long, value_name = "WxH", value_parser = attention_harness::qa::view::parse_viewport)]
+        viewport: Option<(u32, u32)>,
+        /// Device pixels per CSS px.
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+        dpr: u8,
+        /// Print the typed JSON report instead of the rates and the list of disagreements.
+        #[arg(long)]
+        json: bool,
+        /// Also write DIR/report.html: the rates, and each disagreement with a cropped picture.
+        #[arg(long, value_name = "DIR")]
+        html: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -211,6 +235,35 @@ fn main() -> ExitCode {
                 Err(code) => return code,
             };
             with_harness(pages, |h| verify(h, &view, layouts, engines(engine), json, check.as_deref(), html.as_deref()))
+        }
+        Command::Audit { url, grid, viewport, dpr, json, html } => {
+            // The URL is checked (form, then reachability from here) before a browser starts.
+            let remote = REMOTE.get().is_some_and(|r| r.cdp_url.is_some());
+            let checked = attention_harness::audit::PageUrl::parse(&url).and_then(|u| {
+                // A browser on another machine may reach what this one cannot: it is asked instead.
+                if !remote {
+                    tokio::runtime::Builder::new_current_thread()
+                        .enable_all()
+                        .build()
+                        .map_err(|e| attention_harness::audit::UrlError::Unreachable {
+                            url: url.clone(),
+                            reason: e.to_string(),
+                        })?
+                        .block_on(u.check_reachable())?;
+                }
+                Ok(u)
+            });
+            let page = match checked {
+                Ok(u) => u,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let (width, height) = viewport.unwrap_or(attention_harness::host::VIEWPORT);
+            let view = attention_harness::audit::PageView { width, height, dpr: f64::from(dpr) };
+            let req = attention_harness::audit::AuditRequest { url: page, grid, view };
+            with_harness(pages, |h| cli::audit::run(h, &req, json, html.as_deref()))
         }
         Command::Inspect(args) => match args.validate() {
             Err(e) => {
@@ -345,6 +398,7 @@ fn verify(
         let report = report::html::Report {
             title: "attention-harness verify".into(),
             subtitle: format!("{} checks x cells", rows.len()),
+            legend: None,
             rows: rows
                 .iter_mut()
                 .map(|r| report::html::Row {

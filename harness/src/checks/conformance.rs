@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use anyhow::{ensure, Context};
 use serde_json::Value;
 
-use super::fidelity::{aria_role, pct};
+use super::agreement::{aria_role, pct};
 use super::{wait_for, Poll};
 use crate::cdp::Session;
 use crate::host::Host;

@@ -112,7 +112,8 @@ pub fn write_html(dir: &Path, loaded: &Loaded, runs: &[EngineRun]) -> Result<(),
         })
         .collect();
     let description = loaded.scenario.description.clone();
-    let report = Report { title: format!("replay {}", loaded.path.display()), subtitle: description, rows };
+    let report =
+        Report { title: format!("replay {}", loaded.path.display()), subtitle: description, legend: None, rows };
     let path = write(dir, &report).map_err(|e| format!("cannot write {}: {e}", dir.display()))?;
     eprintln!("report: {}", path.display());
     Ok(())

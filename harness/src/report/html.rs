@@ -1,5 +1,5 @@
-//! The offline HTML report of `verify --html DIR` and `replay --html DIR`: one `report.html` with a
-//! row per check (per cell) or per step, its status and detail, and the annotated screenshot of the
+//! The offline HTML report of `verify --html DIR`, `replay --html DIR` and `audit --html DIR`: one
+//! `report.html` with a row per check (per cell), per step or per disagreement, its status and detail, and the annotated screenshot of the
 //! row (drawn by `picture::annotate`) inline as a `data:` URI beside a legend of its candidates and
 //! omissions. Nothing in it reaches the network: no scripts, inline CSS, images inline. Every string
 //! that comes from a page (labels, names, details) is escaped, so a hostile label shows as text.
@@ -30,6 +30,9 @@ pub struct Row {
 pub struct Report {
     pub title: String,
     pub subtitle: String,
+    /// What the pictures' marks mean, as text; `None`: the annotated snapshot's (sample points,
+    /// pointer, candidates' rects).
+    pub legend: Option<String>,
     pub rows: Vec<Row>,
 }
 
@@ -71,10 +74,15 @@ pub fn render(report: &Report) -> String {
         escape(&report.subtitle),
         report.rows.len() - passed
     );
-    h.push_str(
-        "<p>Picture legend: <span class=\"swatch\" style=\"background:#ff00ff\"></span>sample points, \
-         <b>black cross</b> the pointer, coloured outlines the candidates' rects (colour as listed per row).</p>\n",
-    );
+    match &report.legend {
+        Some(text) => {
+            let _ = writeln!(h, "<p id=\"legend\">Picture legend: {}</p>", escape(text));
+        }
+        None => h.push_str(
+            "<p id=\"legend\">Picture legend: <span class=\"swatch\" style=\"background:#ff00ff\"></span>sample points, \
+             <b>black cross</b> the pointer, coloured outlines the candidates' rects (colour as listed per row).</p>\n",
+        ),
+    }
     h.push_str("<table id=\"rows\"><thead><tr><th>#</th><th>row</th><th>status</th><th>detail</th><th>picture</th></tr></thead><tbody>\n");
     for (i, r) in report.rows.iter().enumerate() {
         let status = if r.pass { "pass" } else { "fail" };
@@ -175,6 +183,7 @@ mod tests {
         let html = render(&Report {
             title: bad.into(),
             subtitle: bad.into(),
+            legend: Some(bad.into()),
             rows: vec![Row { name: bad.into(), pass: false, detail: bad.into(), picture: None, snapshot: None }],
         });
         assert!(!html.contains("<img src=x"), "{html}");

@@ -183,6 +183,15 @@ impl Server {
         }
     }
 
+    /// The Attention runtime bundle this server serves at [`RUNTIME_PATH`] (rebuilt first when a
+    /// source is newer): what `audit` injects into every realm of a page that is not ours.
+    pub async fn runtime_source(&self) -> Result<String, ServerError> {
+        let bundle = fresh_runtime_bundle(self.shared.pages.clone()).await?;
+        tokio::fs::read_to_string(&bundle).await.map_err(|source| {
+            ServerError::RuntimeBundle(runtime_bundle::BundleError::Io { path: bundle.clone(), source })
+        })
+    }
+
     /// Every request served so far, oldest first.
     pub fn requests(&self) -> Vec<RequestRecord> {
         self.shared.log.lock().map(|l| l.clone()).unwrap_or_default()
