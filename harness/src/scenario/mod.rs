@@ -197,7 +197,7 @@ pub enum Step {
     Expect {
         /// The last `read`'s result (checked once: a read's result does not change).
         #[serde(default)]
-        read: Option<ReadSpec>,
+        read: Option<Box<ReadSpec>>,
         /// The candidate under the pointer (the pointer's first candidate id).
         #[serde(default)]
         top: Option<CandidateSpec>,
