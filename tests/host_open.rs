@@ -10,8 +10,9 @@ use chromiumoxide::cdp::browser_protocol::target::GetBrowserContextsParams;
 /// The tests count the shared browser's contexts: one at a time.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-#[test]
-fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_context() {
+/// Opens a Host that must not open: -> its error, after checking that it left the shared browser
+/// with as many browser contexts as before (`why` says what the Host was, for the panic).
+fn failed_open(options: HostOptions, why: &str) -> String {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let h = Harness::global();
     h.block_on(async {
@@ -19,16 +20,20 @@ fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_cont
         let count =
             async || cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len();
         let before = count().await;
-        let err = match h
-            .open_with(HostOptions::new(Layout::Managed, Engine::Iframe).declaration(Declaration::Invalid))
-            .await
-        {
-            Ok(_) => panic!("a Host with an invalid declaration must not open"),
+        let err = match h.open_with(options).await {
+            Ok(_) => panic!("{why} must not open"),
             Err(e) => e.to_string(),
         };
-        assert!(err.contains("the Host reported errors") && err.contains("kind"), "{err}");
-        assert_eq!(count().await, before, "the failed Host's browser context was left behind");
-    });
+        assert_eq!(count().await, before, "{why} left its browser context behind: {err}");
+        err
+    })
+}
+
+#[test]
+fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_context() {
+    let options = HostOptions::new(Layout::Managed, Engine::Iframe).declaration(Declaration::Invalid);
+    let err = failed_open(options, "a Host with an invalid declaration");
+    assert!(err.contains("the Host reported errors") && err.contains("kind"), "{err}");
 }
 
 /// The harness's own ready deadline (not a spec timeout) names what was still pending when it
@@ -38,26 +43,10 @@ fn invalid_layout_declaration_fails_open_with_the_hosts_errors_and_leaks_no_cont
 /// harness deadline expires first, in the negotiation step, with the peer's realm not settled.
 #[test]
 fn an_expired_ready_deadline_names_the_step_and_the_child_realm_still_pending() {
-    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    let h = Harness::global();
-    h.block_on(async {
-        let cdp = h.cdp().await.unwrap();
-        let count =
-            async || cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len();
-        let before = count().await;
-        let options = HostOptions::new(Layout::Managed, Engine::Iframe)
-            .extra(Extra::Unready)
-            .ready_timeout(Duration::from_secs(5));
-        let err = match h.open_with(options).await {
-            Ok(_) => panic!("a Host whose peer never answers `ready` must not be ready within 5 s"),
-            Err(e) => e.to_string(),
-        };
-        assert!(err.contains("timed out after 5s waiting for wippyAttention.ready()"), "{err}");
-        assert!(err.contains("still pending: the runtime negotiating with its child realms"), "{err}");
-        assert!(
-            err.contains("child realms of the Host realm not settled: ") && err.contains("mount-unready ("),
-            "{err}"
-        );
-        assert_eq!(count().await, before, "the Host that was not ready left its browser context behind");
-    });
+    let options =
+        HostOptions::new(Layout::Managed, Engine::Iframe).extra(Extra::Unready).ready_timeout(Duration::from_secs(5));
+    let err = failed_open(options, "a Host whose peer never answers `ready` (not ready within 5 s)");
+    assert!(err.contains("timed out after 5s waiting for wippyAttention.ready()"), "{err}");
+    assert!(err.contains("still pending: the runtime negotiating with its child realms"), "{err}");
+    assert!(err.contains("child realms of the Host realm not settled: ") && err.contains("mount-unready ("), "{err}");
 }
