@@ -60,6 +60,20 @@ pub enum Extra {
     RealmsButtons,
 }
 
+impl Extra {
+    /// How many realms with the runtime the artifact adds to the Host: what the Host's `ready()`
+    /// negotiates with before it settles (pages/README.md "Omission extras", "Realm extras").
+    pub fn realms(&self) -> u32 {
+        match self {
+            Extra::Nested => 9,
+            Extra::Fan => 100,
+            Extra::Realms { count, grandchildren } => count * if *grandchildren { 2 } else { 1 },
+            Extra::NoRuntime | Extra::Bare | Extra::BlankNav => 0,
+            _ => 1,
+        }
+    }
+}
+
 impl std::fmt::Display for Extra {
     /// The name host.js knows the artifact by (its `data-landmark` prefix and mount id too).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -332,9 +346,14 @@ impl HostOptions {
         self
     }
 
-    /// The deadline of [`HostOptions::ready_timeout`], the default when none was set.
+    /// The deadline of [`HostOptions::ready_timeout`]; when none was set, the default
+    /// [`crate::host::READY_TIMEOUT`] plus [`crate::host::READY_PER_REALM`] for every realm the
+    /// extras add (64 child realms: 31 s, the fan of 100: 40 s).
     pub fn ready_deadline(&self) -> std::time::Duration {
-        self.ready_timeout.unwrap_or(crate::host::READY_TIMEOUT)
+        self.ready_timeout.unwrap_or_else(|| {
+            let realms: u32 = self.extras.iter().map(Extra::realms).sum();
+            crate::host::READY_TIMEOUT + crate::host::READY_PER_REALM * realms
+        })
     }
 
     /// Device pixels per CSS px (`Emulation.setDeviceMetricsOverride`'s `deviceScaleFactor`).
