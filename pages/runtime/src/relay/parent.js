@@ -74,6 +74,7 @@ export function getBinding(ifr) {
     renewStartedAt: 0,
     windowPending: false,
     windowPull: null,
+    crossOrigin: false, // its document was seen unreadable since the last load event (readableDocument)
   };
   bindings.set(ifr, b);
   safe(() => nAddEL.call(ifr, 'load', () => safe(() => onIframeLoad(b)), false));
@@ -151,15 +152,23 @@ function attemptDiscovery(b) {
 }
 // While the frame still shows its initial about:blank (readable by us, same origin) the real
 // document has not arrived: posting now would only make the browser log a target-origin mismatch.
+// The frame's document when this realm may read it, else null. Every discovery retry asks, and in a
+// 64-realm Host the Host realm spent 400 ms of its open on it: reading a cross-origin frame's
+// `location` throws (a SecurityError costs far more than the read), and even `contentDocument`,
+// which answers null instead, costs tens of µs. So a frame seen cross-origin is not asked again
+// until its next load event (relay/parent.js onIframeLoad): its document can change only by a
+// navigation, which ends in one.
+function readableDocument(b) {
+  if (b.crossOrigin) return null;
+  const d = safe(() => b.iframe.contentDocument, null);
+  if (!d) b.crossOrigin = true;
+  return d;
+}
 function postIfLoaded(b, msg) {
   const cw = safe(() => b.iframe.contentWindow, null);
   if (!cw) return;
-  let href = null;
-  try {
-    href = cw.location.href;
-  } catch (_) {
-    href = null;
-  } // cross-origin: the child document is there
+  const d = readableDocument(b);
+  const href = d ? safe(() => d.URL, null) : null; // null: cross-origin, the child document is there
   if (href === 'about:blank') return;
   if (href !== null && href !== 'about:srcdoc' && canonicalOrigin(safe(() => cw.origin, null)) !== b.expectedOrigin)
     return;
@@ -170,14 +179,15 @@ function postIfLoaded(b, msg) {
   }
 }
 function sameOriginLoadedWithoutRuntime(b) {
+  const d = readableDocument(b);
+  if (!d) return false; // cross-origin: unknowable, keep trying
   try {
     const cw = b.iframe.contentWindow;
-    if (!cw || cw.location.href === 'about:blank') return false;
-    const doc = cw.document;
-    return !!doc && doc.readyState === 'complete' && !cw.__wippyAttentionRuntime;
+    if (!cw || d.URL === 'about:blank') return false;
+    return d.readyState === 'complete' && !cw.__wippyAttentionRuntime;
   } catch (_) {
     return false;
-  } // cross-origin: unknowable, keep trying
+  }
 }
 function onIframeLoad(b) {
   if (b.state === 'detached') return;
@@ -186,6 +196,7 @@ function onIframeLoad(b) {
   // In-flight queries are kept: if the same realm grants again (the first load event of a child
   // that was already bound) they are answered; a different realm fails them in onGrant.
   if (usable(b) || b.state === 'renewing') b.state = 'navigating';
+  b.crossOrigin = false;
   startDiscovery(b);
 }
 export function detach(b) {
