@@ -33,8 +33,13 @@ pub const FLAGS: &[&str] = &[
     "--disable-component-update",
     "--disable-sync",
     // SpareRendererForSitePerProcess: every test opens a fresh browser context, so a spare renderer
-    // warmed for the previous context is only thrown away.
-    "--disable-features=Translate,MediaRouter,OptimizationHints,PaintHolding,DestroyProfileOnBrowserClose,SpareRendererForSitePerProcess",
+    // warmed for the previous context is only thrown away. WebUIOmniboxAimPopup, WebUIOmniboxPopup
+    // and PreloadTopChromeWebUI (the `chromium` build; chromium-headless-shell, preferred, has no
+    // browser UI): Chromium 156 gives every new window (one per browser context here) an omnibox
+    // popup built in WebUI, loaded at once in a renderer of its own; in a trace of the 64-realm
+    // Host it took 1.7-4.2 s of main-thread time during the open, beside 3-4 s for each of the
+    // Host's own renderers.
+    "--disable-features=Translate,MediaRouter,OptimizationHints,PaintHolding,DestroyProfileOnBrowserClose,SpareRendererForSitePerProcess,WebUIOmniboxAimPopup,WebUIOmniboxPopup,PreloadTopChromeWebUI",
     "--hide-scrollbars",
     // No background work the tests do not ask for, and no throttling of a page because another
     // test's page is in front: two tests run at once in one browser (as Playwright launches it).
