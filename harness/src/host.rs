@@ -95,10 +95,12 @@ impl std::fmt::Display for Engine {
 pub const LOAD_TIMEOUT: Duration = Duration::from_secs(20);
 /// How long the runtime may take to negotiate with every child realm of the reference Host.
 pub const READY_TIMEOUT: Duration = Duration::from_secs(15);
-/// What [`READY_TIMEOUT`] grows by for each realm an extra adds ([`HostOptions::ready_deadline`]).
+/// What [`READY_TIMEOUT`] and [`LOAD_TIMEOUT`] grow by for each realm an extra adds
+/// ([`HostOptions::ready_deadline`], [`HostOptions::load_deadline`]).
 /// Every realm of one site shares one renderer's main thread: on this 2-core machine a 64-realm Host
 /// settles in 3.4-3.8 s alone (about 55 ms per realm) and in 15-19 s beside a second one (the
-/// suite runs two tests at once), which a fixed 15 s cut (clean-clone CI, stop 28). 250 ms a realm
+/// suite runs two tests at once), which a fixed 15 s cut (clean-clone CI, stop 28); four such
+/// tests two at a time took over 20 s to the load event. 250 ms a realm
 /// is about 4x the realm's own cost; a realm that never answers still fails the open, by name.
 pub const READY_PER_REALM: Duration = Duration::from_millis(250);
 
@@ -217,7 +219,7 @@ impl Host {
         }
         timings.page_ms = since();
 
-        navigate(&page, url).await?;
+        navigate(&page, url, options.load_deadline()).await?;
         timings.load_ms = since();
         let mut host = Host {
             layout: options.layout(),
@@ -411,9 +413,9 @@ impl Host {
     }
 }
 
-/// Navigates `page` to `url` and waits for its load event (at most [`LOAD_TIMEOUT`]); on the
-/// deadline, says what the document was still loading.
-pub(crate) async fn navigate(page: &Session, url: &str) -> Result<(), HostError> {
+/// Navigates `page` to `url` and waits for its load event (at most `deadline`: [`LOAD_TIMEOUT`], or
+/// [`HostOptions::load_deadline`] for a Host); on the deadline, says what the document was still loading.
+pub(crate) async fn navigate(page: &Session, url: &str, deadline: Duration) -> Result<(), HostError> {
     // Subscribed before the navigation, so its load event cannot be missed.
     let mut events = page.cdp.events();
     let nav = page.execute(&page::NavigateParams::new(url)).await?;
@@ -432,7 +434,7 @@ pub(crate) async fn navigate(page: &Session, url: &str) -> Result<(), HostError>
             }
         }
     };
-    match tokio::time::timeout(LOAD_TIMEOUT, load).await {
+    match tokio::time::timeout(deadline, load).await {
         Ok(r) => r?,
         Err(_) => {
             // The harness's own deadline: say what the page was still loading.
@@ -448,7 +450,7 @@ pub(crate) async fn navigate(page: &Session, url: &str) -> Result<(), HostError>
                 .unwrap_or_else(|e| format!("the page did not answer ({e})"));
             return Err(HostError::Timeout {
                 what: format!("the load event of {url}; still pending: the document loading ({state})"),
-                after: LOAD_TIMEOUT,
+                after: deadline,
             });
         }
     }

@@ -109,7 +109,7 @@ impl AuditPage {
         page.execute(&page::AddScriptToEvaluateOnNewDocumentParams::new(&*script)).await?;
         page.execute(&auto_attach_paused()).await?;
         page.execute(&metrics).await?;
-        navigate(&page, url).await?;
+        navigate(&page, url, crate::host::LOAD_TIMEOUT).await?;
         let mut opened = AuditPage {
             url: url.to_string(),
             view,

@@ -350,10 +350,17 @@ impl HostOptions {
     /// [`crate::host::READY_TIMEOUT`] plus [`crate::host::READY_PER_REALM`] for every realm the
     /// extras add (64 child realms: 31 s, the fan of 100: 40 s).
     pub fn ready_deadline(&self) -> std::time::Duration {
-        self.ready_timeout.unwrap_or_else(|| {
-            let realms: u32 = self.extras.iter().map(Extra::realms).sum();
-            crate::host::READY_TIMEOUT + crate::host::READY_PER_REALM * realms
-        })
+        self.ready_timeout.unwrap_or_else(|| crate::host::READY_TIMEOUT + self.extra_realms_allowance())
+    }
+
+    /// The deadline for the page's load event: [`crate::host::LOAD_TIMEOUT`] plus the same
+    /// allowance per realm the extras add (the load event waits for every frame's).
+    pub fn load_deadline(&self) -> std::time::Duration {
+        crate::host::LOAD_TIMEOUT + self.extra_realms_allowance()
+    }
+
+    fn extra_realms_allowance(&self) -> std::time::Duration {
+        crate::host::READY_PER_REALM * self.extras.iter().map(Extra::realms).sum::<u32>()
     }
 
     /// Device pixels per CSS px (`Emulation.setDeviceMetricsOverride`'s `deviceScaleFactor`).
