@@ -7,7 +7,7 @@
 use attention_harness::checks::inspection::{
     bad_input, callers, coalescing, continuation_rules, document_of, fresh_reads_with_attachments_off,
     geometry_matches_box_model, leaf_ref, match_limit, realm_kinds, semantic_matches_ax, sixteen_realms,
-    subscription_limits, tree_limits, unsupported_transform_keeps_sibling, LEAVES,
+    subscription_limits, subscriptions_racing, tree_limits, unsupported_transform_keeps_sibling, LEAVES,
 };
 use attention_harness::host::{InspectOptions, SemanticQuery};
 use attention_harness::{run_host, run_host_opts, Engine, Geometry, Harness, HostOptions, Layout};
@@ -123,6 +123,20 @@ fn the_17th_subscription_of_a_caller_and_the_129th_in_all_are_refused(
 ) {
     run_host_opts(sixteen_realms(HostOptions::new(layout, engine)), async |h| {
         subscription_limits(h, &callers()).await.map(drop)
+    });
+}
+
+/// 144 subscriptions from 9 child realms at once: the top alone decides the total, so exactly 128
+/// are granted whatever the order they arrive in.
+#[rstest]
+fn subscriptions_racing_from_many_realms_give_exactly_128_in_all(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host_opts(sixteen_realms(HostOptions::new(layout, engine)), async |h| {
+        let children: Vec<_> = callers().into_iter().skip(1).take(9).collect();
+        eprintln!("{}", subscriptions_racing(h, &children).await?);
+        Ok(())
     });
 }
 

@@ -1,6 +1,6 @@
 //! Typed model of what the runtime's inspection API answers (`$W.attention.find / getTree / getNode /
-//! getGeometry / hitTest / getCursor / getFocus / getSelection`, /work/INSPECTION_API.md, the spec's
-//! "Canonical inspection and agent tools"): the result every method resolves to, `NodeRef`, node
+//! getGeometry / hitTest / getCursor / getFocus / getSelection`, the spec's "Canonical inspection
+//! and agent tools", reference/relay.md): the result every method resolves to, `NodeRef`, node
 //! records, and each operation's extras in `data`. Strict like the snapshot model: unknown members
 //! fail (`deny_unknown_fields`), and members the contract writes as `X|null` must be present (null
 //! allowed) while members it writes as optional (`x?`) may be left out but are never null.
@@ -13,6 +13,11 @@ use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 use super::{Rect, Segment, Summary, Xy};
+
+/// Subscriptions one caller (a realm) may hold at once (the spec: "at most 16 per caller").
+pub const SUBSCRIPTIONS_PER_CALLER: u32 = 16;
+/// Subscriptions the whole Host may hold at once ("and 128 in all").
+pub const SUBSCRIPTIONS_TOTAL: u32 = 128;
 
 /// `outcome` of every inspection result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]

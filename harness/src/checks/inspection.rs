@@ -16,7 +16,9 @@ use serde_json::{json, Value};
 
 use crate::attention::inspect::{NodeKind, NodesData};
 use crate::attention::{NodeRef, Outcome, Reported, Revisions};
-use crate::host::{Engine, Frame, HitQuery, HostOptions, InspectOptions, Inspected, Realm, SemanticQuery};
+use crate::host::{
+    Engine, Frame, HitQuery, HostOptions, InspectOptions, Inspected, Realm, SemanticQuery, Subscription,
+};
 use crate::Host;
 
 /// The CSS differential's tree (nothing sensitive in it).
@@ -1075,9 +1077,8 @@ pub async fn subscription_limits(host: &Host, callers: &[Realm]) -> anyhow::Resu
             ensure!(s17.refused() == Some("subscription-limit"), "the 17th from one caller: {:?}", s17.returned);
         }
     }
-    // A child realm checks the Host total the top last sent it (asynchronous by design: subscribe
-    // is synchronous and the realms are other processes; pages/runtime/README.md Inspection API
-    // notes), so the 129th caller first has to have heard of all 128.
+    // The top decides (a child realm's subscription waits for its slot); the caller's own view of
+    // the total, which the top sends down, reaches 128 too.
     total_seen(host, &callers[8], |t| t >= 128, "128").await?;
     let s129 = host.subscribe(&callers[8], &["tree"], false).await?;
     ensure!(s129.refused() == Some("subscription-limit"), "the 129th in all: {:?}", s129.returned);
@@ -1086,6 +1087,63 @@ pub async fn subscription_limits(host: &Host, callers: &[Realm]) -> anyhow::Resu
     let next = host.subscribe(&callers[8], &["tree"], false).await?;
     ensure!(next.refused().is_none(), "after a dispose, the next is refused: {:?}", next.returned);
     Ok("16 per caller (17th refused), 128 in all (129th refused), a dispose frees one".into())
+}
+
+/// Sixteen subscriptions from each of `callers` (child realms, at least 9: 144 in all), every call
+/// in flight at once (all sent before the first answer): exactly 128 are granted and the rest
+/// refused with `subscription-limit`, the top's exact total is 128, and a dispose gives a refused
+/// caller its subscription.
+pub async fn subscriptions_racing(host: &Host, callers: &[Realm]) -> anyhow::Result<String> {
+    ensure!(callers.len() >= 9, "{} callers: 16 from each of 9 or more pass 128", callers.len());
+    let per = crate::attention::inspect::SUBSCRIPTIONS_PER_CALLER;
+    let t0 = std::time::Instant::now();
+    let calls = callers.iter().map(|r| async move {
+        let sent = t0.elapsed();
+        let r = host.subscribe_many(r, &["tree"], false, per).await;
+        (sent, t0.elapsed(), r)
+    });
+    let timed = futures::future::join_all(calls).await;
+    // Every request was out before the first answer came back: they overlapped.
+    let last_sent = timed.iter().map(|t| t.0).max().unwrap_or_default();
+    let first_answer = timed.iter().map(|t| t.1).min().unwrap_or_default();
+    ensure!(
+        last_sent < first_answer,
+        "the calls did not overlap (the last was sent at {last_sent:?}, the first answered at {first_answer:?})"
+    );
+    let mut results = Vec::new();
+    for (_, _, r) in timed {
+        results.push(r?);
+    }
+    let all: Vec<&Subscription> = results.iter().flatten().collect();
+    let granted: Vec<&Subscription> = all.iter().copied().filter(|s| s.refused().is_none()).collect();
+    let refused: Vec<Option<&str>> = all.iter().filter_map(|s| s.refused().map(Some)).collect();
+    let total = crate::attention::inspect::SUBSCRIPTIONS_TOTAL as usize;
+    ensure!(
+        granted.len() == total && refused.iter().all(|r| *r == Some("subscription-limit")),
+        "{} subscriptions racing from {} realms: {} granted (want exactly {total}), refused {:?}",
+        all.len(),
+        callers.len(),
+        granted.len(),
+        refused
+    );
+    let top = host.subscription_total(&Realm::Top).await?;
+    ensure!(top == total as u64, "the top's own total is {top}, with {total} granted");
+    // A refused caller gets its subscription once one is disposed (and it has heard of the 127).
+    let waiting = results
+        .iter()
+        .find(|s| s.iter().any(|x| x.refused().is_some()))
+        .map(|s| s[0].realm.clone())
+        .ok_or_else(|| anyhow::anyhow!("no caller was refused"))?;
+    host.dispose(granted[0]).await?;
+    total_seen(host, &waiting, |t| t < total as u64, "127 after a dispose").await?;
+    let next = host.subscribe(&waiting, &["tree"], false).await?;
+    ensure!(next.refused().is_none(), "after a dispose, the refused caller is refused again: {:?}", next.returned);
+    Ok(format!(
+        "{} racing from {} realms (all in flight together): {total} granted, {} refused (subscription-limit)",
+        all.len(),
+        callers.len(),
+        refused.len()
+    ))
 }
 
 /// Waits until `realm`'s runtime knows a Host subscription total that `ok` accepts.
@@ -1175,6 +1233,16 @@ pub fn checks() -> Vec<super::Check> {
             host: sixteen_realms,
             name: "inspection-subscription-limits",
             run: |h| Box::pin(async move { subscription_limits(h, &callers()).await }),
+        },
+        Check {
+            host: sixteen_realms,
+            name: "inspection-subscriptions-racing-give-exactly-128",
+            run: |h| {
+                Box::pin(async move {
+                    let children: Vec<Realm> = callers().into_iter().skip(1).take(9).collect();
+                    subscriptions_racing(h, &children).await
+                })
+            },
         },
     ]
 }

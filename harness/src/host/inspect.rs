@@ -242,34 +242,59 @@ impl Host {
     }
 
     /// `subscribe({events, fromRoot}, callback)` in `realm`; the callback appends each notice, with
-    /// the page's `performance.now()` as `at_ms`, to `window.__inspectNotices[index]`.
+    /// the page's `performance.now()` as `at_ms`, to `window.__inspectNotices[index]`. Returns once
+    /// the subscription is settled: a child realm's waits for the top to grant or refuse its slot.
     pub async fn subscribe(&self, realm: &Realm, events: &[&str], from_root: bool) -> Result<Subscription, HostError> {
+        let mut subs = self.subscribe_many(realm, events, from_root, 1).await?;
+        subs.pop().ok_or_else(|| HostError::Unexpected { what: "attention.subscribe".into(), detail: "none".into() })
+    }
+
+    /// `n` subscriptions made one after another in one turn of `realm`'s event loop (as a package
+    /// subscribing to several things at once does), each as [`Host::subscribe`], all settled.
+    pub async fn subscribe_many(
+        &self,
+        realm: &Realm,
+        events: &[&str],
+        from_root: bool,
+        n: u32,
+    ) -> Result<Vec<Subscription>, HostError> {
         let expr = format!(
-            "(() => {{
+            "(async () => {{
                 const a = window.$W && window.$W.attention;
                 if (!a) throw new Error('no $W.attention in this realm');
                 const subs = (window.__inspectSubs = window.__inspectSubs || []);
                 const notices = (window.__inspectNotices = window.__inspectNotices || []);
-                const index = subs.length;
-                notices.push([]);
-                const handle = a.subscribe({{ events: {events}, fromRoot: {from_root} }}, (n) => {{
-                    notices[index].push({{ at_ms: performance.now(), notice: JSON.parse(JSON.stringify(n)) }});
-                }});
-                subs.push(handle);
-                const returned = {{}};
-                for (const k of Object.keys(handle || {{}})) if (k !== 'dispose') returned[k] = handle[k];
-                return {{ index, returned: JSON.parse(JSON.stringify(returned)), dispose: typeof (handle && handle.dispose) }};
+                const made = [];
+                for (let i = 0; i < {n}; i++) {{
+                    const index = subs.length;
+                    notices.push([]);
+                    const handle = a.subscribe({{ events: {events}, fromRoot: {from_root} }}, (x) => {{
+                        notices[index].push({{ at_ms: performance.now(), notice: JSON.parse(JSON.stringify(x)) }});
+                    }});
+                    subs.push(handle);
+                    made.push([index, handle]);
+                }}
+                // A child realm's subscriptions are pending until the top grants their slots.
+                await Promise.all(made.map(([, h]) => (h && h.settled) || null));
+                return {{ made: made.map(([index, handle]) => {{
+                    const returned = {{}};
+                    for (const k of Object.keys(handle || {{}})) if (k !== 'dispose' && k !== 'settled') returned[k] = handle[k];
+                    return {{ index, returned: JSON.parse(JSON.stringify(returned)), dispose: typeof (handle && handle.dispose) }};
+                }}) }};
             }})()",
             events = json!(events),
         );
         let got = self.eval_in_frame(&realm.frame(), &expr).await?;
-        if got["dispose"] != "function" {
-            return Err(HostError::Unexpected { what: "attention.subscribe".into(), detail: short(&got.to_string()) });
+        let bad = |what: &str| HostError::Unexpected { what: what.into(), detail: short(&got.to_string()) };
+        let mut subs = Vec::new();
+        for m in got["made"].as_array().ok_or_else(|| bad("attention.subscribe"))? {
+            if m["dispose"] != "function" {
+                return Err(bad("attention.subscribe"));
+            }
+            let index = m["index"].as_u64().ok_or_else(|| bad("subscribe index"))?;
+            subs.push(Subscription { realm: realm.clone(), index, returned: m["returned"].clone() });
         }
-        let index = got["index"]
-            .as_u64()
-            .ok_or_else(|| HostError::Unexpected { what: "subscribe index".into(), detail: got.to_string() })?;
-        Ok(Subscription { realm: realm.clone(), index, returned: got["returned"].clone() })
+        Ok(subs)
     }
 
     /// Every notice `sub`'s callback received so far: `(page time ms, notice JSON)`.

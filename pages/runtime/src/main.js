@@ -30,6 +30,7 @@ import {
   onInspectionChange,
   invalidateAll,
   onTotalFromParent,
+  onSlotCall,
   installSubscriptionListeners,
 } from './host/subscriptions.js';
 
@@ -48,6 +49,7 @@ on('inspection', noticeUp);
 on('inspection', onInspectionChange);
 on('inspect-up', onInspectUpCall);
 on('inspect-total', onTotalFromParent);
+on('subscribe-slot', onSlotCall);
 
 function install() {
   installShadowPatch();

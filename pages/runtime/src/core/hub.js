@@ -27,6 +27,8 @@
 //                      -> host/inspect.js (the top answers, a child asks its own parent)
 //   inspect-total      the parent sent the Host's subscription total (relay/router.js)
 //                      -> host/subscriptions.js onTotalFromParent
+//   subscribe-slot     a child realm asked for subscription slots or gave them back (relay/inspect-parent.js)
+//                      -> host/subscriptions.js onSlotCall (the top decides, a child asks its parent)
 import { lookupTable } from './constants.js';
 
 const HANDLERS = lookupTable({
@@ -39,6 +41,7 @@ const HANDLERS = lookupTable({
   inspection: [],
   'inspect-up': [],
   'inspect-total': [],
+  'subscribe-slot': [],
 });
 
 function handlersOf(event) {

@@ -111,6 +111,7 @@ export const INSPECTION = {
   continuations: new Map(),
   subs: new Map(), // subscription id -> record
   subsByCaller: new Map(), // caller -> count
+  pendingSubs: 0, // child: subscriptions still waiting for the top's slot (host/subscriptions.js)
   childSubs: 0, // subscriptions registered in descendant realms (top: reported by children)
   hostSubs: 0, // a child's last known Host-wide total (sent down by its parent)
   hostRevisions: null, // a child's last known Host revisions (sent down with Host changes)

@@ -4,31 +4,136 @@
 // (core/coalesce.js, one timer per subscription); `backpressure` when an interval merged too many;
 // a terminal `invalidation` when the realm's document is replaced, the page is hidden or the parent
 // binding is lost; notices carry change only: {kind, kinds, revisions, dropped}, never details).
-// A caller is the realm that subscribed (its realm id): one realm's packages share its 16. The Host
-// total counts every realm: children report their subtree's count with their revision notices and the
-// top sends the total down (`inspect-total`), which a child checks before it registers one.
+// A caller is the realm that subscribed (its realm id): one realm's packages share its 16.
+// The Host total is the top's to decide, so that subscriptions racing from many realms give exactly
+// 128: a child realm's subscription is pending until the top grants it a slot (`subscribe-slot`, up
+// the parent chain like a fromRoot call; the subscriptions of one turn go as one request). The handle
+// is returned at once; its `settled` promise resolves to null once granted, or to the refusal, which
+// its `error` then also shows (and the subscription is gone, nothing delivered). The total the top
+// sends down (`inspect-total`) is for reading only (debug); a realm not bound to a parent yet is no
+// part of the Host, and its subscriptions are granted locally (and reported once it is bound). A dispose or a
+// terminal invalidation gives the slot back (`subscribe-release`); the top also drops the slots of a
+// child binding that detached or whose realm changed.
 import { W, nSetTimeout, nClearTimeout, nAddEL, nPostMessage, nPerfNow } from '../core/natives.js';
 import { INSPECT, RELAY_SCHEMA } from '../core/constants.js';
 import { safe } from '../core/dom-reads.js';
-import { ROLE, REALM_ID, INSPECTION, bindings } from '../core/state.js';
+import { ROLE, REALM_ID, UP, INSPECTION, bindings } from '../core/state.js';
 import { checkSubscribe } from '../core/inspect-args.js';
 import { createCoalescer } from '../core/coalesce.js';
-import { noticeUp } from '../relay/inspect-child.js';
+import { noticeUp, upCall } from '../relay/inspect-child.js';
 import { usable } from '../relay/parent.js';
 import { revisionsNow } from './inspect.js';
 
 let nextId = 0;
 function noop() {}
+const SETTLED = Promise.resolve(null);
+function refusal(reason, detail, limit) {
+  return Object.freeze({ reason: reason, detail: detail, limit: limit });
+}
 function refused(reason, detail, limit) {
-  return Object.freeze({ dispose: noop, error: Object.freeze({ reason: reason, detail: detail, limit: limit }) });
+  const error = refusal(reason, detail, limit);
+  return Object.freeze({ dispose: noop, error: error, settled: Promise.resolve(error) });
+}
+// The top: slots granted to subscriptions of descendant realms, slot id -> {b: the child binding it
+// came through, realmId: that binding's realm then}.
+const slots = new Map();
+// The live slots per child binding (a binding that detached or whose realm changed loses its own).
+function slotsByBinding() {
+  const per = new Map();
+  slots.forEach((s, id) => {
+    if (s.b.state === 'detached' || s.b.realmId !== s.realmId) slots.delete(id);
+    else per.set(s.b, (per.get(s.b) || 0) + 1);
+  });
+  return per;
+}
+// What the top counts for one child binding's subtree: its granted slots, or what it reported when
+// more (subscriptions made before it was bound were granted there and only reported).
+function subtreeCount(b, per) {
+  return Math.max(per.get(b) || 0, b.inspectSubs || 0);
 }
 // The Host-wide count as this realm knows it (the top: exact; a child: the top's last total with this
 // realm's own change since it was reported).
 function hostTotal() {
+  if (ROLE === 'top') {
+    const per = slotsByBinding();
+    let n = INSPECTION.subs.size;
+    bindings.forEach((b) => {
+      if (b.state !== 'detached') n += subtreeCount(b, per);
+    });
+    return n;
+  }
   const own = INSPECTION.subs.size + INSPECTION.childSubs;
-  if (ROLE === 'top') return own;
   // The parent's total counted this subtree as `reportedSubs` (it says so with the total).
   return Math.max(own, INSPECTION.hostSubs - (INSPECTION.reportedSubs || 0) + own);
+}
+// A child realm's pending subscriptions of this turn, asked for in one `subscribe-slot` request.
+let asking = [];
+function askSlot(rec) {
+  asking.push(rec);
+  if (asking.length > 1) return;
+  nSetTimeout(() => {
+    const batch = asking;
+    asking = [];
+    const byId = new Map(batch.map((r) => [r.id, r]));
+    upCall(REALM_ID, 'subscribe-slot', [batch.map((r) => r.id)], INSPECT.timeoutMs * 2).then((res) => {
+      const granted = new Set(res && Array.isArray(res.granted) ? res.granted : []);
+      const giveBack = [];
+      byId.forEach((r, id) => {
+        // Disposed while pending: a slot granted meanwhile goes back at once.
+        if (r.state === 'disposed') {
+          if (granted.has(id)) giveBack.push(id);
+        } else if (granted.has(id)) settleRec(r, null);
+        else if (res) settleRec(r, refusal('subscription-limit', 'total', INSPECT.subsTotal));
+        // No answer (the parent or the top is gone or too busy): the total cannot be confirmed.
+        else settleRec(r, refusal('unavailable', 'subscribe-slot', INSPECT.subsTotal));
+      });
+      releaseSlots(giveBack);
+    });
+  }, 0);
+}
+function settleRec(rec, error) {
+  if (rec.state !== 'pending') return;
+  INSPECTION.pendingSubs--;
+  if (error) {
+    rec.state = 'refused';
+    rec.error = error;
+    if (error.reason === 'subscription-limit') INSPECTION.refused.total++;
+    remove(rec, false, false);
+  } else rec.state = 'active';
+  countChanged();
+  rec.settle(error);
+}
+function releaseSlots(ids) {
+  if (ids.length) upCall(REALM_ID, 'subscribe-release', [ids], INSPECT.timeoutMs);
+}
+// A descendant realm asks for slots or gives them back (hub `subscribe-slot`, relay/inspect-parent.js):
+// the top decides, in the order asked; a child realm passes the request on up and the answer down.
+export function onSlotCall(e) {
+  const ids = Array.isArray(e.msg.args) && Array.isArray(e.msg.args[0]) ? e.msg.args[0] : [];
+  const list = ids.filter((id) => typeof id === 'string' && id.length <= 96).slice(0, INSPECT.subsTotal);
+  const release = e.msg.method === 'subscribe-release';
+  if (ROLE !== 'top') {
+    upCall(REALM_ID, e.msg.method, [list], INSPECT.timeoutMs * 2).then((r) => e.reply(r || { granted: [] }));
+    return;
+  }
+  if (release) {
+    for (const id of list) if (slots.has(id) && slots.get(id).b === e.binding) slots.delete(id);
+    e.reply({ released: list.length });
+    sendTotalDown();
+    return;
+  }
+  const granted = [];
+  for (const id of list) {
+    if (slots.has(id)) continue;
+    if (hostTotal() >= INSPECT.subsTotal) {
+      INSPECTION.refused.total++;
+      continue;
+    }
+    slots.set(id, { b: e.binding, realmId: e.binding.realmId });
+    granted.push(id);
+  }
+  e.reply({ granted: granted });
+  sendTotalDown();
 }
 function countChanged() {
   if (ROLE === 'top') sendTotalDown();
@@ -37,13 +142,15 @@ function countChanged() {
 // kinds / revisions: what changed in the Host (for fromRoot subscriptions in child realms).
 export function sendTotalDown(total, kinds, revisions) {
   const t = total === undefined ? hostTotal() : total;
+  const per = ROLE === 'top' ? slotsByBinding() : null;
   bindings.forEach((b) => {
     if (!usable(b)) return;
     const cw = safe(() => b.iframe.contentWindow, null);
     if (!cw) return;
     try {
       // `yours`: this subtree's count as the total includes it (what this realm knows of that child).
-      const msg = { schema: RELAY_SCHEMA, type: 'inspect-total', token: b.token, total: t, yours: b.inspectSubs || 0 };
+      const yours = per ? subtreeCount(b, per) : b.inspectSubs || 0;
+      const msg = { schema: RELAY_SCHEMA, type: 'inspect-total', token: b.token, total: t, yours: yours };
       if (kinds && kinds.length) {
         msg.kinds = kinds;
         msg.revisions = revisions;
@@ -63,12 +170,26 @@ export function subscribe(caller, spec, callback) {
     INSPECTION.refused.caller++;
     return refused('subscription-limit', 'per-caller', INSPECT.subsPerCaller);
   }
-  if (hostTotal() >= INSPECT.subsTotal) {
+  // In a child realm bound to a parent, pending until the top grants its slot (askSlot): the top
+  // alone knows the total (what it last sent down may be behind or ahead of this realm's own count).
+  const confirm = ROLE !== 'top' && UP.granted;
+  if (!confirm && hostTotal() >= INSPECT.subsTotal) {
     INSPECTION.refused.total++;
     return refused('subscription-limit', 'total', INSPECT.subsTotal);
   }
   const id = 's-' + REALM_ID + '-' + ++nextId;
-  const rec = { id: id, caller: caller, events: c.ok.events, fromRoot: c.ok.fromRoot, delivered: 0 };
+  const rec = {
+    id: id,
+    caller: caller,
+    events: c.ok.events,
+    fromRoot: c.ok.fromRoot,
+    delivered: 0,
+    state: confirm ? 'pending' : 'active',
+    error: null,
+    settle: noop,
+  };
+  const settled = confirm ? new Promise((res) => (rec.settle = res)) : SETTLED;
+  if (confirm) INSPECTION.pendingSubs++;
   rec.co = createCoalescer({
     // A monotonic clock: the 10 per second is real time, not the observation clock (which a test hook
     // moves and which follows Date.now).
@@ -87,15 +208,27 @@ export function subscribe(caller, spec, callback) {
   INSPECTION.subs.set(id, rec);
   INSPECTION.subsByCaller.set(caller, mine + 1);
   countChanged();
+  if (confirm) askSlot(rec);
   return Object.freeze({
     dispose: () => {
-      if (remove(rec, false)) countChanged();
+      if (remove(rec, false, true)) countChanged();
     },
+    get error() {
+      return rec.error;
+    },
+    settled: settled,
   });
 }
 // terminal: deliver the terminal `invalidation` (detach, disconnect); a dispose stops silently.
-function remove(rec, terminal) {
+// release: give a slot the top granted back (a refused subscription has none).
+function remove(rec, terminal, release) {
   if (!INSPECTION.subs.delete(rec.id)) return false;
+  if (rec.state === 'pending') {
+    // Its slot request is out: askSlot gives back a slot it brings.
+    INSPECTION.pendingSubs--;
+    rec.state = 'disposed';
+    rec.settle(refusal('cancelled', 'disposed', INSPECT.subsTotal));
+  } else if (release && rec.state === 'active' && ROLE !== 'top' && UP.granted) releaseSlots([rec.id]);
   const n = (INSPECTION.subsByCaller.get(rec.caller) || 1) - 1;
   if (n > 0) INSPECTION.subsByCaller.set(rec.caller, n);
   else INSPECTION.subsByCaller.delete(rec.caller);
@@ -136,7 +269,7 @@ function hostRevisions(fallback) {
 // Terminal invalidation of every subscription of this realm (detach, disconnect, navigation).
 export function invalidateAll() {
   const all = Array.from(INSPECTION.subs.values());
-  for (const rec of all) remove(rec, true);
+  for (const rec of all) remove(rec, true, true);
   if (all.length) countChanged();
 }
 export function installSubscriptionListeners() {

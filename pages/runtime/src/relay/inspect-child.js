@@ -217,7 +217,8 @@ export function noticeUp(kinds) {
       token: UP.currentToken,
       realm_id: REALM_ID,
       kinds: ks,
-      subs: INSPECTION.subs.size + INSPECTION.childSubs,
+      // Pending subscriptions are not told: the top counts them once it granted their slots.
+      subs: INSPECTION.subs.size - INSPECTION.pendingSubs + INSPECTION.childSubs,
     });
   }, 0);
 }

@@ -2,8 +2,9 @@
 // token checked by relay/router.js): revision notices (the child's tree or geometry changed: this
 // realm's revisions move, and the hub tells subscriptions and, in a child realm, the parent above)
 // and fromRoot calls (`inspect-up`); the acknowledgement of notices once this realm's revisions were
-// read (`inspect-ack`, ackChildren), handed to the API on the hub (`inspect-up`) with a reply function
-// that answers the child (`inspect-up-result`).
+// read (`inspect-ack`, ackChildren), handed to the API on the hub (`inspect-up`; a subscription's
+// slot asked for or given back: `subscribe-slot`) with a reply function that answers the child
+// (`inspect-up-result`).
 import { nPostMessage } from '../core/natives.js';
 import { RELAY_SCHEMA } from '../core/constants.js';
 import { isInt } from '../core/util.js';
@@ -70,6 +71,7 @@ export function onInspectUp(b, msg) {
       /* ignore */
     }
   };
-  emit('inspect-up', { binding: b, msg: msg, reply: reply });
+  const slot = msg.method === 'subscribe-slot' || msg.method === 'subscribe-release';
+  emit(slot ? 'subscribe-slot' : 'inspect-up', { binding: b, msg: msg, reply: reply });
   return true;
 }
