@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
+use attention_harness::attention::inspect::{GeometryData, InspectionResult};
 use attention_harness::qa::landmarks::{REFERENCE, REFERENCE_PREFIXES};
 use attention_harness::qa::LayoutFile;
 use attention_harness::{run_host_opts, Engine, HostOptions, Layout};
@@ -81,7 +82,11 @@ fn refused(args: &[&str], names: &[&str]) -> String {
 #[test]
 fn a_layout_file_the_host_rejects_is_the_clis_error_with_the_hosts_kinds_and_panel_ids() {
     let bad = "fixtures/layouts/invalid-unknown-panel.json";
-    for cmd in [vec!["snapshot", "--point", "10,10", "--layout-file", bad], vec!["verify", "--layout-file", bad]] {
+    for cmd in [
+        vec!["snapshot", "--point", "10,10", "--layout-file", bad],
+        vec!["verify", "--layout-file", bad],
+        vec!["inspect", "--layout-file", bad, "tree"],
+    ] {
         refused(&cmd, &["does not validate", "unknown-panel", "invalid-size", "[panel sidebar]", bad]);
     }
     refused(&["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/not-json.json"], &["invalid-json"]);
@@ -90,6 +95,11 @@ fn a_layout_file_the_host_rejects_is_the_clis_error_with_the_hosts_kinds_and_pan
         &["snapshot", "--layout", "compat", "--point", "1,1", "--layout-file", "fixtures/layouts/chat-below.json"],
         &["--layout compat"],
     );
+    refused(
+        &["inspect", "--layout", "compat", "--layout-file", "fixtures/layouts/chat-below.json", "tree"],
+        &["--layout compat"],
+    );
+    refused(&["inspect", "tree"], &["--layout"]);
 }
 
 #[test]
@@ -168,6 +178,55 @@ fn a_layout_file_with_zoom_and_dpr_is_what_the_page_is_built_from_and_sampled_at
     let snap: Value = serde_json::from_slice(&out.stdout).expect("a snapshot");
     let x = snap.pointer("/pointer/point/x").and_then(Value::as_f64).expect("the pointer's point");
     assert!((x - 80.0).abs() <= 1.0, "the pointer is at the nav panel's centre (x 80): {}", snap["pointer"]);
+}
+
+/// `inspect` opens the page its view options describe: the left leaf's geometry read through the CLI
+/// at a layout file, zoom and DPR is Chromium's box model of the leaf in a Host opened with the same
+/// file, zoom and DPR, and not where the default layout puts it.
+#[test]
+fn inspect_with_a_layout_file_zoom_and_dpr_reads_the_page_built_from_them() {
+    let file = std::fs::read_to_string(repo("fixtures/layouts/chat-below.json")).expect("the layout file");
+    let options =
+        HostOptions::new(Layout::Managed, Engine::Iframe).declaration_json(file).zoom(1.25).device_scale_factor(2.0);
+    let mut truth = None;
+    run_host_opts(options, async |host| {
+        truth = Some(host.landmark_rect("left-leaf").await?);
+        Ok(())
+    });
+    let truth = truth.expect("the leaf's box");
+    let mut default = None;
+    run_host_opts(HostOptions::new(Layout::Managed, Engine::Iframe), async |host| {
+        default = Some(host.landmark_rect("left-leaf").await?);
+        Ok(())
+    });
+    let default = default.expect("the leaf's box in the default layout");
+    let read = |extra: &[&str]| -> InspectionResult<GeometryData> {
+        let mut args = vec!["inspect"];
+        args.extend_from_slice(extra);
+        args.extend(["--from-root", "geometry", "--role", "button", "--name", "Attention target left"]);
+        let (out, _) = cli(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not a geometry result ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+    };
+    let filed = read(&["--layout-file", "fixtures/layouts/chat-below.json", "--zoom", "1.25", "--dpr", "2"]);
+    let rect = filed.data.geometry.as_ref().expect("a geometry").rect;
+    let near = |a: f64, b: f64| (a - b).abs() <= 0.5;
+    assert!(
+        near(rect.x, truth.x)
+            && near(rect.y, truth.y)
+            && near(rect.width, truth.width)
+            && near(rect.height, truth.height),
+        "the CLI's leaf {rect:?} is not Chromium's {truth:?} at the file's layout"
+    );
+    assert!(
+        !near(rect.x, default.x) || !near(rect.y, default.y),
+        "the layout file moved nothing: the leaf is where the default layout puts it ({default:?})"
+    );
+    // Without view options, the CLI reads the default layout's leaf.
+    let plain = read(&["--layout", "managed"]);
+    let rect = plain.data.geometry.as_ref().expect("a geometry").rect;
+    assert!(near(rect.x, default.x) && near(rect.y, default.y), "default layout: {rect:?} vs {default:?}");
 }
 
 #[test]

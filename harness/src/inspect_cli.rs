@@ -11,13 +11,16 @@ use serde_json::Value;
 use crate::attention::inspect::NodesData;
 use crate::attention::NodeRef;
 use crate::host::{HitQuery, InspectOptions, Inspected, Realm, SemanticQuery};
+use crate::qa::{View, ViewArgs};
 use crate::{Engine, Frame, Harness, Host, HostOptions, Layout};
 
-/// `inspect --layout L [--engine E] [--frame-url PART | --frame-name NAME] [--from-root] <read>`.
+/// `inspect --layout L [--engine E] [view options] [--frame-url PART | --frame-name NAME]
+/// [--from-root] <read>`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    #[arg(long, value_enum)]
-    pub layout: Layout,
+    /// The Host shell (managed when --layout-file is given).
+    #[arg(long, value_enum, required_unless_present = "layout_file")]
+    pub layout: Option<Layout>,
     #[arg(long, value_enum, default_value = "iframe")]
     pub engine: Engine,
     /// Call from inside the child realm whose frame URL contains this (`about:srcdoc`, `leaf.html?side=left`).
@@ -29,6 +32,10 @@ pub struct InspectArgs {
     /// Read the whole Host tree (`fromRoot: true`) instead of the caller's own subtree.
     #[arg(long)]
     pub from_root: bool,
+    /// `--layout-file`, `--viewport`, `--dpr`, `--zoom`: the page the read is made in, as `snapshot`
+    /// and `verify` open it.
+    #[command(flatten)]
+    pub view: ViewArgs,
     #[command(subcommand)]
     pub read: Read,
 }
@@ -131,10 +138,12 @@ impl InspectArgs {
     }
 }
 
-/// Opens the Host, makes the read, prints the JSON answer; exit 0 when the runtime answered.
-pub fn run(h: &Harness, args: &InspectArgs) -> Result<ExitCode, String> {
+/// Opens the Host of `layout` at `view` (both checked by the caller: [`ViewArgs::check`],
+/// [`View::layouts`]), makes the read, prints the JSON answer; exit 0 when the runtime answered.
+pub fn run(h: &Harness, args: &InspectArgs, view: &View, layout: Layout) -> Result<ExitCode, String> {
     h.block_on(async {
-        let host = h.open_with(HostOptions::new(args.layout, args.engine)).await.map_err(|e| e.to_string())?;
+        let options = view.apply(HostOptions::new(layout, args.engine));
+        let host = h.open_with(options).await.map_err(|e| e.to_string())?;
         let result = read(&host, args).await;
         host.close().await;
         let json = result?;

@@ -265,13 +265,17 @@ fn main() -> ExitCode {
             let req = attention_harness::audit::AuditRequest { url: page, grid, view };
             with_harness(pages, |h| cli::audit::run(h, &req, json, html.as_deref()))
         }
-        Command::Inspect(args) => match args.validate() {
-            Err(e) => {
+        Command::Inspect(args) => {
+            if let Err(e) = args.validate() {
                 eprintln!("error: {e}");
-                ExitCode::from(2)
+                return ExitCode::from(2);
             }
-            Ok(()) => with_harness(pages, |h| attention_harness::inspect_cli::run(h, &args)),
-        },
+            let (view, layouts) = match checked_view(&args.view, &pages, args.layout.map(|l| vec![l]).as_deref()) {
+                Ok(v) => v,
+                Err(code) => return code,
+            };
+            with_harness(pages, |h| attention_harness::inspect_cli::run(h, &args, &view, layouts[0]))
+        }
         Command::Snapshot { layout, engine, point, envelope, version, picture, view } => {
             let envelope = envelope.then_some(version.unwrap_or(1));
             let (view, layouts) = match checked_view(&view, &pages, layout.map(|l| vec![l]).as_deref()) {

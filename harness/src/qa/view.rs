@@ -1,5 +1,5 @@
-//! The view options of every command that opens a Host (`snapshot`, `verify`, `replay`, and
-//! `inspect` at its merge): `--layout-file`, `--viewport WxH`, `--dpr 1|2|3`, `--zoom Z`, as one
+//! The view options of every command that opens a Host (`snapshot`, `verify`, `inspect`, and a
+//! scenario's own view for `replay`): `--layout-file`, `--viewport WxH`, `--dpr 1|2|3`, `--zoom Z`, as one
 //! reusable clap [`ViewArgs`], turned into a checked [`View`] before any browser starts.
 
 use std::path::{Path, PathBuf};
