@@ -98,7 +98,7 @@ function settleRec(rec, error) {
     rec.state = 'refused';
     rec.error = error;
     if (error.reason === 'subscription-limit') INSPECTION.refused.total++;
-    remove(rec, false, false);
+    remove(rec, false);
   } else rec.state = 'active';
   countChanged();
   rec.settle(error);
@@ -113,7 +113,8 @@ export function onSlotCall(e) {
   const list = ids.filter((id) => typeof id === 'string' && id.length <= 96).slice(0, INSPECT.subsTotal);
   const release = e.msg.method === 'subscribe-release';
   if (ROLE !== 'top') {
-    upCall(REALM_ID, e.msg.method, [list], INSPECT.timeoutMs * 2).then((r) => e.reply(r || { granted: [] }));
+    // No answer from above stays no answer (the asking realm reports `unavailable`, not a refusal).
+    upCall(REALM_ID, e.msg.method, [list], INSPECT.timeoutMs * 2).then((r) => e.reply(r));
     return;
   }
   if (release) {
@@ -211,7 +212,7 @@ export function subscribe(caller, spec, callback) {
   if (confirm) askSlot(rec);
   return Object.freeze({
     dispose: () => {
-      if (remove(rec, false, true)) countChanged();
+      if (remove(rec, false)) countChanged();
     },
     get error() {
       return rec.error;
@@ -220,15 +221,15 @@ export function subscribe(caller, spec, callback) {
   });
 }
 // terminal: deliver the terminal `invalidation` (detach, disconnect); a dispose stops silently.
-// release: give a slot the top granted back (a refused subscription has none).
-function remove(rec, terminal, release) {
+// A slot the top granted (an active child-realm subscription) is given back.
+function remove(rec, terminal) {
   if (!INSPECTION.subs.delete(rec.id)) return false;
   if (rec.state === 'pending') {
     // Its slot request is out: askSlot gives back a slot it brings.
     INSPECTION.pendingSubs--;
     rec.state = 'disposed';
     rec.settle(refusal('cancelled', 'disposed', INSPECT.subsTotal));
-  } else if (release && rec.state === 'active' && ROLE !== 'top' && UP.granted) releaseSlots([rec.id]);
+  } else if (rec.state === 'active' && ROLE !== 'top' && UP.granted) releaseSlots([rec.id]);
   const n = (INSPECTION.subsByCaller.get(rec.caller) || 1) - 1;
   if (n > 0) INSPECTION.subsByCaller.set(rec.caller, n);
   else INSPECTION.subsByCaller.delete(rec.caller);
@@ -269,7 +270,7 @@ function hostRevisions(fallback) {
 // Terminal invalidation of every subscription of this realm (detach, disconnect, navigation).
 export function invalidateAll() {
   const all = Array.from(INSPECTION.subs.values());
-  for (const rec of all) remove(rec, true, true);
+  for (const rec of all) remove(rec, true);
   if (all.length) countChanged();
 }
 export function installSubscriptionListeners() {
