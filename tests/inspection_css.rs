@@ -36,7 +36,6 @@ fn every_corpus_selector_matches_what_native_query_selector_all_matches(
 }
 
 #[rstest]
-#[ignore = "not done: the native side reads the wrong scope (engine fragment: the fragment realm's patched document vs the Host document the runtime scopes to; engine iframe: the corpus frame is not found by URL) (issue 19)"]
 fn shoelace_and_material_corpus_selectors_match_native_query_selector_all(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,

@@ -31,8 +31,9 @@ pub fn meets_thresholds(f: &Figures) -> bool {
         && f.text_pct() >= TEXT_MIN
 }
 
-/// Walks the corpus mounted by the Host (`?corpus=...`) and measures agreement with Chromium.
-pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
+/// Waits until the corpus the Host mounts (`?corpus=...`) says it is rendered: the Host's readiness
+/// does not wait for it (its components load their library asynchronously in their own realm).
+pub async fn corpus_ready(host: &Host) -> anyhow::Result<()> {
     // The corpus announces itself once its components are defined, rendered and their icons drawn.
     wait_for(host, "the corpus app reporting data-app-ready", std::time::Duration::from_secs(20), || async {
         Ok(match host.frames().locate_attr("data-app-ready", "true").await? {
@@ -40,7 +41,12 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
             None => Poll::Pending("no data-app-ready yet".into()),
         })
     })
-    .await?;
+    .await
+}
+
+/// Walks the corpus mounted by the Host (`?corpus=...`) and measures agreement with Chromium.
+pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
+    corpus_ready(host).await?;
     let app = host.locate_landmark("corpus-app").await.context("the Host has no corpus mounted (?corpus=...)")?;
     let app_chain = host.frames().chain_of(&app).await?;
     let area = app_chain.clip(&host.frames().node_rect(&app).await?);

@@ -334,10 +334,12 @@ pub async fn css_differential(host: &Host) -> anyhow::Result<String> {
     ))
 }
 
-/// The Shoelace / Material corpus (whichever the Host holds): every element-type and attribute
-/// selector built from the corpus's own tags, on each shadow root the runtime returns and the
-/// corpus document, equal to native qSA (the corpus realm is the `corpus-*` frame).
+/// The Shoelace / Material corpus (whichever the Host holds): every element-type, structure and
+/// state selector built from the corpus's own tags, on the root the corpus lives in (the corpus
+/// document of an iframe realm, the shadow root of a Web Fragment's host), equal to native qSA on
+/// that root, once the corpus says it is rendered (the corpus realm is the `corpus-*` frame).
 pub async fn css_corpus_differential(host: &Host, prefix: &str) -> anyhow::Result<String> {
+    super::fidelity::corpus_ready(host).await?;
     let realm = match host.engine {
         Engine::Iframe => Realm::Frame(Frame::UrlContains("corpus-".into())),
         Engine::Fragment => Realm::Frame(Frame::Name(format!("wf:corpus-{}", corpus_name(prefix)))),
@@ -372,11 +374,40 @@ pub async fn css_corpus_differential(host: &Host, prefix: &str) -> anyhow::Resul
             .map(String::from),
     );
     let refs: Vec<&str> = sels.iter().map(String::as_str).collect();
-    let doc = document_of(host, &realm).await?;
-    let pairs = css_pairs(host, &realm, &doc, "document", &refs).await?;
+    // The corpus's own root on both sides: the corpus document of an iframe realm; for a Web
+    // Fragment, the shadow root its physical DOM lives in (the Host document's qSA would not cross
+    // into it, and the fragment realm's patched `document` is not a scope the runtime returns).
+    let (scope, native_root) = corpus_root(host, &realm).await?;
+    let pairs = css_pairs(host, &realm, &scope, native_root, &refs).await?;
     let bad = css_disagreements(&pairs);
     ensure!(bad.is_empty(), "{} of {} corpus selectors disagree:\n{}", bad.len(), pairs.len(), head(&bad, 25));
     Ok(format!("{} corpus selectors over {} {prefix}* tags equal native qSA", pairs.len(), tags.len()))
+}
+
+/// The root node `#corpus` is in (page script), for native qSA, found by walking `parentNode` up:
+/// reframed (Web Fragments) patches `getRootNode`, in the fragment realm and the Host's, to answer
+/// the fragment realm's `document`, whose qSA it redirects; a fragment's physical root is the shadow
+/// root of its `web-fragment-host`.
+const CORPUS_ROOT: &str = "(() => {
+    let n = document.getElementById('corpus');
+    while (n.parentNode) n = n.parentNode;
+    return n;
+})()";
+
+/// The corpus root's NodeRef as the runtime returns it (the realm's Document, or the ShadowRoot
+/// child of its shadow host), and the page script naming the same root for native qSA.
+async fn corpus_root(host: &Host, realm: &Realm) -> anyhow::Result<(NodeRef, &'static str)> {
+    let expr = format!("(() => {{ const r = {CORPUS_ROOT}; return r.nodeType === 9 ? null : ({ID_OF})(r.host); }})()");
+    match host.eval_in_frame(&frame_of(realm), &expr).await? {
+        Value::Null => Ok((document_of(host, realm).await?, CORPUS_ROOT)),
+        Value::String(shadow_host) => Ok((
+            shadow_root_of(host, realm, &shadow_host)
+                .await
+                .with_context(|| format!("the shadow root the corpus is in (host {shadow_host})"))?,
+            CORPUS_ROOT,
+        )),
+        other => bail!("the corpus root's shadow host has no node id: {other}"),
+    }
 }
 
 fn corpus_name(prefix: &str) -> &'static str {
