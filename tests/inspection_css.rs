@@ -2,11 +2,13 @@
 //! corpus (fixtures/inspection/selectors.txt, over 300) matched by `find({css, scope})` equals native
 //! `querySelectorAll` on the same open or closed shadow root (and the realm's Document for the
 //! document selectors), in each realm kind of the cell; the Shoelace and Material corpora likewise;
-//! and on a tree with excluded, redacted, sensitive and editable nodes, each privacy rule gives
-//! exactly native qSA on a copy with the rules applied (each test fails when its rule is not).
+//! the focus pseudo-classes after a trusted click and Tab in each realm kind likewise; and on a tree
+//! with excluded, redacted, sensitive and editable nodes, each privacy rule gives exactly native qSA
+//! on a copy with the rules applied (each test fails when its rule is not).
 
 use attention_harness::checks::inspection::{
-    css_corpus_differential, css_differential_in, privacy_rule_in, realm_kinds, selectors, PrivacyRule,
+    css_corpus_differential, css_differential_in, focus_pseudo_classes_in, privacy_rule_in, realm_kinds, selectors,
+    PrivacyRule,
 };
 use attention_harness::{run_host, run_host_opts, Corpus, Engine, HostOptions, Layout, Mount};
 use rstest::rstest;
@@ -103,4 +105,22 @@ fn live_checked_and_selected_state_after_trusted_clicks_stays_queryable(
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
     privacy(layout, engine, PrivacyRule::LiveCheckedSelectedQueryable);
+}
+
+/// Focus pseudo-classes come from the browser's real focus state: after a trusted click and a
+/// trusted Tab inside a closed shadow root in each realm kind, `:focus`, `:focus-within` and
+/// `:focus-visible` (alone, combined, in `:has`) match what native qSA matches on the root, the
+/// realm's document and the Host document (where Chromium gives a focused frame element no `:focus`).
+#[rstest]
+fn focus_pseudo_classes_follow_trusted_focus_in_every_realm_kind(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+    #[values(0, 1, 2)] realm: usize,
+) {
+    run_host(layout, engine, async |h| {
+        let rk = &realm_kinds(engine)[realm];
+        let r = focus_pseudo_classes_in(h, rk).await?;
+        eprintln!("{layout}/{engine} {}: {} pairs agree, {} with native matches", rk.kind, r.compared, r.matched);
+        Ok(())
+    });
 }

@@ -576,6 +576,108 @@ pub(crate) const PRIVACY_COPY: &str = "((root, rules, idOf) => {
     return (sel) => Array.from(box.querySelectorAll(sel), (d) => idOf(orig.get(d)));
 })";
 
+// ---------------------------------------------------------------------------------------------
+// Focus pseudo-classes from real focus: the runtime's `:focus`, `:focus-within`, `:focus-visible`
+// against native qSA after a trusted click and a trusted Tab, in the realm that holds the focus
+// (inside a closed shadow root it owns), on that realm's document, and in the Host document, where
+// Chromium matches neither the frame element nor its ancestors with `:focus` / `:focus-within` while
+// the focus is inside the frame (measured: native qSA finds none), so neither may the runtime, whose
+// safe-focus record does reach into the child realm.
+
+/// Buttons and a text field in a shadow root; `data-pv` names them for ground truth.
+const FOCUS_CORPUS: &str = r#"<div id="w" data-pv="w"><button type="button" id="a" data-pv="a">First</button><span id="s">after</span><button type="button" id="b" data-pv="b">Second</button></div><p id="p"><input id="c" aria-label="Note field"></p>"#;
+
+/// Selectors whose answers depend on where the focus is and how it got there.
+/// (No bare `:not(:focus)`: on a document it also matches the excluded subtrees, which CSS search
+/// leaves out by the privacy rules, a difference the privacy tests own.)
+const FOCUS_SELECTORS: [&str; 17] = [
+    ":focus",
+    ":focus-within",
+    ":focus-visible",
+    "#w > :not(:focus)",
+    "[data-insp-host]:not(:focus)",
+    "button:focus",
+    "button:focus-visible",
+    ":focus + span",
+    ":focus ~ *",
+    "div:focus-within > :not(:focus)",
+    ":has(:focus)",
+    ":has(> :focus-visible)",
+    ":focus-within:not(:focus)",
+    "iframe:focus",
+    "iframe:focus-within",
+    "[data-insp-host]:focus",
+    ":is(p, div):focus-within",
+];
+
+/// What [`focus_pseudo_classes_in`] compared.
+#[derive(Debug)]
+pub struct FocusReport {
+    /// Selector x scope pairs equal to native qSA.
+    pub compared: usize,
+    /// Of them, pairs where native qSA matched something (the focus-dependent answers).
+    pub matched: usize,
+}
+
+/// Focuses the first button of a tree mounted in `rk`'s realm (closed shadow root) with a trusted
+/// click, then the second with a trusted Tab (keyboard focus, so `:focus-visible` too), and after
+/// each compares [`FOCUS_SELECTORS`] on the shadow root, the realm's document (not a fragment
+/// realm's, which is the Host's) and the Host document with native qSA on the same roots; the
+/// native `:focus` / `:focus-visible` in the root are checked first (the input landed).
+pub async fn focus_pseudo_classes_in(host: &Host, rk: &RealmKind) -> anyhow::Result<FocusReport> {
+    let key = format!("fc-{}", rk.kind);
+    let m = mount(host, &rk.realm, &key, FOCUS_CORPUS, "closed", Placement::Visible).await?;
+    let root = format!("window.__inspRoots[{}]", json!(key));
+    let at = host
+        .frames()
+        .locate_attr("data-pv", &format!("{key}-a"))
+        .await?
+        .ok_or_else(|| anyhow!("no element data-pv={key}-a"))?;
+    let rect = host.frames().node_rect(&at).await?;
+    let realm_doc = if rk.kind == "fragment" { None } else { Some(document_of(host, &rk.realm).await?) };
+    let top_doc = document_of(host, &Realm::Top).await?;
+    let mut report = FocusReport { compared: 0, matched: 0 };
+    let mut bad = Vec::new();
+    for (step, focused) in [("click", "a"), ("Tab", "b")] {
+        match step {
+            "click" => host.click_at(rect.x + rect.width / 2.0, rect.y + rect.height / 2.0).await?,
+            _ => host.press_key(crate::input::Key::TAB).await?,
+        }
+        // The input really focused what it should: native :focus in the root (and :focus-visible
+        // only after the key).
+        let native = host
+            .eval_in_frame(
+                &frame_of(&rk.realm),
+                &format!(
+                    "(() => {{ const r = {root}; const f = r.querySelector(':focus'); const v = r.querySelector(':focus-visible');
+                       return [f && f.id, v && v.id]; }})()"
+                ),
+            )
+            .await?;
+        let visible = if step == "Tab" { json!(focused) } else { Value::Null };
+        ensure!(
+            native == json!([focused, visible]),
+            "{} after the trusted {step}: native (:focus, :focus-visible) in the root is {native}, not [{focused}, {visible}]",
+            rk.kind
+        );
+        let mut scopes = vec![(rk.realm.clone(), m.scope.clone(), root.clone(), "shadow root")];
+        if let Some(d) = &realm_doc {
+            scopes.push((rk.realm.clone(), d.clone(), "document".into(), "realm document"));
+        }
+        if rk.kind != "host" {
+            scopes.push((Realm::Top, top_doc.clone(), "document".into(), "Host document"));
+        }
+        for (realm, scope, native_root, name) in scopes {
+            let pairs = css_pairs(host, &realm, &scope, &native_root, &FOCUS_SELECTORS).await?;
+            report.compared += pairs.len();
+            report.matched += pairs.iter().filter(|p| p.native.as_ref().is_ok_and(|n| !n.is_empty())).count();
+            bad.extend(css_disagreements(&pairs).into_iter().map(|b| format!("{} after {step}, {name}: {b}", rk.kind)));
+        }
+    }
+    ensure!(bad.is_empty(), "{} focus selector answers disagree with native qSA:\n{}", bad.len(), head(&bad, 25));
+    Ok(report)
+}
+
 /// What the privacy check found for one rule: selectors compared, and how many of them the rule
 /// decides (their answer differs when the rule is left out).
 #[derive(Debug)]
