@@ -5,9 +5,10 @@
 //! depth 32/33, continuations, 16/17 and 128/129 subscriptions, 10 updates/s) and bad input.
 
 use attention_harness::checks::inspection::{
-    bad_input, callers, coalescing, continuation_rules, document_of, fresh_reads_with_attachments_off,
-    geometry_matches_box_model, leaf_ref, match_limit, realm_kinds, semantic_matches_ax, sixteen_realms,
-    subscription_limits, subscriptions_racing, tree_limits, unsupported_transform_keeps_sibling, LEAVES,
+    bad_input, callers, coalescing, continuation_rules, document_of, fragment_reads_keep_to_their_subtree,
+    fresh_reads_with_attachments_off, geometry_matches_box_model, leaf_ref, match_limit, realm_kinds,
+    semantic_matches_ax, sixteen_realms, subscription_limits, subscriptions_racing, tree_limits,
+    unsupported_transform_keeps_sibling, LEAVES,
 };
 use attention_harness::host::{InspectOptions, SemanticQuery};
 use attention_harness::{run_host, run_host_opts, Engine, Geometry, Harness, HostOptions, Layout};
@@ -19,6 +20,18 @@ fn semantic_find_agrees_with_chromiums_accessibility_tree_and_misses_nothing(
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
     run_host(layout, engine, async |h| semantic_matches_ax(h).await.map(|s| eprintln!("{s}")));
+}
+
+/// A Web Fragment package reads its own registered subtree by default, though the Host realm
+/// answers for its physical DOM: its getTree() root is its own shadow root, and find and hitTest
+/// miss the other fragment's button (Chromium's role, name and box) unless fromRoot.
+#[rstest]
+fn a_fragment_realm_reads_its_own_subtree_by_default_and_the_host_tree_from_root(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+) {
+    run_host(layout, Engine::Fragment, async |h| {
+        fragment_reads_keep_to_their_subtree(h).await.map(|s| eprintln!("{s}"))
+    });
 }
 
 #[rstest]

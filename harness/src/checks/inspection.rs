@@ -375,8 +375,8 @@ pub async fn css_corpus_differential(host: &Host, prefix: &str) -> anyhow::Resul
     );
     let refs: Vec<&str> = sels.iter().map(String::as_str).collect();
     // The corpus's own root on both sides: the corpus document of an iframe realm; for a Web
-    // Fragment, the shadow root its physical DOM lives in (the Host document's qSA would not cross
-    // into it, and the fragment realm's patched `document` is not a scope the runtime returns).
+    // Fragment, the shadow root its physical DOM lives in, the fragment realm's own root (the Host
+    // document's qSA would not cross into it, and its patched `document` is not a returned scope).
     let (scope, native_root) = corpus_root(host, &realm).await?;
     let pairs = css_pairs(host, &realm, &scope, native_root, &refs).await?;
     let bad = css_disagreements(&pairs);
@@ -394,20 +394,24 @@ const CORPUS_ROOT: &str = "(() => {
     return n;
 })()";
 
-/// The corpus root's NodeRef as the runtime returns it (the realm's Document, or the ShadowRoot
+/// The corpus root's NodeRef as the runtime returns it (the realm's `getTree()` root when it is
+/// that root: an iframe realm's Document, a fragment realm's own shadow root; else the ShadowRoot
 /// child of its shadow host), and the page script naming the same root for native qSA.
 async fn corpus_root(host: &Host, realm: &Realm) -> anyhow::Result<(NodeRef, &'static str)> {
-    let expr = format!("(() => {{ const r = {CORPUS_ROOT}; return r.nodeType === 9 ? null : ({ID_OF})(r.host); }})()");
-    match host.eval_in_frame(&frame_of(realm), &expr).await? {
-        Value::Null => Ok((document_of(host, realm).await?, CORPUS_ROOT)),
-        Value::String(shadow_host) => Ok((
-            shadow_root_of(host, realm, &shadow_host)
-                .await
-                .with_context(|| format!("the shadow root the corpus is in (host {shadow_host})"))?,
-            CORPUS_ROOT,
-        )),
-        other => bail!("the corpus root's shadow host has no node id: {other}"),
+    let expr = format!(
+        "(() => {{ const r = {CORPUS_ROOT}; const idOf = {ID_OF}; return [idOf(r), r.nodeType === 11 ? idOf(r.host) : null]; }})()"
+    );
+    let ids = host.eval_in_frame(&frame_of(realm), &expr).await?;
+    let realm_root = document_of(host, realm).await?;
+    if ids[0].as_str() == Some(realm_root.node_id.as_str()) {
+        return Ok((realm_root, CORPUS_ROOT));
     }
+    let shadow_host =
+        ids[1].as_str().ok_or_else(|| anyhow!("the corpus root is not the realm's root nor a shadow root: {ids}"))?;
+    let scope = shadow_root_of(host, realm, shadow_host)
+        .await
+        .with_context(|| format!("the shadow root the corpus is in (host {shadow_host})"))?;
+    Ok((scope, CORPUS_ROOT))
 }
 
 fn corpus_name(prefix: &str) -> &'static str {
@@ -575,6 +579,80 @@ pub(crate) const PRIVACY_COPY: &str = "((root, rules, idOf) => {
     }
     return (sel) => Array.from(box.querySelectorAll(sel), (d) => idOf(orig.get(d)));
 })";
+
+// ---------------------------------------------------------------------------------------------
+// A Web Fragment package's default scope: its own registered subtree (spec: "Public packages can
+// inspect their own registered subtree"), though its reads are answered by the realm that owns its
+// physical DOM; fromRoot: true is the Host tree.
+
+/// Page script in a fragment realm: the node id of the root its physical DOM lives in, found by
+/// `parentNode` (reframed patches `getRootNode`), and of its leaf button (landmark `LEAF`).
+const FRAGMENT_TRUTH: &str = "(() => {
+    let n = document.documentElement;
+    while (n.parentNode) n = n.parentNode;
+    const M = window.parent.__wippyAttentionRuntime;
+    return [M.nodeIdOf(n), n.nodeType, M.nodeIdOf(document.querySelector('[data-landmark=\"LEAF\"]'))];
+})()";
+
+/// Engine fragment: from the right leaf's fragment realm, `getTree()` is rooted at the fragment's
+/// own shadow root (native `parentNode` walk), semantic `find` and `hitTest` find the fragment's
+/// own button (Chromium's role and name, Chromium's box) and not the left fragment's, unless
+/// `fromRoot: true`; the Host realm's default scope stays its Document.
+pub async fn fragment_reads_keep_to_their_subtree(host: &Host) -> anyhow::Result<String> {
+    ensure!(host.engine == Engine::Fragment, "a fragment-engine check");
+    let (right_frame, left_frame) = (Frame::Name("wf:leaf-right".into()), Frame::Name("wf:leaf-left".into()));
+    let right = Realm::Frame(right_frame.clone());
+    let truth = host.eval_in_frame(&right_frame, &FRAGMENT_TRUTH.replace("LEAF", "right-leaf")).await?;
+    let left_truth = host.eval_in_frame(&left_frame, &FRAGMENT_TRUTH.replace("LEAF", "left-leaf")).await?;
+    let (root_id, own_id, left_id) = (truth[0].as_str(), truth[2].as_str(), left_truth[2].as_str());
+    ensure!(
+        truth[1] == json!(11) && root_id.is_some() && own_id.is_some() && left_id.is_some() && own_id != left_id,
+        "native truth: the right fragment's root {truth}, the left's {left_truth}"
+    );
+    let ids = |nodes: &[crate::attention::inspect::NodeRecord]| -> Vec<String> {
+        nodes.iter().map(|n| n.node_id().to_string()).collect()
+    };
+    let tree = host.tree(&right, None, &InspectOptions::default().depth(0)).await?;
+    let root = tree.data.root.clone().ok_or_else(|| anyhow!("getTree() named no root: {}", tree.json()))?;
+    ensure!(
+        Some(root.node_id.as_str()) == root_id
+            && tree.data.nodes.first().and_then(|n| n.kind) == Some(NodeKind::ShadowRoot),
+        "a fragment realm's getTree() must be rooted at its own shadow root {root_id:?}: {}",
+        tree.json()
+    );
+    for (leaf, id, own) in [("right-leaf", own_id, true), ("left-leaf", left_id, false)] {
+        let ax = host.landmark_ax(leaf).await?;
+        let q = SemanticQuery::role_name(&ax.role, &ax.name);
+        let scoped = host.find_semantic(&right, &q, &InspectOptions::default()).await?;
+        let all = host.find_semantic(&right, &q, &InspectOptions::from_root()).await?;
+        let (s, a) = (ids(&scoped.data.nodes), ids(&all.data.nodes));
+        let id = id.unwrap_or_default().to_string();
+        ensure!(
+            s.contains(&id) == own && a.contains(&id),
+            "find({{role: {:?}, name: {:?}}}) from the right fragment: {leaf} must be found {} by default and from the root: default {s:?}, fromRoot {a:?}",
+            ax.role,
+            ax.name,
+            if own { "too" } else { "not" }
+        );
+        let (x, y) = host.landmark_rect(leaf).await?.center();
+        let hs = host.hit_test(&right, &HitQuery::at(x, y), &InspectOptions::default()).await?;
+        let ha = host.hit_test(&right, &HitQuery::at(x, y), &InspectOptions::from_root()).await?;
+        let (s, a) = (ids(&hs.data.nodes), ids(&ha.data.nodes));
+        ensure!(
+            s.contains(&id) == own && a.contains(&id) && (own || hs.outcome == Outcome::Empty),
+            "hitTest at {leaf}'s centre ({x}, {y}) from the right fragment: default {:?} {s:?}, fromRoot {a:?}",
+            hs.outcome
+        );
+    }
+    let top = host.tree(&Realm::Top, None, &InspectOptions::default().depth(0)).await?;
+    ensure!(
+        top.data.nodes.first().and_then(|n| n.kind) == Some(NodeKind::Document),
+        "the Host realm's getTree() must stay rooted at its Document: {}",
+        top.json()
+    );
+    Ok("the right fragment reads its own subtree by default (root, find, hitTest) and the Host tree from the root"
+        .into())
+}
 
 // ---------------------------------------------------------------------------------------------
 // Focus pseudo-classes from real focus: the runtime's `:focus`, `:focus-within`, `:focus-visible`

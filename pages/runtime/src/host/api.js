@@ -1,7 +1,8 @@
 // The runtime's surface per realm role (spec: the Host-facing API — in the top realm
 // window.wippyAttention {role, host_instance_id, ready, snapshot, envelope, canonicalJson, focus};
 // in child realms {role, realm_id, canonicalJson, ready}; in every realm the frozen internal
-// window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, advanceClock,
+// window.__wippyAttentionRuntime {registerRoot, registerInternals, adoptDocument, role, realmId, attention,
+// attentionWithin (a fragment realm's reads, scoped to its subtree), advanceClock,
 // mountIdOf, nodeIdOf, summaryOf, debug} — the observation-clock test hook, binding states, counters and budget accounting, never tokens). Both are
 // non-writable, non-configurable, non-enumerable.
 import { W, nDateNow, nJSONParse, nJSONStringify } from '../core/natives.js';
@@ -12,7 +13,7 @@ import { registerRoot, registerInternals } from '../dom/shadow-roots.js';
 import { advanceClock } from '../core/clock.js';
 import { mountOf } from '../realm/identity.js';
 import { nodeIdOf, kindOf } from '../realm/inspect-nodes.js';
-import { safe, nodeType } from '../core/dom-reads.js';
+import { safe, nodeType, treeRoot } from '../core/dom-reads.js';
 import { snapshot } from './snapshot.js';
 import { envelope } from './envelope.js';
 import { focusApi } from '../realm/focus.js';
@@ -26,6 +27,9 @@ import {
   find,
   getTree,
   getNode,
+  scopedFind,
+  scopedTree,
+  scopedHitTest,
   getGeometry,
   hitTestApi,
   getCursor,
@@ -42,9 +46,19 @@ import { subscribe, debugSubscriptions } from './subscriptions.js';
 const caller = () => 'realm:' + REALM_ID;
 function makeAttention() {
   if (ROLE === 'fragment-realm') {
-    // A fragment realm's DOM is physical DOM of the realm that owns the <web-fragment>: its reads are
-    // that realm's (same origin: the main realm's frozen object, called directly).
-    const main = () => safe(() => W.parent.__wippyAttentionRuntime.attention, null);
+    // A fragment realm's DOM is physical DOM of the realm that owns the <web-fragment>: that realm
+    // answers its reads (same origin: its internal object, called directly), scoped by default to
+    // the fragment's own subtree, the root its physical DOM lives in (reached from its document
+    // element by parentNode: the shadow root of its web-fragment-host), with its own caller identity.
+    let scoped = null;
+    const main = () => {
+      if (!scoped) {
+        const m = safe(() => W.parent.__wippyAttentionRuntime, null);
+        const make = m && typeof m.attentionWithin === 'function' ? m.attentionWithin : null;
+        scoped = make ? safe(() => make(REALM_ID, () => treeRoot(W.document.documentElement)), null) : null;
+      }
+      return scoped;
+    };
     const via =
       (m) =>
       (...a) => {
@@ -83,6 +97,33 @@ function makeAttention() {
   });
 }
 export const ATTENTION = makeAttention();
+// The reads of a Web Fragment realm this realm owns the DOM of (its API object above): by default
+// within `scopeOf()` (a shadow root or element; anything else leaves the reads this realm's), as
+// host/inspect.js scopedFind / scopedTree / scopedHitTest, and counted as their own caller.
+function attentionWithin(realmTag, scopeOf) {
+  const c = 'fragment:' + String(realmTag).slice(0, 64);
+  const sc = () => {
+    const n = safe(scopeOf, null);
+    const t = n ? nodeType(n) : 0;
+    return t === 11 || t === 1 ? n : null;
+  };
+  return Object.freeze({
+    find: (q, o) => guarded(scopedFind(c, q, o, sc())),
+    getTree: (root, o) => guarded(scopedTree(c, root, o, sc())),
+    getNode: (ref) => guarded(getNode(c, ref)),
+    getGeometry: (ref) => guarded(getGeometry(c, ref)),
+    hitTest: (a, o) => guarded(scopedHitTest(c, a, o, sc())),
+    getCursor: (o) => guarded(getCursor(c, o)),
+    getFocus: (o) => guarded(getFocus(c, o)),
+    getSelection: (o) => guarded(getSelection(c, o)),
+    subscribe: (s, cb) =>
+      safe(
+        () => subscribe(c, s, cb),
+        Object.freeze({ dispose() {}, error: { reason: 'invalid-request', detail: 'subscribe' } }),
+      ),
+  });
+}
+
 function defineGlobal(name, value) {
   try {
     Object.defineProperty(W, name, { value: value, configurable: false, enumerable: false, writable: false });
@@ -97,6 +138,8 @@ export function defineInternal() {
     registerInternals: registerInternals,
     role: ROLE,
     attention: ATTENTION,
+    // A fragment realm's API object asks for its reads here (attentionWithin).
+    attentionWithin: attentionWithin,
     get realmId() {
       return REALM_ID;
     },
