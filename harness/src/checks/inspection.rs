@@ -662,6 +662,16 @@ pub async fn fragment_reads_keep_to_their_subtree(host: &Host) -> anyhow::Result
 // the focus is inside the frame (measured: native qSA finds none), so neither may the runtime, whose
 // safe-focus record does reach into the child realm.
 
+/// Chromium's box of the element `data-pv="{key}-{part}"` of a mounted tree, in Host-viewport CSS px.
+async fn mounted_rect(host: &Host, key: &str, part: &str) -> anyhow::Result<crate::oracle::BoxRect> {
+    let at = host
+        .frames()
+        .locate_attr("data-pv", &format!("{key}-{part}"))
+        .await?
+        .ok_or_else(|| anyhow!("no element data-pv={key}-{part}"))?;
+    Ok(host.frames().node_rect(&at).await?)
+}
+
 /// Buttons and a text field in a shadow root; `data-pv` names them for ground truth.
 const FOCUS_CORPUS: &str = r#"<div id="w" data-pv="w"><button type="button" id="a" data-pv="a">First</button><span id="s">after</span><button type="button" id="b" data-pv="b">Second</button></div><p id="p"><input id="c" aria-label="Note field"></p>"#;
 
@@ -706,12 +716,7 @@ pub async fn focus_pseudo_classes_in(host: &Host, rk: &RealmKind) -> anyhow::Res
     let key = format!("fc-{}", rk.kind);
     let m = mount(host, &rk.realm, &key, FOCUS_CORPUS, "closed", Placement::Visible).await?;
     let root = format!("window.__inspRoots[{}]", json!(key));
-    let at = host
-        .frames()
-        .locate_attr("data-pv", &format!("{key}-a"))
-        .await?
-        .ok_or_else(|| anyhow!("no element data-pv={key}-a"))?;
-    let rect = host.frames().node_rect(&at).await?;
+    let rect = mounted_rect(host, &key, "a").await?;
     let realm_doc = if rk.kind == "fragment" { None } else { Some(document_of(host, &rk.realm).await?) };
     let top_doc = document_of(host, &Realm::Top).await?;
     let mut report = FocusReport { compared: 0, matched: 0 };
@@ -772,12 +777,7 @@ pub async fn privacy_rule_in(host: &Host, rk: &RealmKind, rule: PrivacyRule) -> 
     let key = format!("pv-{}", rk.kind);
     let m = mount(host, &rk.realm, &key, PRIVACY_CORPUS, "open", Placement::Visible).await?;
     for (part, fy) in [("cb", 0.5), ("cb2", 0.5), ("ls", 0.75)] {
-        let at = host
-            .frames()
-            .locate_attr("data-pv", &format!("{key}-{part}"))
-            .await?
-            .ok_or_else(|| anyhow!("no element data-pv={key}-{part}"))?;
-        let rect = host.frames().node_rect(&at).await?;
+        let rect = mounted_rect(host, &key, part).await?;
         // The list box's second row is its option `lb`.
         host.click_at(rect.x + rect.width.min(20.0) / 2.0, rect.y + rect.height * fy).await?;
     }
