@@ -644,6 +644,18 @@ pub async fn fragment_reads_keep_to_their_subtree(host: &Host) -> anyhow::Result
             hs.outcome
         );
     }
+    // Only a real fragment realm framed by the Host window gets scoped reads (and its own caller):
+    // a script in the Host cannot mint callers past the per-caller subscription limit.
+    let minted = host
+        .eval(
+            "(() => { const M = window.__wippyAttentionRuntime; const f = [...document.querySelectorAll('iframe')].map((i) => i.contentWindow).find((w) => { try { return w.__wippyAttentionRuntime.role === 'fragment-realm'; } catch (_) { return false; } });
+               return [M.attentionWithin(window), M.attentionWithin({ parent: window, __wippyAttentionRuntime: { role: 'fragment-realm', realmId: 'x' } }), !!f && M.attentionWithin(f) === M.attentionWithin(f)]; })()",
+        )
+        .await?;
+    ensure!(
+        minted == json!([null, null, true]),
+        "attentionWithin for the Host window, a fake window, a fragment twice: {minted}"
+    );
     let top = host.tree(&Realm::Top, None, &InspectOptions::default().depth(0)).await?;
     ensure!(
         top.data.nodes.first().and_then(|n| n.kind) == Some(NodeKind::Document),

@@ -55,7 +55,7 @@ function makeAttention() {
       if (!scoped) {
         const m = safe(() => W.parent.__wippyAttentionRuntime, null);
         const make = m && typeof m.attentionWithin === 'function' ? m.attentionWithin : null;
-        scoped = make ? safe(() => make(REALM_ID, () => treeRoot(W.document.documentElement)), null) : null;
+        scoped = make ? safe(() => make(W), null) : null;
       }
       return scoped;
     };
@@ -98,16 +98,30 @@ function makeAttention() {
 }
 export const ATTENTION = makeAttention();
 // The reads of a Web Fragment realm this realm owns the DOM of (its API object above): by default
-// within `scopeOf()` (a shadow root or element; anything else leaves the reads this realm's), as
-// host/inspect.js scopedFind / scopedTree / scopedHitTest, and counted as their own caller.
-function attentionWithin(realmTag, scopeOf) {
-  const c = 'fragment:' + String(realmTag).slice(0, 64);
+// within the root its physical DOM lives in (reached from its document element by parentNode: the
+// shadow root of its web-fragment-host; anything else leaves the reads this realm's), as
+// host/inspect.js scopedFind / scopedTree / scopedHitTest, counted as that realm's own caller. Only
+// for a real fragment realm framed by this window (one object per such window), so a script here
+// cannot mint callers to get past the per-caller subscription limit.
+const WITHIN = new WeakMap();
+function attentionWithin(win) {
+  // One of this window's own child frames (indexed window access), not an object shaped like one.
+  let framed = false;
+  safe(() => {
+    for (let i = 0; i < W.length && !framed; i++) framed = W[i] === win;
+  });
+  const rt = framed ? safe(() => win.__wippyAttentionRuntime, null) : null;
+  const tag = rt && rt.role === 'fragment-realm' ? safe(() => rt.realmId, null) : null;
+  if (typeof tag !== 'string' || !tag) return null;
+  const known = WITHIN.get(win);
+  if (known) return known;
+  const c = 'fragment:' + tag.slice(0, 64);
   const sc = () => {
-    const n = safe(scopeOf, null);
+    const n = safe(() => treeRoot(win.document.documentElement), null);
     const t = n ? nodeType(n) : 0;
     return t === 11 || t === 1 ? n : null;
   };
-  return Object.freeze({
+  const api = Object.freeze({
     find: (q, o) => guarded(scopedFind(c, q, o, sc())),
     getTree: (root, o) => guarded(scopedTree(c, root, o, sc())),
     getNode: (ref) => guarded(getNode(c, ref)),
@@ -122,6 +136,8 @@ function attentionWithin(realmTag, scopeOf) {
         Object.freeze({ dispose() {}, error: { reason: 'invalid-request', detail: 'subscribe' } }),
       ),
   });
+  WITHIN.set(win, api);
+  return api;
 }
 
 function defineGlobal(name, value) {
