@@ -378,40 +378,42 @@ pub async fn css_corpus_differential(host: &Host, prefix: &str) -> anyhow::Resul
     // Fragment, the shadow root its physical DOM lives in, the fragment realm's own root (the Host
     // document's qSA would not cross into it, and its patched `document` is not a returned scope).
     let (scope, native_root) = corpus_root(host, &realm).await?;
-    let pairs = css_pairs(host, &realm, &scope, native_root, &refs).await?;
+    let pairs = css_pairs(host, &realm, &scope, &native_root, &refs).await?;
     let bad = css_disagreements(&pairs);
     ensure!(bad.is_empty(), "{} of {} corpus selectors disagree:\n{}", bad.len(), pairs.len(), head(&bad, 25));
     Ok(format!("{} corpus selectors over {} {prefix}* tags equal native qSA", pairs.len(), tags.len()))
 }
 
-/// The root node `#corpus` is in (page script), for native qSA, found by walking `parentNode` up:
-/// reframed (Web Fragments) patches `getRootNode`, in the fragment realm and the Host's, to answer
-/// the fragment realm's `document`, whose qSA it redirects; a fragment's physical root is the shadow
-/// root of its `web-fragment-host`.
-const CORPUS_ROOT: &str = "(() => {
-    let n = document.getElementById('corpus');
-    while (n.parentNode) n = n.parentNode;
-    return n;
-})()";
+/// Page script: the root node `n` is in, by walking `parentNode` up. reframed (Web Fragments)
+/// patches `getRootNode`, in the fragment realm and the Host's, to answer the fragment realm's
+/// `document`, whose qSA it redirects; a fragment's physical root is the shadow root of its
+/// `web-fragment-host`.
+const PHYSICAL_ROOT: &str = "((n) => { while (n.parentNode) n = n.parentNode; return n; })";
+
+/// The root node `#corpus` is in (page script), for native qSA.
+fn corpus_root_js() -> String {
+    format!("{PHYSICAL_ROOT}(document.getElementById('corpus'))")
+}
 
 /// The corpus root's NodeRef as the runtime returns it (the realm's `getTree()` root when it is
 /// that root: an iframe realm's Document, a fragment realm's own shadow root; else the ShadowRoot
 /// child of its shadow host), and the page script naming the same root for native qSA.
-async fn corpus_root(host: &Host, realm: &Realm) -> anyhow::Result<(NodeRef, &'static str)> {
+async fn corpus_root(host: &Host, realm: &Realm) -> anyhow::Result<(NodeRef, String)> {
     let expr = format!(
-        "(() => {{ const r = {CORPUS_ROOT}; const idOf = {ID_OF}; return [idOf(r), r.nodeType === 11 ? idOf(r.host) : null]; }})()"
+        "(() => {{ const r = {}; const idOf = {ID_OF}; return [idOf(r), r.nodeType === 11 ? idOf(r.host) : null]; }})()",
+        corpus_root_js()
     );
     let ids = host.eval_in_frame(&frame_of(realm), &expr).await?;
     let realm_root = document_of(host, realm).await?;
     if ids[0].as_str() == Some(realm_root.node_id.as_str()) {
-        return Ok((realm_root, CORPUS_ROOT));
+        return Ok((realm_root, corpus_root_js()));
     }
     let shadow_host =
         ids[1].as_str().ok_or_else(|| anyhow!("the corpus root is not the realm's root nor a shadow root: {ids}"))?;
     let scope = shadow_root_of(host, realm, shadow_host)
         .await
         .with_context(|| format!("the shadow root the corpus is in (host {shadow_host})"))?;
-    Ok((scope, CORPUS_ROOT))
+    Ok((scope, corpus_root_js()))
 }
 
 fn corpus_name(prefix: &str) -> &'static str {
@@ -585,14 +587,13 @@ pub(crate) const PRIVACY_COPY: &str = "((root, rules, idOf) => {
 // inspect their own registered subtree"), though its reads are answered by the realm that owns its
 // physical DOM; fromRoot: true is the Host tree.
 
-/// Page script in a fragment realm: the node id of the root its physical DOM lives in, found by
-/// `parentNode` (reframed patches `getRootNode`), and of its leaf button (landmark `LEAF`).
-const FRAGMENT_TRUTH: &str = "(() => {
-    let n = document.documentElement;
-    while (n.parentNode) n = n.parentNode;
+/// Page script in a fragment realm: the node id of the root its physical DOM lives in
+/// ([`PHYSICAL_ROOT`]), its node type, and the node id of its leaf button (landmark `LEAF`).
+const FRAGMENT_TRUTH: &str = "((root) => {
+    const n = root(document.documentElement);
     const M = window.parent.__wippyAttentionRuntime;
     return [M.nodeIdOf(n), n.nodeType, M.nodeIdOf(document.querySelector('[data-landmark=\"LEAF\"]'))];
-})()";
+})(PHYSICAL_ROOT)";
 
 /// Engine fragment: from the right leaf's fragment realm, `getTree()` is rooted at the fragment's
 /// own shadow root (native `parentNode` walk), semantic `find` and `hitTest` find the fragment's
@@ -602,8 +603,9 @@ pub async fn fragment_reads_keep_to_their_subtree(host: &Host) -> anyhow::Result
     ensure!(host.engine == Engine::Fragment, "a fragment-engine check");
     let (right_frame, left_frame) = (Frame::Name("wf:leaf-right".into()), Frame::Name("wf:leaf-left".into()));
     let right = Realm::Frame(right_frame.clone());
-    let truth = host.eval_in_frame(&right_frame, &FRAGMENT_TRUTH.replace("LEAF", "right-leaf")).await?;
-    let left_truth = host.eval_in_frame(&left_frame, &FRAGMENT_TRUTH.replace("LEAF", "left-leaf")).await?;
+    let truth_of = |leaf: &str| FRAGMENT_TRUTH.replace("PHYSICAL_ROOT", PHYSICAL_ROOT).replace("LEAF", leaf);
+    let truth = host.eval_in_frame(&right_frame, &truth_of("right-leaf")).await?;
+    let left_truth = host.eval_in_frame(&left_frame, &truth_of("left-leaf")).await?;
     let (root_id, own_id, left_id) = (truth[0].as_str(), truth[2].as_str(), left_truth[2].as_str());
     ensure!(
         truth[1] == json!(11) && root_id.is_some() && own_id.is_some() && left_id.is_some() && own_id != left_id,

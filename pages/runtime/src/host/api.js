@@ -24,14 +24,11 @@ import { summaryForTest } from '../dom/summary.js';
 import { markFocus, returnFocus } from '../realm/focus-return.js';
 import { INSPECTION } from '../core/state.js';
 import {
-  find,
-  getTree,
   getNode,
   scopedFind,
   scopedTree,
   scopedHitTest,
   getGeometry,
-  hitTestApi,
   getCursor,
   getFocus,
   getSelection,
@@ -44,6 +41,27 @@ import { subscribe, debugSubscriptions } from './subscriptions.js';
 
 // The caller of an API call made in this realm: the realm (its packages share its limits).
 const caller = () => 'realm:' + REALM_ID;
+// The frozen API object of the caller `callerOf()` names (read at each call: a realm id can change):
+// by default within `scopeOf()` when it names a node (a fragment realm's subtree), else this realm's
+// own scope (host/inspect.js scopedFind / scopedTree / scopedHitTest then are find / getTree /
+// hitTestApi).
+function readsFor(callerOf, scopeOf) {
+  return Object.freeze({
+    find: (q, o) => guarded(scopedFind(callerOf(), q, o, scopeOf())),
+    getTree: (root, o) => guarded(scopedTree(callerOf(), root, o, scopeOf())),
+    getNode: (ref) => guarded(getNode(callerOf(), ref)),
+    getGeometry: (ref) => guarded(getGeometry(callerOf(), ref)),
+    hitTest: (a, o) => guarded(scopedHitTest(callerOf(), a, o, scopeOf())),
+    getCursor: (o) => guarded(getCursor(callerOf(), o)),
+    getFocus: (o) => guarded(getFocus(callerOf(), o)),
+    getSelection: (o) => guarded(getSelection(callerOf(), o)),
+    subscribe: (s, cb) =>
+      safe(
+        () => subscribe(callerOf(), s, cb),
+        Object.freeze({ dispose() {}, error: { reason: 'invalid-request', detail: 'subscribe' } }),
+      ),
+  });
+}
 function makeAttention() {
   if (ROLE === 'fragment-realm') {
     // A fragment realm's DOM is physical DOM of the realm that owns the <web-fragment>: that realm
@@ -80,21 +98,7 @@ function makeAttention() {
       },
     });
   }
-  return Object.freeze({
-    find: (q, o) => guarded(find(caller(), q, o)),
-    getTree: (root, o) => guarded(getTree(caller(), root, o)),
-    getNode: (ref) => guarded(getNode(caller(), ref)),
-    getGeometry: (ref) => guarded(getGeometry(caller(), ref)),
-    hitTest: (a, o) => guarded(hitTestApi(caller(), a, o)),
-    getCursor: (o) => guarded(getCursor(caller(), o)),
-    getFocus: (o) => guarded(getFocus(caller(), o)),
-    getSelection: (o) => guarded(getSelection(caller(), o)),
-    subscribe: (s, cb) =>
-      safe(
-        () => subscribe(caller(), s, cb),
-        Object.freeze({ dispose() {}, error: { reason: 'invalid-request', detail: 'subscribe' } }),
-      ),
-  });
+  return readsFor(caller, () => null);
 }
 export const ATTENTION = makeAttention();
 // The reads of a Web Fragment realm this realm owns the DOM of (its API object above): by default
@@ -115,27 +119,13 @@ function attentionWithin(win) {
   if (typeof tag !== 'string' || !tag) return null;
   const known = WITHIN.get(win);
   if (known) return known;
-  const c = 'fragment:' + tag.slice(0, 64);
   const sc = () => {
     const n = safe(() => treeRoot(win.document.documentElement), null);
     const t = n ? nodeType(n) : 0;
     return t === 11 || t === 1 ? n : null;
   };
-  const api = Object.freeze({
-    find: (q, o) => guarded(scopedFind(c, q, o, sc())),
-    getTree: (root, o) => guarded(scopedTree(c, root, o, sc())),
-    getNode: (ref) => guarded(getNode(c, ref)),
-    getGeometry: (ref) => guarded(getGeometry(c, ref)),
-    hitTest: (a, o) => guarded(scopedHitTest(c, a, o, sc())),
-    getCursor: (o) => guarded(getCursor(c, o)),
-    getFocus: (o) => guarded(getFocus(c, o)),
-    getSelection: (o) => guarded(getSelection(c, o)),
-    subscribe: (s, cb) =>
-      safe(
-        () => subscribe(c, s, cb),
-        Object.freeze({ dispose() {}, error: { reason: 'invalid-request', detail: 'subscribe' } }),
-      ),
-  });
+  const c = 'fragment:' + tag.slice(0, 64);
+  const api = readsFor(() => c, sc);
   WITHIN.set(win, api);
   return api;
 }
