@@ -161,11 +161,13 @@ fn many_trusted_moves_give_at_most_10_notices_a_second(
     run_host(layout, engine, async |h| coalescing(h).await.map(|s| eprintln!("{s}")));
 }
 
+/// One layout (compat), both engines: every call is refused by the top realm's argument rules before
+/// any node is read, and the layouts differ in the path from the Host to each element (DESIGN.md,
+/// "The two layouts"), which none of these calls reaches. The engine stays: the foreign ref is
+/// minted by the other Host's left leaf, a srcdoc realm in one engine and a fragment in the other.
 #[rstest]
-fn bad_input_is_invalid_request_and_changes_nothing(
-    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
-    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
-) {
+fn bad_input_is_invalid_request_and_changes_nothing(#[values(Engine::Iframe, Engine::Fragment)] engine: Engine) {
+    let layout = Layout::Compat;
     run_host(layout, engine, async |h| {
         // A ref another Host instance returned: a second Host, open at the same time.
         let other = Harness::global().open_with(HostOptions::new(layout, engine)).await?;

@@ -1,4 +1,5 @@
-//! The agent's Attention reads end to end in the real Host, in all four cells (layout x engine):
+//! The agent's Attention reads end to end in the real Host, in all four cells (layout x engine)
+//! except where a test's comment says why its outcome cannot depend on the cell:
 //! every read goes from the typed agent through the Session's guard and broker to
 //! pages/host/reads.js and the runtime's `wippyAttention.inspect`, and the stored model.v1 results
 //! are compared with Chromium (AX tree, box model, hit point). See harness/src/checks/reads.rs.
@@ -25,12 +26,15 @@ fn a_read_target_copied_into_highlight_opens_the_overlay_on_that_element(
     });
 }
 
-#[rstest]
-fn the_guard_refuses_batches_duplicates_repair_and_budget_without_contacting_the_host(
-    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
-    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
-) {
-    run_host(layout, engine, async |h| reads::reads_guard(h).await.map(drop));
+/// One cell (compat, iframe): every refusal here is the Session's guard deciding before the Host is
+/// asked (the check proves the Host saw no request for them), so no refusal can depend on the layout
+/// or the engine. The reads it lets through are only checked for being answered (not for what they
+/// say), and each is answered by the top realm's `wippyAttention.inspect` in every cell; what
+/// find_semantic, hit_test and get_cursor answer is checked in all four cells by the other tests of
+/// this file.
+#[test]
+fn the_guard_refuses_batches_duplicates_repair_and_budget_without_contacting_the_host() {
+    run_host(Layout::Compat, Engine::Iframe, async |h| reads::reads_guard(h).await.map(drop));
 }
 
 #[rstest]
@@ -41,12 +45,13 @@ fn reads_go_stale_on_a_dom_change_a_completed_highlight_and_a_new_user_turn(
     run_host_opts(HostOptions::new(layout, engine).actions(true), async |h| reads::reads_staleness(h).await.map(drop));
 }
 
-#[rstest]
-fn a_real_tree_of_8192_projected_bytes_is_kept_and_8193_is_the_byte_limit_partial(
-    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
-    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
-) {
-    run_host(layout, engine, async |h| reads::byte_limit_boundary(h).await.map(drop));
+/// One cell (compat, iframe): the tree it reads is built in the Host document, the same markup in
+/// every layout and engine, and the 8,192-byte ceiling is the Session's model.v1 projection of that
+/// read. get_tree through the Session in each cell is read by the staleness and find_css tests of
+/// this file.
+#[test]
+fn a_real_tree_of_8192_projected_bytes_is_kept_and_8193_is_the_byte_limit_partial() {
+    run_host(Layout::Compat, Engine::Iframe, async |h| reads::byte_limit_boundary(h).await.map(drop));
 }
 
 /// Roots walked up from a leaf by `get_node` reads (a Document, a ShadowRoot), then find_css
