@@ -44,3 +44,15 @@ fn a_mount_generation_change_stops_compaction_over_the_same_target(
 ) {
     run_host(layout, engine, async |h| history::mount_generation_change_stops_compaction(h).await.map(drop));
 }
+
+/// Engine iframe only: the late answer needs a child realm in a renderer of its own that can be
+/// paused while the Host goes on (the right leaf, an out-of-process iframe); in engine fragment the
+/// leaves are observed by the Host realm itself and no window is pulled.
+#[rstest]
+fn a_child_that_answers_a_merge_late_loses_no_move_to_the_next_snapshot(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+) {
+    run_host(layout, Engine::Iframe, async |h| {
+        history::late_window_answer_reaches_the_next_snapshot(h).await.map(drop)
+    });
+}

@@ -16,6 +16,7 @@ use crate::attention::{EventType as T, ObservedEvent, PointerType, Reported, Seg
 use crate::host::Host;
 use crate::input::Key;
 use crate::oracle::BoxRect;
+use chromiumoxide::cdp::browser_protocol::{fetch, network};
 
 fn events(snap: &Snapshot) -> &[ObservedEvent] {
     &snap.recent_events
@@ -352,7 +353,17 @@ pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Res
     host.press().await?;
     host.drag_to(r(60.0).0, r(60.0).1, 4).await?; // R30 R40 (captured), R50 R60 (released)
     host.release().await?;
-    let snap = history_with(host, "the drag's release reaching the history", |e| is(e, T::Pointerup) && at(e, r(60.0)))
+    // The release is pushed at once, the drag's moves come with the next merge of the leaf's window
+    // (issue 23), so the history is complete once both the release and the last move are in it.
+    let last = r(60.0);
+    let snap =
+        wait_for(host, "the drag's last move and its release reaching the history", POINTER_TIMEOUT, || async move {
+            let snap = host.snapshot().await?;
+            let evs = events(&snap);
+            let done = evs.iter().any(|e| is(e, T::Pointerup) && at(e, last))
+                && evs.iter().any(|e| is(e, T::Pointermove) && e.buttons == Some(1) && at(e, last));
+            Ok(if done { Poll::Ready(snap) } else { Poll::Pending(brief(&snap)) })
+        })
         .await?;
     require_valid_payload(snap.json())?;
     ordered(&snap)?;
@@ -496,4 +507,88 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
         "{name}: the button's path must carry the remounted boundary at generation 2: {seg:?}"
     );
     Ok(format!("b40 (generation 1) and b90 (generation 2) kept apart over target {:?}", ids[0]))
+}
+
+/// A child realm that answers a merge late loses none of its moves to the next snapshot (issue 23:
+/// the Host pulls the children's windows when it needs them, and a child empties its window into
+/// the answer it gives). A trusted move lands in the right leaf, an out-of-process iframe; once the
+/// leaf's own log has it and the Host realm holds its announcement, the leaf's main thread is held
+/// in a synchronous request that CDP `Fetch` keeps paused, so the first snapshot's pull stays
+/// unanswered past that snapshot's merge deadline (the Host still has it in flight). A second
+/// snapshot is then started and the request released: that snapshot must wait for the answer still
+/// due and report the move as its pointer, over the leaf's button in Chromium's box model.
+pub async fn late_window_answer_reaches_the_next_snapshot(host: &Host) -> anyhow::Result<String> {
+    ensure!(host.engine == crate::Engine::Iframe, "needs the right leaf as an out-of-process iframe (engine iframe)");
+    let right = host.landmark_rect("right-leaf").await?;
+    let a = (right.x + 20.0, right.y + right.height / 2.0);
+    host.move_to(a.0, a.1).await?;
+    wait_for(host, "the right leaf's own log holding the trusted move", POINTER_TIMEOUT, || async move {
+        let log = leaf_log(host, Leaf::Right).await?;
+        let got = log.iter().any(|e| e.is("pointermove") && e.is_trusted);
+        Ok(if got { Poll::Ready(()) } else { Poll::Pending(format!("{} events", log.len())) })
+    })
+    .await?;
+    const WINDOWS: &str = "JSON.stringify(window.__wippyAttentionRuntime.debug().children.map((c) => c.window))";
+    wait_for(host, "the Host realm holding a child's window announcement", POINTER_TIMEOUT, || async move {
+        let w = host.eval(WINDOWS).await?;
+        let w = w.as_str().unwrap_or_default().to_string();
+        Ok(if w.contains("\"announced\"") { Poll::Ready(()) } else { Poll::Pending(w) })
+    })
+    .await?;
+
+    // The leaf's renderer is held in a synchronous request the test answers when it chooses (CDP
+    // `Fetch`): its main thread runs nothing until then, the Host's pull included.
+    let frame = super::expect::leaf_frame(host.engine, Leaf::Right);
+    let (leaf, _) = host.frames().resolve_frame(&frame).await?;
+    let mut cdp_events = host.frames().cdp().events();
+    let pattern = fetch::RequestPattern { url_pattern: Some("*__attention_hold*".into()), ..Default::default() };
+    let hold = fetch::EnableParams { patterns: Some(vec![pattern]), ..Default::default() };
+    leaf.send(&hold).await?;
+    host.eval_in_frame(
+        &frame,
+        "setTimeout(() => { const x = new XMLHttpRequest(); x.open('GET', '/__attention_hold', false); \
+         try { x.send(); } catch (_) {} }, 0), true",
+    )
+    .await?;
+    let held = async {
+        while let Ok(ev) = cdp_events.recv().await {
+            if ev.method == "Fetch.requestPaused" && ev.session_id.as_deref() == Some(leaf.id.as_str()) {
+                return ev.params["requestId"].as_str().map(str::to_string);
+            }
+        }
+        None
+    };
+    let Some(request_id) = tokio::time::timeout(POINTER_TIMEOUT, held).await.ok().flatten() else {
+        anyhow::bail!("the right leaf's held request did not reach the network within {POINTER_TIMEOUT:?}")
+    };
+    let first = host.snapshot().await?;
+    ensure!(
+        first.pointer.as_ref().is_none_or(|p| !at(p, a)),
+        "with the leaf held before it answered, the first snapshot cannot hold its move: {}",
+        brief(&first)
+    );
+    let windows = host.eval(WINDOWS).await?;
+    ensure!(
+        windows.as_str().is_some_and(|w| w.contains("\"pulling\"")),
+        "after the first snapshot the Host must still wait for the held leaf's answer: windows {windows}"
+    );
+    host.eval("(window.__lateSnapshot = window.wippyAttention.snapshot({}), true)").await?;
+    leaf.send(&fetch::FailRequestParams::new(request_id, network::ErrorReason::Aborted)).await?;
+    let second = crate::host::parse_snapshot(host.eval("window.__lateSnapshot").await?)?;
+    leaf.send(&fetch::DisableParams::default()).await?;
+    require_valid_payload(second.json())?;
+    let pointer = second.pointer.as_ref();
+    ensure!(
+        pointer.is_some_and(|p| at(p, a) && is(p, T::Pointermove) && over(&second, p, &right)),
+        "the snapshot started before the leaf answered must wait for that answer: pointer {pointer:?}, events {} \
+         (the Host's child windows now {})",
+        brief(&second),
+        host.eval(WINDOWS).await.unwrap_or_default()
+    );
+    ensure!(
+        events(&second).iter().any(|e| is(e, T::Pointermove) && at(e, a)),
+        "the move must be in the recent events too: {}",
+        brief(&second)
+    );
+    Ok(format!("first: {}; second: {}", brief(&first), brief(&second)))
 }

@@ -198,6 +198,8 @@ export function defineInternal() {
         child_origin: b.childOrigin,
         realm_id: b.realmId,
         pending: b.pending.size,
+        // Its window of pointermoves: announced and not pulled yet, a pull's answer still due, or neither.
+        window: b.windowPending ? 'announced' : b.windowPull ? 'pulling' : 'idle',
         inbound: b.inbound,
         accepted: b.accepted,
         rejected: b.rejected,

@@ -461,6 +461,11 @@ export const MERGE_TIMEOUT_MS = 400;
 // MERGE_TIMEOUT_MS from now) passed; never rejects. The snapshot awaits it before it reads the pointer;
 // the inspection API's getCursor should too (`await mergeChildWindows()`). An intermediate realm runs
 // it for its own children when its parent pulls.
+//
+// A pull stays in flight until its answer is recorded (or PULL_KEEP_MS passed), not only while the
+// merge that sent it waits: a child emptied its window into that answer and announces again only for
+// moves made after it, so a later merge (the next snapshot) must wait for the answer still due, within
+// its own deadline, or it would miss every move of a child that was slow to answer the first pull.
 export function mergeChildWindows(deadlineAt) {
   const until = Math.min(
     typeof deadlineAt === 'number' && isFinite(deadlineAt) ? deadlineAt : Infinity,
@@ -470,7 +475,7 @@ export function mergeChildWindows(deadlineAt) {
   bindings.forEach((b) => {
     if (!usable(b)) return;
     // Children that said they have moves (`window-pending`, once per merge cycle) are asked; a pull
-    // already in flight (a merge a separator started) is awaited too, so nothing it brings is missed.
+    // already in flight (sent by an earlier merge, answered or not) is awaited too.
     if (b.windowPending) {
       b.windowPending = false;
       const pull = pullWindow(b, until).then(() => {
@@ -480,10 +485,17 @@ export function mergeChildWindows(deadlineAt) {
     }
     if (b.windowPull) asks.push(b.windowPull);
   });
-  return Promise.all(asks).then(() => undefined);
+  if (!asks.length) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = nSetTimeout(resolve, Math.max(0, until - nDateNow()));
+    Promise.all(asks).then(() => {
+      nClearTimeout(timer);
+      resolve();
+    });
+  });
 }
-// How long a pull's reply is still recorded after the merge stopped waiting for it: a child empties
-// its window when it answers, so a late answer (a loaded machine) must not lose its moves.
+// How long a pull's answer is still awaited and recorded after it was sent: a child empties its
+// window when it answers, so a late answer (a loaded machine) must not lose its moves.
 const PULL_KEEP_MS = 10000;
 function recordWindow(b, r) {
   const list = r && r.result && Array.isArray(r.result.observations) ? r.result.observations : [];
@@ -495,8 +507,9 @@ function recordWindow(b, r) {
       safe(() => onChildObservation(b, { observation: o }));
   }
 }
-// One child's window (operation `observations`): resolves when it is recorded or at `until`,
-// whichever comes first; an answer after `until` is still recorded (within PULL_KEEP_MS).
+// One child's window (operation `observations`, the child given until `until` to merge its own
+// children): resolves when the answer is recorded, when PULL_KEEP_MS passed without one, or at once
+// when the request cannot be posted. How long a merge waits for it is the merge's own deadline.
 function pullWindow(b, until) {
   return new Promise((resolve) => {
     if (!safe(() => b.iframe.contentWindow, null) || !usable(b)) {
@@ -504,20 +517,19 @@ function pullWindow(b, until) {
       return;
     }
     const id = 'q-' + randHex(8);
-    const timeout = Math.max(0, until - nDateNow());
-    const waitTimer = nSetTimeout(resolve, timeout);
-    const dropTimer = nSetTimeout(() => b.pending.delete(id), PULL_KEEP_MS);
+    const dropTimer = nSetTimeout(() => {
+      b.pending.delete(id);
+      resolve();
+    }, PULL_KEEP_MS);
     b.pending.set(id, {
       resolve: (r) => {
-        nClearTimeout(waitTimer);
         nClearTimeout(dropTimer);
         recordWindow(b, r);
         resolve();
       },
     });
-    if (!postToChild(b, queryRequest(b, id, 'observations', timeout - 100))) {
+    if (!postToChild(b, queryRequest(b, id, 'observations', Math.max(0, until - nDateNow()) - 100))) {
       b.pending.delete(id);
-      nClearTimeout(waitTimer);
       nClearTimeout(dropTimer);
       resolve();
     }
