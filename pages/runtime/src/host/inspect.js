@@ -140,10 +140,12 @@ function continuationAfter(more, key, offset) {
     () => 'c-' + randHex(24),
   );
 }
-// A page of `records` (the first offset + limit of the full order): -> result.
-function paged(records, more, offset, limit, key, omissions, extra) {
-  const nodes = records.slice(offset, offset + limit);
-  const cont = continuationAfter(more || records.length > offset + limit, key, offset + limit);
+// A page of `records` (the full order's items from `from` up to offset + limit; `from` 0 unless
+// the items before it were skipped undescribed): -> result.
+function paged(records, more, offset, limit, key, omissions, extra, from) {
+  const base = from || 0;
+  const nodes = records.slice(offset - base, offset - base + limit);
+  const cont = continuationAfter(more || base + records.length > offset + limit, key, offset + limit);
   return result(outcomeOf(nodes, omissions), Object.assign({ nodes: nodes }, extra || {}), omissions, cont);
 }
 
@@ -184,10 +186,10 @@ export async function find(caller, query, options, scopeRef) {
     } else {
       const kind = nodeType(t.node);
       if (kind !== 9 && kind !== 11) return invalid('css-root-required');
-      r = composeCss(t.node, qq.css, want, ctx);
+      r = composeCss(t.node, qq.css, want, ctx, start.offset);
       if (r.error) return invalid(r.error);
     }
-    return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: qq.scope });
+    return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: qq.scope }, r.skipped);
   }
   let t = null;
   if (scopeRef) {

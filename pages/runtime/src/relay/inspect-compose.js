@@ -102,8 +102,10 @@ export async function composeTree(root, depth, want, ctx) {
   const w = walkTree(root, depth, want, { excluded: 0 });
   return fill(w.entries, w.stopped, want, ctx, (h) => ({ op: 'tree', depth: depth - h.level, want: want }));
 }
-// CSS over the inert copy of a document or shadow root of this realm, at most `want` matches.
-export function composeCss(scope, selector, want, ctx) {
+// CSS over the inert copy of a document or shadow root of this realm, at most `want` matches. The
+// first `skip` matches (what earlier pages of a continuation returned) are matched but not described:
+// -> {records: the matches from `skipped` on, skipped, more}, so a page costs its own records only.
+export function composeCss(scope, selector, want, ctx, skip) {
   const t = nodeType(scope);
   if (t !== 9 && t !== 11) return { error: 'css-root-required' };
   // Focus pseudo-classes match only while the deep focus is not excluded (dom/inert-dom.js).
@@ -116,7 +118,10 @@ export function composeCss(scope, selector, want, ctx) {
   }
   const sel = selectInert(selector, inert.root, want);
   if (sel.error) return { error: sel.error };
-  return { records: sel.matches.map((m) => localRec(m.live, ctx)), more: sel.more || inert.cut };
+  const from = Math.min(isFinite(skip) && skip > 0 ? skip : 0, sel.matches.length);
+  const records = [];
+  for (let i = from; i < sel.matches.length; i++) records.push(localRec(sel.matches[i].live, ctx));
+  return { records: records, skipped: from, more: sel.more || inert.cut };
 }
 // The node's geometry frame in this realm: its origin (element: the border box; shadow root: its
 // host's; document: the viewport) and composed scale ({x, y, sx, sy}), or {unsupported} under a
