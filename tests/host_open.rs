@@ -21,7 +21,16 @@ fn failed_open(options: HostOptions, why: &str) -> String {
             async || cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len();
         let before = count().await;
         let err = match h.open_with(options).await {
-            Ok(_) => panic!("{why} must not open"),
+            Ok(h) => {
+                // What the Host realm's runtime had settled each child realm as, for the message.
+                const STATES: &str = "JSON.stringify(window.__wippyAttentionRuntime.debug().children.map((c) => \
+                    [c.mount_id, c.state, c.attempts, c.pending]))";
+                let states = h.eval(STATES).await.map_or_else(|e| format!("(unreadable: {e})"), |v| v.to_string());
+                h.close().await;
+                panic!(
+                    "{why} must not open; its child realms as [mount id, state, attempts, queries in flight]: {states}"
+                )
+            }
             Err(e) => e.to_string(),
         };
         assert_eq!(count().await, before, "{why} left its browser context behind: {err}");
