@@ -69,10 +69,19 @@ async fn history_with(
     what: &str,
     want: impl Fn(&ObservedEvent) -> bool,
 ) -> anyhow::Result<Reported<Snapshot>> {
-    let want = &want;
+    history_where(host, what, |evs| evs.iter().any(&want)).await
+}
+
+/// Waits until the recent events as a whole satisfy `done`.
+async fn history_where(
+    host: &Host,
+    what: &str,
+    done: impl Fn(&[ObservedEvent]) -> bool,
+) -> anyhow::Result<Reported<Snapshot>> {
+    let done = &done;
     wait_for(host, what, POINTER_TIMEOUT, || async move {
         let snap = host.snapshot().await?;
-        Ok(if events(&snap).iter().any(want) { Poll::Ready(snap) } else { Poll::Pending(brief(&snap)) })
+        Ok(if done(events(&snap)) { Poll::Ready(snap) } else { Poll::Pending(brief(&snap)) })
     })
     .await
 }
@@ -356,15 +365,11 @@ pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Res
     // The release is pushed at once, the drag's moves come with the next merge of the leaf's window
     // (issue 23), so the history is complete once both the release and the last move are in it.
     let last = r(60.0);
-    let snap =
-        wait_for(host, "the drag's last move and its release reaching the history", POINTER_TIMEOUT, || async move {
-            let snap = host.snapshot().await?;
-            let evs = events(&snap);
-            let done = evs.iter().any(|e| is(e, T::Pointerup) && at(e, last))
-                && evs.iter().any(|e| is(e, T::Pointermove) && e.buttons == Some(1) && at(e, last));
-            Ok(if done { Poll::Ready(snap) } else { Poll::Pending(brief(&snap)) })
-        })
-        .await?;
+    let snap = history_where(host, "the drag's last move and its release reaching the history", |evs| {
+        evs.iter().any(|e| is(e, T::Pointerup) && at(e, last))
+            && evs.iter().any(|e| is(e, T::Pointermove) && e.buttons == Some(1) && at(e, last))
+    })
+    .await?;
     require_valid_payload(snap.json())?;
     ordered(&snap)?;
     let b = brief(&snap);
