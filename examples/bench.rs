@@ -9,6 +9,7 @@
 //! cargo run --release --example bench -- hung-child [N]     # a snapshot beside a child that never answers
 //! cargo run --release --example bench -- realms [N]         # capture time with 1, 4, 16, 64 child realms
 //! cargo run --release --example bench -- observer [N]       # µs per trusted pointermove, Host and child realm
+//! cargo run --release --example bench -- observer-profile [N] # where those µs go: the runtime's functions, sampled
 //! cargo run --release --example bench -- suite [BINARY]    # run the tests: CPU per browser test, top ten
 //! cargo run --release --example bench -- session [N] [M]    # N WebSocket clients x M messages: msg/s, p50/p99
 //! cargo run --release --example bench -- session-soak [N]   # RSS of the Session at 0, N/2 and N messages
@@ -59,6 +60,7 @@ fn main() -> anyhow::Result<()> {
         "hung-child" => with_harness(|h| hung_child(h, n(20)?)),
         "realms" => with_harness(|h| realms(h, n(20)?)),
         "observer" => with_harness(|h| observer(h, n(200)?)),
+        "observer-profile" => with_harness(|h| observer_profile(h, n(2000)?)),
         "session" => session_load(n(50)?, args.get(2).map(|a| a.parse::<usize>()).transpose()?.unwrap_or(40).max(1)),
         "session-soak" => session_soak(n(100_000)?),
         "envelope" => with_harness(envelope_sizes),
@@ -67,7 +69,7 @@ fn main() -> anyhow::Result<()> {
         "scenario" => with_harness(scenario),
         "inspect" => with_harness(|h| inspect(h, n(200)?)),
         _ => bail!(
-            "usage: bench suite [BINARY] [-- FILTER..]|host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|session|session-soak|envelope|inspect [N]"
+            "usage: bench suite [BINARY] [-- FILTER..]|host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|observer-profile|session|session-soak|envelope|inspect [N]"
         ),
     }
 }
@@ -406,10 +408,19 @@ fn vs_playwright(n: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Where `observer` and `observer-profile` move, per realm: (row label, landmark).
+const OBSERVED: [(&str, &str); 3] =
+    [("Host realm", "composer"), ("child realm, quiet", "left-leaf-text"), ("child realm, re-rendered", "left-leaf")];
+const OBSERVED_SAYS: &str = "Host realm = the composer (top document); child realm = the left leaf (OOPIF): \
+    quiet = its caption, which nothing changes, re-rendered = its button, whose tracer attributes the \
+    leaf's own logger rewrites on every move (pages/apps/leaf-log.js), so nothing read for one move \
+    is valid for the next";
+
 /// The observer's cost per trusted pointermove, from Chromium's own trace (`trace` module): N
 /// trusted moves (CDP `Input.dispatchMouseEvent`, alternating 4 px either side of the centre) over
-/// the composer of the managed Host (the Host realm, the top document) and N over the left leaf
-/// (a child realm: a cross-origin out-of-process iframe in engine iframe), each set under its own
+/// the composer of the managed Host (the Host realm, the top document) and N over each of two
+/// elements of the left leaf (a child realm: a cross-origin out-of-process iframe in engine iframe;
+/// [`OBSERVED`]: one the page leaves alone, one it rewrites on every move), each set under its own
 /// `devtools.timeline` trace. Per pointermove `EventDispatch`, the cost is the sum of the
 /// `FunctionCall`s of `/runtime/attention.js` directly inside it in the realm's frame (Chromium
 /// 156 emits one per listener: the runtime's pointer listener, which does observation and selection
@@ -436,11 +447,12 @@ fn observer(h: &Harness, n: usize) -> anyhow::Result<()> {
         for landmark in ["composer", "left-leaf"] {
             host.locate_landmark(landmark).await?.session.eval(FLOOR).await?;
         }
-        let realms = [
-            ("Host realm", host.landmark_rect("composer").await?, &host_frame),
-            ("child realm", host.landmark_rect("left-leaf").await?, &child_frame),
-        ];
-        println!("managed/iframe: Host realm = the composer (top document), child realm = the left leaf (OOPIF); {n} moves each");
+        let mut realms = Vec::new();
+        for (realm, landmark) in OBSERVED {
+            let frame = if landmark == "composer" { &host_frame } else { &child_frame };
+            realms.push((realm, host.landmark_rect(landmark).await?, frame));
+        }
+        println!("managed/iframe: {OBSERVED_SAYS}; {n} moves each");
         header("µs per event, Chromium trace");
         for (realm, rect, frame) in realms {
             let trace = traced_moves(&host, rect.center(), n).await?;
@@ -476,6 +488,88 @@ fn observer(h: &Harness, n: usize) -> anyhow::Result<()> {
                     sum / costs.len() as f64
                 );
             }
+        }
+        host.close().await;
+        anyhow::Ok(())
+    })
+}
+
+/// Where the observer's time goes: V8's sampling profiler (`Profiler` domain, 50 µs interval) on
+/// each realm's own target while `n` trusted moves run as in [`observer`], and the runtime's
+/// functions (script `/runtime/attention.js`) ranked by self time and by total time (a sample
+/// counts once for every distinct runtime function on its stack), in µs per move. Sampling is
+/// statistical and adds its own cost: read the ranking, not the absolute figures ([`observer`]
+/// measures those from the trace).
+fn observer_profile(h: &Harness, n: usize) -> anyhow::Result<()> {
+    use chromiumoxide::cdp::js_protocol::profiler;
+    use std::collections::{HashMap, HashSet};
+    h.block_on(async {
+        let host = h.open(Layout::Managed, Engine::Iframe).await?;
+        println!("managed/iframe: {OBSERVED_SAYS}; {n} moves each");
+        for (realm, landmark) in OBSERVED {
+            let session = host.locate_landmark(landmark).await?.session;
+            let (cx, cy) = host.landmark_rect(landmark).await?.center();
+            host.move_to(cx, cy).await?;
+            session.execute(&profiler::EnableParams::default()).await?;
+            session.execute(&profiler::SetSamplingIntervalParams::new(50)).await?;
+            session.execute(&profiler::StartParams::default()).await?;
+            let mut moved = Ok(());
+            for i in 0..n {
+                let dx = if i % 2 == 0 { 4.0 } else { -4.0 };
+                moved = host.move_to(cx + dx, cy).await;
+                if moved.is_err() {
+                    break;
+                }
+            }
+            // Stopped even when a move failed, so the renderer is not left sampling.
+            let profile = session.execute(&profiler::StopParams::default()).await?.profile;
+            moved?;
+            let parent: HashMap<i64, i64> =
+                profile.nodes.iter().flat_map(|nd| nd.children.iter().flatten().map(move |c| (*c, nd.id))).collect();
+            let frame: HashMap<i64, &profiler::ProfileNode> = profile.nodes.iter().map(|nd| (nd.id, nd)).collect();
+            let name = |nd: &profiler::ProfileNode| {
+                let f = &nd.call_frame;
+                let fun = if f.function_name.is_empty() { "(anonymous)" } else { &f.function_name };
+                format!("{fun} :{}", f.line_number + 1)
+            };
+            let ours = |nd: &profiler::ProfileNode| nd.call_frame.url.ends_with(RUNTIME_SCRIPT);
+            let (samples, deltas) = (profile.samples.unwrap_or_default(), profile.time_deltas.unwrap_or_default());
+            let (mut self_us, mut total_us) = (HashMap::<String, f64>::new(), HashMap::<String, f64>::new());
+            let mut runtime_us = 0.0;
+            for (i, id) in samples.iter().enumerate() {
+                // A sample's time is the interval up to the next sample.
+                let dt = deltas.get(i + 1).copied().unwrap_or(0) as f64;
+                let Some(leaf) = frame.get(id) else { continue };
+                let mut seen = HashSet::new();
+                let mut in_runtime = false;
+                let mut at = Some(*id);
+                while let Some(x) = at {
+                    if let Some(nd) = frame.get(&x).filter(|nd| ours(nd)) {
+                        in_runtime = true;
+                        let key = name(nd);
+                        if seen.insert(key.clone()) {
+                            *total_us.entry(key).or_default() += dt;
+                        }
+                    }
+                    at = parent.get(&x).copied();
+                }
+                if in_runtime {
+                    runtime_us += dt;
+                    // Self time of a native or a builtin called by the runtime goes to that callee.
+                    *self_us.entry(if ours(leaf) { name(leaf) } else { format!("[{}]", name(leaf)) }).or_default() +=
+                        dt;
+                }
+            }
+            println!("\n{realm}: {:.1} µs of sampled runtime time per move", runtime_us / n as f64);
+            for (title, table) in [("self", &self_us), ("total", &total_us)] {
+                let mut rows: Vec<_> = table.iter().collect();
+                rows.sort_by(|a, b| b.1.total_cmp(a.1));
+                println!("  by {title} time (µs per move):");
+                for (k, v) in rows.into_iter().take(20) {
+                    println!("    {:>8.1}  {k}", v / n as f64);
+                }
+            }
+            session.execute(&profiler::DisableParams::default()).await?;
         }
         host.close().await;
         anyhow::Ok(())

@@ -56,3 +56,14 @@ fn a_child_that_answers_a_merge_late_loses_no_move_to_the_next_snapshot(
         history::late_window_answer_reaches_the_next_snapshot(h).await.map(drop)
     });
 }
+
+/// One cell: what a child realm keeps between moves is the same code in every layout (paths are
+/// all the layouts differ in, and they are compared elsewhere), and only engine iframe has a child
+/// realm whose move resolution reaches the snapshot unchanged: in engine fragment the leaf is in
+/// the Host document, whose pointer targets are described again at snapshot time.
+#[test]
+fn a_moves_candidate_is_read_again_when_the_hovered_node_or_the_dom_changes() {
+    run_host(Layout::Managed, Engine::Iframe, async |h| {
+        history::move_candidate_follows_hover_and_dom_changes(h).await.map(drop)
+    });
+}

@@ -597,3 +597,103 @@ pub async fn late_window_answer_reaches_the_next_snapshot(host: &Host) -> anyhow
     );
     Ok(format!("first: {}; second: {}", brief(&first), brief(&second)))
 }
+
+/// A child realm's move carries its candidate as it was at the move (spec: "the candidate IDs
+/// resolved at that time"), although the realm keeps what it read for the next moves
+/// (realm/resolve-cache.js): the summary is read again when the pointer moves onto another node
+/// (another :hover chain, so other computed styles) and after any change of the DOM, in the light
+/// tree and in a declarative open shadow root (one no attachShadow call made) inside the
+/// candidate. A button in the left leaf (an out-of-process iframe) shows a part of its name only
+/// while one of its spans is hovered; each phase moves twice in a row over the button, the second
+/// move right after the change it proves, then away to the composer, so the newest event over the
+/// button carries what the second move resolved. Its name must be Chromium's accessible name of
+/// the button read while the pointer was there.
+pub async fn move_candidate_follows_hover_and_dom_changes(host: &Host) -> anyhow::Result<String> {
+    let frame = super::expect::leaf_frame(host.engine, Leaf::Left);
+    // Page setup (not user input): absolute inside the leaf app, below its probes and left of its
+    // button. Its parts are flex items, set apart as blocks in both name computations and laid out
+    // from the left, so the spans stay where they are when the tip shows after the second one.
+    let made = host
+        .eval_in_frame(
+            &frame,
+            r#"(() => {
+                const style = document.createElement('style');
+                style.textContent = '.hp-tip { display: none } .hp-b:hover + .hp-tip { display: block }';
+                document.head.append(style);
+                const b = document.createElement('button');
+                b.setAttribute('data-landmark', 'hover-probe');
+                b.style.cssText = 'position: absolute; left: 8px; top: 86px; width: 190px; height: 30px; font-size: 12px; display: flex; gap: 4px; align-items: center; z-index: 10;';
+                b.setHTMLUnsafe('<span class="hp-a" data-landmark="hover-probe-a">Alpha</span>'
+                    + '<span class="hp-b" data-landmark="hover-probe-b">Beta</span><span class="hp-tip">tip</span>'
+                    + '<hp-label><template shadowrootmode="open"><span>Delta</span></template></hp-label>');
+                document.getElementById('leaf-app').append(b);
+                return !!b.querySelector('hp-label').shadowRoot;
+            })()"#,
+        )
+        .await?;
+    ensure!(made == true, "the hover probe (with a declarative open shadow root) was not built in the left leaf");
+    let a = host.landmark_rect("hover-probe-a").await?.center();
+    let b = host.landmark_rect("hover-probe-b").await?.center();
+    let button = host.landmark_rect("hover-probe").await?;
+    let away = host.landmark_rect("composer-input").await?.center();
+    let name = async || anyhow::Ok(host.landmark_ax("hover-probe").await?.name);
+
+    host.move_to(a.0, a.1).await?;
+    let plain = name().await?;
+    host.move_to(b.0, b.1).await?;
+    let hovered = name().await?;
+    ensure!(
+        plain != hovered && hovered.contains("tip"),
+        "Chromium: hovering the second span must add its tip to the button's name (over the first: {plain:?}, over the second: {hovered:?})"
+    );
+    let mut phases = Vec::new();
+    // Each phase: the first move (at `dx` - 1) fills what the realm keeps, `change` runs, the
+    // second move (at `dx`) must read the button again; `expect` is Chromium's name after it.
+    let mut phase = async |what: &str, first: (f64, f64), change: Option<&str>, dx: f64| -> anyhow::Result<()> {
+        host.move_to(first.0, first.1).await?;
+        if let Some(js) = change {
+            ensure!(host.eval_in_frame(&frame, js).await? == true, "{what}: the change did not apply");
+        }
+        let second = (b.0 + dx, b.1);
+        host.move_to(second.0, second.1).await?;
+        let truth = name().await?;
+        host.move_to(away.0 + dx, away.1).await?;
+        let snap = history_with(host, &format!("{what}: the move onto the second span and the move away"), |e| {
+            is(e, T::Pointermove) && at(e, (away.0 + dx, away.1))
+        })
+        .await?;
+        let brief = brief(&snap);
+        let last = events(&snap)
+            .iter()
+            .rev()
+            .find(|e| is(e, T::Pointermove) && over(&snap, e, &button))
+            .with_context(|| format!("{what}: no move over the button in the history: {brief}"))?;
+        ensure!(at(last, second), "{what}: the newest move over the button must be the second move: {brief}");
+        let id = last.candidate_ids.first().context("the move over the button has no candidate")?;
+        let cand =
+            candidates(&snap).iter().find(|c| &c.target_id == id).context("the button's candidate is missing")?;
+        let got = cand.summary.name.clone().unwrap_or_default();
+        ensure!(got == truth, "{what}: the move's candidate is named {got:?}, Chromium named the button {truth:?}");
+        phases.push(format!("{what}: {got:?}"));
+        Ok(())
+    };
+    // From the first span onto the second: another node hit, the tip shows.
+    phase("hover", a, None, 1.0).await?;
+    // The light tree changes between two moves over the same node.
+    phase(
+        "light DOM",
+        (b.0 + 2.0, b.1),
+        Some("(() => { document.querySelector('.hp-a').textContent = 'Gamma'; return true; })()"),
+        3.0,
+    )
+    .await?;
+    // The declarative shadow root changes between two moves over the same node.
+    phase(
+        "shadow root",
+        (b.0 + 4.0, b.1),
+        Some("(() => { document.querySelector('hp-label').shadowRoot.querySelector('span').textContent = 'Epsilon'; return true; })()"),
+        5.0,
+    )
+    .await?;
+    Ok(phases.join("; "))
+}

@@ -9,9 +9,14 @@ import { W, nAttachShadow, nAttachInternals, nInternalsGet, nShadowRootGet } fro
 import { ROLE, REALM, closedRoots, internalsOf } from '../core/state.js';
 import { emit } from '../core/hub.js';
 
+// Roots announced on the hub: every root attachShadow made, and a declarative open root (never made
+// through attachShadow) the first time a walk enters it, so from then on its changes move the tree
+// revision and its iframes are found: nothing the runtime read under a root can change unseen.
+const announcedRoots = new WeakSet();
 export function registerRoot(host, root) {
   try {
     if (host && root) {
+      announcedRoots.add(root);
       closedRoots.set(host, root);
       emit('root', root);
     }
@@ -94,7 +99,13 @@ export function shadowOf(el) {
   } catch (_) {
     r = null;
   }
-  if (r) return r;
+  if (r) {
+    if (!announcedRoots.has(r)) {
+      announcedRoots.add(r);
+      emit('root', r);
+    }
+    return r;
+  }
   r = closedRoots.get(el);
   if (r) return r;
   // A declarative closed root (<template shadowrootmode="closed">) is never created through

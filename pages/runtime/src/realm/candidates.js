@@ -14,20 +14,45 @@ import { deepHit, containsRedacted } from './hit-test.js';
 // Full realm-local descriptor of a candidate element. opts: {redacted, textNone, role?}; role is
 // el's computed role when the caller read it in this same task (hit testing), else it is read here.
 export function describe(el, opts) {
+  return descriptorOf(el, describeFixed(el, opts), false);
+}
+// What a descriptor reads from the element besides its box: identity, path (with the elements its
+// segments' rects come from), summary, sources and redaction. realm/resolve-cache.js keeps it for a
+// pointer's candidate while none of it can have changed.
+export function describeFixed(el, opts) {
   const lp = localPath(el, false);
-  const rect = rectOf(el);
-  const d = {
+  return {
     target_id: targetIdOf(el),
     path: lp.path,
+    boxes: lp.boxes,
+    summary: summarize(el, { redacted: !!opts.redacted, textNone: !!opts.textNone, role: opts.role }),
+    fragment: lp.fragment,
+    redacted: !!opts.redacted || containsRedacted(el),
+  };
+}
+const copySummary = (s) =>
+  s.state ? Object.assign({}, s, { state: Object.assign({}, s.state) }) : Object.assign({}, s);
+// A descriptor from what describeFixed read, with el's rect read now; kept: f is kept for later
+// moves, so the descriptor has copies of its objects and its path segments' rects are read now.
+export function descriptorOf(el, f, kept) {
+  const rect = rectOf(el);
+  let path = f.path;
+  if (kept) {
+    path = path.map((seg) => Object.assign({}, seg));
+    for (const [i, n] of f.boxes) path[i].rect = rectOut(rectOf(n));
+  }
+  const d = {
+    target_id: f.target_id,
+    path: path,
     rect: rectOut(rect),
     occluded: false,
-    summary: summarize(el, { redacted: !!opts.redacted, textNone: !!opts.textNone, role: opts.role }),
-    geometry_source: lp.fragment ? 'physical-host' : 'document',
-    runtime_source: lp.fragment ? 'fragment-realm' : ROLE === 'top' ? 'document' : 'iframe-realm',
+    summary: kept ? copySummary(f.summary) : f.summary,
+    geometry_source: f.fragment ? 'physical-host' : 'document',
+    runtime_source: f.fragment ? 'fragment-realm' : ROLE === 'top' ? 'document' : 'iframe-realm',
   };
   const clip = intersect(rect, viewportRect());
   if (!sameRect(clip, rect)) d.clip_rect = rectOut(clip);
-  if (opts.redacted || containsRedacted(el)) d.redacted = true;
+  if (f.redacted) d.redacted = true;
   if (ROLE === 'top' && nWeakRef) {
     liveByTarget.set(d.target_id, new nWeakRef(el));
     if (liveByTarget.size > 512) liveByTarget.delete(liveByTarget.keys().next().value);

@@ -112,7 +112,8 @@ export function promoteAt(start, at) {
   }
   return { el: raw, role: rawRole };
 }
-// -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted, role} | {kind:'iframe', el, x, y}
+// -> {kind:'none'} | {kind:'excluded', el} | {kind:'element', el, redacted, role, start?: the node hit}
+//    | {kind:'iframe', el, x, y}
 //    | {kind:'hidden', el: the host whose root cannot be entered}
 // memo (optional): {promote(start, at), privacy(el)}, the same answers as promoteAt and privacyOf
 // kept while they cannot have changed (realm/resolve-cache.js, for pointer events).
@@ -142,7 +143,7 @@ export function hitTest(x, y, memo) {
   if (DOCUMENT_ROOTS[localName(el)]) return { kind: 'none' }; // empty page area: no target
   const p = privacy(el);
   if (p.excluded) return { kind: 'excluded', el: p.excluded };
-  return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted, role: pr.role };
+  return { kind: 'element', el: el, redacted: !!p.redacted, redactRoot: p.redacted, role: pr.role, start: start };
 }
 export function containsRedacted(el) {
   try {

@@ -113,7 +113,8 @@ export function onPointerEvent(ev) {
   } else h = safe(() => hitTest(pt.x, pt.y, MOVE_MEMO), { kind: 'none' });
   let cands = [];
   if (h.kind === 'element') {
-    const d = safe(() => describe(h.el, { redacted: h.redacted, textNone: false, role: h.role }), null);
+    const opts = { redacted: h.redacted, textNone: false, role: h.role };
+    const d = safe(() => (h.start ? MOVE_MEMO.describe(h.el, opts, h.start) : describe(h.el, opts)), null);
     if (d) cands = [d];
   }
   // h.kind === 'iframe': the child realm receives this input itself and reports it; here we only

@@ -116,6 +116,12 @@ function iframeSeg(ifr, geom) {
 // read it already (the same task, so the same layout).
 export function localPath(leaf, asIframe, geom) {
   const up = [];
+  // The segments that carry a rect (boundaries, web fragments), with the element it is read from.
+  const boxed = [];
+  const withBox = (seg, n) => {
+    boxed.push([seg, n]);
+    return seg;
+  };
   let viaShadow = false;
   let fragment = false;
   for (let n = leaf; n;) {
@@ -129,7 +135,7 @@ export function localPath(leaf, asIframe, geom) {
           up.push({ kind: 'element', mount_id: m.mount_id, generation: m.generation, tag_name: cutBytes(ln, 128) });
         }
         const bk = boundaryKind(n);
-        if (bk) up.push(boundarySeg(n, bk, true));
+        if (bk) up.push(withBox(boundarySeg(n, bk, true), n));
       } else if (ln === 'web-fragment') {
         const m = mountOf(n);
         const seg = { kind: 'web-fragment', mount_id: m.mount_id, generation: m.generation };
@@ -140,7 +146,7 @@ export function localPath(leaf, asIframe, geom) {
           if (fid) seg.label = cutBytes(fid, 256);
         }
         seg.rect = rectOut(rectOf(n));
-        up.push(seg);
+        up.push(withBox(seg, n));
         fragment = true;
       } else if (ln === 'web-fragment-host') {
         // internal container of a fragment: not a segment
@@ -149,12 +155,9 @@ export function localPath(leaf, asIframe, geom) {
         if (viaShadow) {
           const hk = nodeKey(n);
           up.push({ kind: 'shadow-root', mount_id: hk + '-sr', generation: 1 });
-          if (bk) up.push(boundarySeg(n, bk, true));
-          else if (ln.indexOf('-') > 0) {
-            const s = boundarySeg(n, 'web-component', true);
-            up.push(s);
-          }
-        } else if (bk) up.push(boundarySeg(n, bk, true));
+          if (bk) up.push(withBox(boundarySeg(n, bk, true), n));
+          else if (ln.indexOf('-') > 0) up.push(withBox(boundarySeg(n, 'web-component', true), n));
+        } else if (bk) up.push(withBox(boundarySeg(n, bk, true), n));
       }
       if (selfRedacted(n)) for (let i = 0; i < up.length; i++) delete up[i].label;
       viaShadow = false;
@@ -167,5 +170,6 @@ export function localPath(leaf, asIframe, geom) {
     n = composedParent(n);
   }
   up.reverse();
-  return { path: up, fragment: fragment };
+  // boxes: [index in path, element] of every segment whose rect was read from an element.
+  return { path: up, fragment: fragment, boxes: boxed.map(([seg, n]) => [up.indexOf(seg), n]) };
 }

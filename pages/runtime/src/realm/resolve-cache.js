@@ -1,8 +1,11 @@
 // What resolving a trusted pointermove reads from the DOM, kept per node while it cannot have
 // changed (issue 23: the realm that receives a move resolves its candidate at the move, at close to
-// the cost of one hit test): the promotion of the node hit to its candidate (hit-test.js promoteAt)
-// and an element's privacy (dom/privacy.js privacyOf). Both are read from attributes, the composed
-// tree, computed roles and boxes. An entry is used only while the realm's tree and geometry
+// the cost of one hit test): the promotion of the node hit to its candidate (hit-test.js promoteAt),
+// an element's privacy (dom/privacy.js privacyOf) and the candidate's descriptor without its rects
+// (candidates.js describeFixed; the rects are read at every move), the latter only while the
+// pointer stays on the node it was read at: another node under the pointer is another :hover
+// chain, so other computed styles for the summary to read. All are read from attributes, the
+// composed tree, computed roles, styles and boxes. An entry is used only while the realm's tree and geometry
 // revisions (realm/inspect-nodes.js: a MutationObserver on every root the runtime knows; scroll,
 // resize) and its input epoch (a trusted discrete pointer or key event, a focus change) are the ones
 // it was read at, every root on the node's composed ancestry was observed when it was read, and for
@@ -17,10 +20,12 @@ import { PROBE_TTL_MS, hasHiddenRoot } from '../dom/hidden-roots.js';
 import { flatParent } from '../dom/flat-tree.js';
 import { promoteAt, DOCUMENT_ROOTS } from './hit-test.js';
 import { treeObserved } from './inspect-nodes.js';
+import { describeFixed, descriptorOf } from './candidates.js';
 
 let stamp = { tree: -1, geometry: -1, input: -1 };
 let promoted = new WeakMap();
 let privacy = new WeakMap();
+let described = new WeakMap();
 // The entries of another tree, geometry or input are dropped at once.
 function fresh() {
   const r = INSPECTION.revisions;
@@ -28,6 +33,7 @@ function fresh() {
     stamp = { tree: r.tree, geometry: r.geometry, input: REALM.inputEpoch };
     promoted = new WeakMap();
     privacy = new WeakMap();
+    described = new WeakMap();
   }
 }
 // Whether every tree on n's composed ancestry reports its changes (documents and shadow roots).
@@ -75,5 +81,19 @@ export const MOVE_MEMO = {
     const p = privacyOf(el);
     if (observedUp(el)) privacy.set(el, { value: p, at: now });
     return p;
+  },
+  // The candidate's descriptor (candidates.js describe) for a pointer at `start` (the node hit):
+  // its rects are read at every move, the rest is kept while the pointer stays on the same node
+  // (the same :hover chain, so the same computed style of everything the summary reads).
+  describe(el, opts, start) {
+    const now = nPerfNow();
+    const e = entry(described, el, now);
+    const redacted = !!opts.redacted;
+    if (e && e.start === start && e.redacted === redacted && e.role === opts.role)
+      return descriptorOf(el, e.value, true);
+    const f = describeFixed(el, opts);
+    if (!observedUp(el)) return descriptorOf(el, f, false);
+    described.set(el, { value: f, at: now, start: start, redacted: redacted, role: opts.role });
+    return descriptorOf(el, f, true);
   },
 };
