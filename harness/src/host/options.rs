@@ -360,7 +360,12 @@ impl HostOptions {
     }
 
     fn extra_realms_allowance(&self) -> std::time::Duration {
-        crate::host::READY_PER_REALM * self.extras.iter().map(Extra::realms).sum::<u32>()
+        crate::host::READY_PER_REALM * self.extra_realms()
+    }
+
+    /// How many realms with the runtime the extras add to the Host ([`Extra::realms`], summed).
+    pub fn extra_realms(&self) -> u32 {
+        self.extras.iter().map(Extra::realms).sum()
     }
 
     /// Device pixels per CSS px (`Emulation.setDeviceMetricsOverride`'s `deviceScaleFactor`).
