@@ -504,7 +504,8 @@ function fromContent(n, hiddenOk, ctx, depth) {
     parts.push({ text, inline: owned.indexOf(c) < 0 && displayIsInline(cs ? cs.display : '') });
   }
   pseudoPart(n, '::after', parts);
-  return joinName(parts);
+  // Untrimmed: every caller trims the name it returns, and a parent joins it with its edges.
+  return joinName(parts, true);
 }
 function pseudoPart(n, which, parts) {
   const cs = styleOf(n, which);

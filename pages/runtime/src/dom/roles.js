@@ -455,14 +455,16 @@ export function asciiCollapse(s) {
     .replace(/^ | $/g, '');
 }
 // Parts of a name from content joined as Chromium joins them (inline parts as they are, other parts
-// set apart by spaces), ASCII white space collapsed.
-export function joinName(parts) {
+// set apart by spaces), ASCII white space collapsed. keepEdges: one space is kept where the text
+// starts or ends with white space (an inline element's content inside its parent's: the space in
+// `Beta<span> tip</span>` is rendered, and Chromium's name keeps it); trimmed otherwise.
+export function joinName(parts, keepEdges) {
   let out = '';
   for (const p of parts) {
     if (!p || typeof p.text !== 'string' || p.text === '') continue;
     out += p.inline ? p.text : ' ' + p.text + ' ';
   }
-  return asciiCollapse(out);
+  return keepEdges ? out.replace(/[ \t\n\f\r]+/g, ' ') : asciiCollapse(out);
 }
 // The text CSS generated content contributes (accname 1.2 step 2F.ii): the computed `content` of a
 // ::before / ::after, its strings concatenated (`none` / `normal` and non-string items such as

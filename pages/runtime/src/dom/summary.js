@@ -7,7 +7,7 @@ import { TEXT_MAX } from '../core/constants.js';
 import { cutBytes, cutScalars, normText } from '../core/util.js';
 import { attr, hasAttr, localName, nodeType, parentOf } from '../core/dom-reads.js';
 import { privacyOf, selfExcluded, selfRedacted, labelsSensitive } from './privacy.js';
-import { stateFor, joinNameParts, displayIsInline, asciiCollapse } from './roles.js';
+import { stateFor, joinNameParts, joinName, displayIsInline, asciiCollapse } from './roles.js';
 import { flatChildren } from './flat-tree.js';
 import { roleOf, nameOf, aria } from './accname.js';
 
@@ -131,8 +131,9 @@ function contentParts(n, budget, depth, names) {
         continue;
       }
     }
-    let text = joinNameParts(contentParts(c, budget, depth + 1, names));
-    if (!text && names) text = normText(attr(c, 'title'));
+    // With its edges: the space of `Beta<span> tip</span>` is rendered (roles.js joinName).
+    let text = joinName(contentParts(c, budget, depth + 1, names), true);
+    if (!text.trim() && names) text = normText(attr(c, 'title')) || text;
     if (text) parts.push({ text, inline });
   }
   return parts;
