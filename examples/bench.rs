@@ -513,14 +513,7 @@ fn observer_profile(h: &Harness, n: usize) -> anyhow::Result<()> {
             session.execute(&profiler::EnableParams::default()).await?;
             session.execute(&profiler::SetSamplingIntervalParams::new(50)).await?;
             session.execute(&profiler::StartParams::default()).await?;
-            let mut moved = Ok(());
-            for i in 0..n {
-                let dx = if i % 2 == 0 { 4.0 } else { -4.0 };
-                moved = host.move_to(cx + dx, cy).await;
-                if moved.is_err() {
-                    break;
-                }
-            }
+            let moved = alternating_moves(&host, (cx, cy), n).await;
             // Stopped even when a move failed, so the renderer is not left sampling.
             let profile = session.execute(&profiler::StopParams::default()).await?.profile;
             moved?;
@@ -590,19 +583,21 @@ async fn frame_of(host: &attention_harness::Host, landmark: &str) -> anyhow::Res
         .context("Page.getFrameTree without a frame id")
 }
 
+/// `n` trusted moves alternating 4 px right and left of `(cx, cy)`; stops at the first that fails.
+async fn alternating_moves(host: &attention_harness::Host, (cx, cy): (f64, f64), n: usize) -> anyhow::Result<()> {
+    for i in 0..n {
+        let dx = if i % 2 == 0 { 4.0 } else { -4.0 };
+        host.move_to(cx + dx, cy).await?;
+    }
+    Ok(())
+}
+
 /// Moves the mouse to `centre` (untraced: the first move enters the element), then traces `n`
 /// trusted moves alternating 4 px left and right of it.
 async fn traced_moves(host: &attention_harness::Host, (cx, cy): (f64, f64), n: usize) -> anyhow::Result<trace::Trace> {
     host.move_to(cx, cy).await?;
     let recording = trace::start(host.frames().cdp()).await?;
-    let mut moved = Ok(());
-    for i in 0..n {
-        let dx = if i % 2 == 0 { 4.0 } else { -4.0 };
-        moved = host.move_to(cx + dx, cy).await;
-        if moved.is_err() {
-            break;
-        }
-    }
+    let moved = alternating_moves(host, (cx, cy), n).await;
     // The trace is ended even when a move failed, so Chromium is not left tracing.
     let trace = recording.stop().await?;
     moved?;
