@@ -647,8 +647,8 @@ pub async fn move_candidate_follows_hover_and_dom_changes(host: &Host) -> anyhow
         "Chromium: hovering the second span must add its tip to the button's name (over the first: {plain:?}, over the second: {hovered:?})"
     );
     let mut phases = Vec::new();
-    // Each phase: the first move (at `dx` - 1) fills what the realm keeps, `change` runs, the
-    // second move (at `dx`) must read the button again; `expect` is Chromium's name after it.
+    // Each phase: the move to `first` fills what the realm keeps, `change` runs, the second move
+    // (at `b` + `dx`) must read the button again; `truth` is Chromium's name after it.
     let mut phase = async |what: &str, first: (f64, f64), change: Option<&str>, dx: f64| -> anyhow::Result<()> {
         host.move_to(first.0, first.1).await?;
         if let Some(js) = change {
