@@ -117,12 +117,13 @@ fn action_refs_with_agent_actions_on_equal_the_contracts_fields_and_semantic_pat
     });
 }
 
+/// It points and snapshots only: the shared default Host of its cell (whose agent actions are off).
 #[rstest]
 fn no_candidate_carries_an_action_ref_with_agent_actions_off(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| {
+    run_shared_host(layout, engine, async |h| {
         attention_harness::checks::actions::no_action_refs_when_disabled(h).await.map(drop)
     });
 }

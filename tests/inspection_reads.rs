@@ -1,17 +1,19 @@
 //! The inspection API's other reads against Chromium, over Layout x Engine: semantic search against
 //! the accessibility tree, geometry and hitTest against the box model and `DOM.getNodeForLocation`
-//! under the geometry variants and DPR 2, `unsupported-transform` under rotation and skew, calls
-//! made from inside child realms, the limits at their boundaries (8/9 matches, 32/33 tree nodes,
-//! depth 32/33, continuations, 16/17 and 128/129 subscriptions, 10 updates/s) and bad input.
+//! on the default Host (under the geometry variants, DPR 2, rotation and skew they run in
+//! tests/geometry.rs, on the variant's Host beside the sampled geometry), calls made from inside
+//! child realms, the limits at their boundaries (8/9 matches, 32/33 tree nodes, depth 32/33,
+//! continuations, 16/17 and 128/129 subscriptions, 10 updates/s) and bad input. The reads that
+//! neither input, mount nor subscribe run on the shared default Host of their cell
+//! (`run_shared_host`, checked unchanged before each use).
 
 use attention_harness::checks::inspection::{
     bad_input, callers, coalescing, continuation_rules, document_of, fragment_reads_keep_to_their_subtree,
     fresh_reads_with_attachments_off, geometry_matches_box_model, leaf_ref, match_limit, realm_kinds,
-    semantic_matches_ax, sixteen_realms, subscription_limits, subscriptions_racing, tree_limits,
-    unsupported_transform_keeps_sibling, LEAVES,
+    semantic_matches_ax, sixteen_realms, subscription_limits, subscriptions_racing, tree_limits, LEAVES,
 };
 use attention_harness::host::{InspectOptions, SemanticQuery};
-use attention_harness::{run_host, run_host_opts, Engine, Geometry, Harness, HostOptions, Layout};
+use attention_harness::{run_host, run_host_opts, run_shared_host, Engine, Harness, HostOptions, Layout};
 use rstest::rstest;
 
 #[rstest]
@@ -19,7 +21,7 @@ fn semantic_find_agrees_with_chromiums_accessibility_tree_and_misses_nothing(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| semantic_matches_ax(h).await.map(|s| eprintln!("{s}")));
+    run_shared_host(layout, engine, async |h| semantic_matches_ax(h).await.map(|s| eprintln!("{s}")));
 }
 
 /// A Web Fragment package reads its own registered subtree by default, though the Host realm
@@ -29,7 +31,7 @@ fn semantic_find_agrees_with_chromiums_accessibility_tree_and_misses_nothing(
 fn a_fragment_realm_reads_its_own_subtree_by_default_and_the_host_tree_from_root(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
 ) {
-    run_host(layout, Engine::Fragment, async |h| {
+    run_shared_host(layout, Engine::Fragment, async |h| {
         fragment_reads_keep_to_their_subtree(h).await.map(|s| eprintln!("{s}"))
     });
 }
@@ -39,7 +41,7 @@ fn reads_from_inside_each_child_realm_reach_their_own_tree(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| {
+    run_shared_host(layout, engine, async |h| {
         for rk in realm_kinds(engine) {
             let doc = document_of(h, &rk.realm).await?;
             let tree = h.tree(&rk.realm, None, &InspectOptions::default()).await?;
@@ -63,46 +65,14 @@ fn reads_from_inside_each_child_realm_reach_their_own_tree(
     });
 }
 
+/// On the default Host; under the geometry variants, DPR 2, rotation and skew, the same reads are
+/// compared in tests/geometry.rs on the variant's Host, which the sampled geometry opens anyway.
 #[rstest]
 fn geometry_and_hit_test_match_the_box_model_within_half_a_pixel(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
-    #[values(
-        "plain",
-        "dpr-2",
-        "zoom-frame",
-        "scale-frame",
-        "scale-panel",
-        "scroll-page",
-        "scroll-panel",
-        "border-frame"
-    )]
-    variant: &str,
 ) {
-    let host = HostOptions::new(layout, engine);
-    let options = match variant {
-        "plain" => host,
-        "dpr-2" => host.device_scale_factor(2.0),
-        "zoom-frame" => host.geometry(Geometry::ZoomFrame),
-        "scale-frame" => host.geometry(Geometry::ScaleFrame),
-        "scale-panel" => host.geometry(Geometry::ScalePanel),
-        "scroll-page" => host.geometry(Geometry::ScrollPage),
-        "scroll-panel" => host.geometry(Geometry::ScrollPanel),
-        "border-frame" => host.geometry(Geometry::BorderFrame),
-        other => panic!("no variant {other}"),
-    };
-    run_host_opts(options, async |h| geometry_matches_box_model(h, &LEAVES).await.map(|s| eprintln!("{variant}: {s}")));
-}
-
-#[rstest]
-fn rotation_or_skew_is_unsupported_transform_and_the_sibling_keeps_its_geometry(
-    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
-    #[values(Geometry::RotateFrame, Geometry::SkewFrame)] variant: Geometry,
-) {
-    // Only iframes are mapped point by point; fragment content is physical Host DOM.
-    run_host_opts(HostOptions::new(layout, Engine::Iframe).geometry(variant), async |h| {
-        unsupported_transform_keeps_sibling(h).await.map(drop)
-    });
+    run_shared_host(layout, engine, async |h| geometry_matches_box_model(h, &LEAVES).await.map(|s| eprintln!("{s}")));
 }
 
 #[rstest]
@@ -165,10 +135,11 @@ fn many_trusted_moves_give_at_most_10_notices_a_second(
 /// any node is read, and the layouts differ in the path from the Host to each element (DESIGN.md,
 /// "The two layouts"), which none of these calls reaches. The engine stays: the foreign ref is
 /// minted by the other Host's left leaf, a srcdoc realm in one engine and a fragment in the other.
+/// Nothing is changed (the test proves it), so the Host under test is the shared one of its cell.
 #[rstest]
 fn bad_input_is_invalid_request_and_changes_nothing(#[values(Engine::Iframe, Engine::Fragment)] engine: Engine) {
     let layout = Layout::Compat;
-    run_host(layout, engine, async |h| {
+    run_shared_host(layout, engine, async |h| {
         // A ref another Host instance returned: a second Host, open at the same time.
         let other = Harness::global().open_with(HostOptions::new(layout, engine)).await?;
         let foreign = leaf_ref(&other, "left-leaf").await;
