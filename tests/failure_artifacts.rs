@@ -1,5 +1,5 @@
-//! A failing end-to-end test leaves a screenshot, the last snapshot and the console log beside its
-//! name, and its failure message names that folder.
+//! A failing end-to-end test leaves a screenshot, the last snapshot, the console log and its failure
+//! message beside its name, and its failure message names that folder.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -26,4 +26,6 @@ fn failing_test_leaves_screenshot_snapshot_and_console_and_names_the_folder() {
     assert_eq!(snap["schema"], "wippy.attention.v1");
     let console = std::fs::read_to_string(folder.join("console.log")).unwrap();
     assert!(console.contains("marker-from-the-page"), "{console}");
+    let failure = std::fs::read_to_string(folder.join("failure.txt")).expect("failure.txt");
+    assert!(failure.contains("deliberate failure"), "failure.txt: {failure}");
 }

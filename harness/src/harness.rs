@@ -266,6 +266,7 @@ where
         };
         if let Some(message) = failure {
             let folder = report::write_artifacts(&test, &host).await;
+            report::write_failure(&folder, &message);
             host.close().await;
             panic!("[{test}] {layout} / {engine}: {message}\n  artifacts: {}", folder.display());
         }
@@ -355,6 +356,7 @@ where
         };
         if let Some(message) = failure {
             let folder = report::write_artifacts(&test, host).await;
+            report::write_failure(&folder, &message);
             // A Host a test failed on is not shared further.
             if let Some((old, _)) = guard.take() {
                 old.close().await;

@@ -64,3 +64,9 @@ pub async fn write_artifacts(test: &str, host: &Host) -> PathBuf {
     );
     dir
 }
+
+/// Writes the failure message beside the artifacts of [`write_artifacts`] as `failure.txt`: a CI
+/// run that keeps the folder but not the test's output still says what failed.
+pub fn write_failure(folder: &std::path::Path, message: &str) {
+    let _ = std::fs::write(folder.join("failure.txt"), format!("{message}\n"));
+}
