@@ -893,6 +893,10 @@ fn suite(binary: Option<&str>, rest: &[String]) -> anyhow::Result<()> {
             attributed / browser as f64
         );
     }
+    println!("CPU by test file (browser tests, CPU share s, per test s):");
+    for (file, n, c) in by_file(&tests) {
+        println!("  {n:>4} {c:>7.1} {:>6.2}  {file}", c / n as f64);
+    }
     tests.sort_by(|a, b| b.1.total_cmp(&a.1));
     println!("the ten most expensive browser tests (CPU share s, wall s):");
     for (name, c, w) in tests.iter().take(10) {
@@ -903,6 +907,21 @@ fn suite(binary: Option<&str>, rest: &[String]) -> anyhow::Result<()> {
     }
     ensure!(out.status.success() && failed.is_empty(), "the test run failed ({} failed)", failed.len());
     Ok(())
+}
+
+/// The ledger's tests grouped by the file they come from (the first segment of the test's thread
+/// name, `file::function::case` as `report::current_test_name` writes it, `::` as `__`), with how
+/// many ran and their CPU share, the most expensive first.
+fn by_file(tests: &[(String, f64, f64)]) -> Vec<(String, usize, f64)> {
+    let mut files: std::collections::BTreeMap<&str, (usize, f64)> = std::collections::BTreeMap::new();
+    for (name, cpu, _) in tests {
+        let file = name.split("__").next().unwrap_or(name);
+        let e = files.entry(file).or_default();
+        (e.0, e.1) = (e.0 + 1, e.1 + cpu);
+    }
+    let mut out: Vec<_> = files.into_iter().map(|(f, (n, c))| (f.to_string(), n, c)).collect();
+    out.sort_by(|a, b| b.2.total_cmp(&a.2));
+    out
 }
 
 /// CPU seconds (user + system) of this process's reaped children.
