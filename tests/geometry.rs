@@ -3,7 +3,7 @@
 //! out-of-process iframe, inside a Web Fragment). Each case points with trusted input and compares the
 //! candidate and every path segment, composed to the Host viewport, with Chromium's box model
 //! (harness/src/oracle.rs) within 0.5 CSS px. Rotation / skew give `unsupported-transform`.
-//! On the same Host, the inspection API's geometry reads (`getGeometry` and `hitTest`, issue 18)
+//! On the same Host, the inspection API's geometry reads (`getGeometry` and `hitTest`, issue 19)
 //! are compared with the same box model: the two read one page and do not change it, so each
 //! variant's Host is opened once for both (issue 23: a Host costs about 0.4 CPU-s to open).
 
