@@ -339,3 +339,41 @@ fn every_sensitive_control_kind_is_excluded_and_no_canary_leaves_the_realms(
         Ok(())
     });
 }
+
+/// The shared Host is what `run_shared_host` promises: trusted moves over a leaf button, which the
+/// leaf's own input log records on the button, leave it shared (the next read-only test gets the
+/// same page, marked here by a window property no digest reads), and a DOM change makes the next
+/// test get a freshly opened Host. One cell: the check is the harness's, and the left leaf's button
+/// is a logged element of its own document only in the iframe engine.
+#[test]
+fn the_shared_host_outlives_pointer_moves_over_a_leaf_and_is_reopened_after_a_dom_change() {
+    const MARK: &str = "window.__sharedHostMark";
+    let (layout, engine) = (Layout::Managed, Engine::Iframe);
+    run_shared_host(layout, engine, async |h| {
+        let (x, y) = h.landmark_rect("left-leaf").await?.center();
+        attention_harness::checks::snapshot_at(h, x, y).await?;
+        let counted = h
+            .eval_in_frame(
+                &attention_harness::Frame::UrlContains("side=left".into()),
+                "document.querySelector('[data-landmark=left-leaf]').getAttribute('data-pointer-move-count')",
+            )
+            .await?;
+        anyhow::ensure!(
+            counted.is_string(),
+            "the left leaf logged no move on its button ({counted}): nothing is proven"
+        );
+        h.eval(&format!("{MARK} = 'kept'")).await?;
+        Ok(())
+    });
+    run_shared_host(layout, engine, async |h| {
+        let mark = h.eval(MARK).await?;
+        anyhow::ensure!(mark == serde_json::json!("kept"), "a Host that only saw pointer moves was reopened ({mark})");
+        h.eval("document.body.appendChild(document.createElement('div')).id = 'changed-by-a-test'").await?;
+        Ok(())
+    });
+    run_shared_host(layout, engine, async |h| {
+        let mark = h.eval(&format!("typeof {MARK}")).await?;
+        anyhow::ensure!(mark == serde_json::json!("undefined"), "a Host whose DOM changed was shared again");
+        Ok(())
+    });
+}

@@ -135,11 +135,13 @@ fn many_trusted_moves_give_at_most_10_notices_a_second(
 /// any node is read, and the layouts differ in the path from the Host to each element (DESIGN.md,
 /// "The two layouts"), which none of these calls reaches. The engine stays: the foreign ref is
 /// minted by the other Host's left leaf, a srcdoc realm in one engine and a fragment in the other.
-/// Nothing is changed (the test proves it), so the Host under test is the shared one of its cell.
+/// A fresh Host, though nothing is changed: on the shared Host, after other tests had pointed at it,
+/// the top realm's tree and geometry revisions once moved (12 -> 15) while these calls ran, which
+/// the test rightly refuses; what moved them is not established (issue 23's closing note).
 #[rstest]
 fn bad_input_is_invalid_request_and_changes_nothing(#[values(Engine::Iframe, Engine::Fragment)] engine: Engine) {
     let layout = Layout::Compat;
-    run_shared_host(layout, engine, async |h| {
+    run_host(layout, engine, async |h| {
         // A ref another Host instance returned: a second Host, open at the same time.
         let other = Harness::global().open_with(HostOptions::new(layout, engine)).await?;
         let foreign = leaf_ref(&other, "left-leaf").await;

@@ -283,14 +283,26 @@ static SHARED: std::sync::Mutex<Vec<((Layout, Engine), SharedSlot)>> = std::sync
 /// The state a read-only test must leave as it found it, read from every realm: each frame session's
 /// URL, element count and markup length, and the top document's focused element. A test that
 /// changed the page (a navigation, a remount, a DOM change, a focus move) changes this; pointer
-/// moves and snapshots do not.
+/// moves and snapshots do not. The leaves' own input log (`pages/apps/leaf-log.js`) writes what a
+/// pointer move did onto the leaf button, so those attributes ([`MOVE_TRACERS`]) are left out of the
+/// markup length; its click, key and focus counters stay in.
+/// The attributes `pages/apps/leaf-log.js` sets on a leaf button for a pointer event (` name="value"`
+/// each in the markup: no value of theirs needs escaping).
+const MOVE_TRACERS: [&str; 3] = ["data-pointer-move-count", "data-last-pointer-trusted", "data-last-pointer-type"];
+
 async fn page_digest(host: &Host) -> Result<String, HostError> {
-    const EXPR: &str = "location.href + ' ' + document.getElementsByTagName('*').length + ' ' + \
-        (document.documentElement ? document.documentElement.outerHTML.length : 0) + ' ' + \
-        (document.activeElement ? document.activeElement.tagName : '-')";
+    let expr = format!(
+        "(() => {{ const moves = {tracers}; \
+         let len = document.documentElement ? document.documentElement.outerHTML.length : 0; \
+         for (const el of document.querySelectorAll(moves.map((a) => '[' + a + ']').join(','))) \
+           for (const a of moves) {{ const v = el.getAttribute(a); if (v !== null) len -= a.length + v.length + 4; }} \
+         return location.href + ' ' + document.getElementsByTagName('*').length + ' ' + len + ' ' + \
+           (document.activeElement ? document.activeElement.tagName : '-'); }})()",
+        tracers = serde_json::json!(MOVE_TRACERS)
+    );
     let mut parts = Vec::new();
     for session in host.frames().sessions() {
-        let v = session.eval(EXPR).await.map_err(|e| HostError::Eval { what: "the page digest".into(), source: e })?;
+        let v = session.eval(&expr).await.map_err(|e| HostError::Eval { what: "the page digest".into(), source: e })?;
         parts.push(v.as_str().unwrap_or("?").to_string());
     }
     parts.sort();
