@@ -866,18 +866,17 @@ fn suite(binary: Option<&str>, rest: &[String]) -> anyhow::Result<()> {
             failed.push(name.to_string());
         }
     }
-    let mut tests: Vec<(String, f64, f64)> = std::fs::read_to_string(&ledger)
+    // A test that opened several Hosts has a ledger line for each: it counts once, with their sum.
+    let mut per_test: std::collections::BTreeMap<String, (f64, f64)> = std::collections::BTreeMap::new();
+    for v in std::fs::read_to_string(&ledger)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
-        .map(|v| {
-            (
-                v["test"].as_str().unwrap_or("?").to_string(),
-                v["cpu_s"].as_f64().unwrap_or(0.0),
-                v["wall_s"].as_f64().unwrap_or(0.0),
-            )
-        })
-        .collect();
+    {
+        let e = per_test.entry(v["test"].as_str().unwrap_or("?").to_string()).or_default();
+        (e.0, e.1) = (e.0 + v["cpu_s"].as_f64().unwrap_or(0.0), e.1 + v["wall_s"].as_f64().unwrap_or(0.0));
+    }
+    let mut tests: Vec<(String, f64, f64)> = per_test.into_iter().map(|(name, (c, w))| (name, c, w)).collect();
     let browser = tests.len();
     let attributed: f64 = tests.iter().map(|t| t.1).sum();
     println!(
