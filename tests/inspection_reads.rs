@@ -135,9 +135,11 @@ fn many_trusted_moves_give_at_most_10_notices_a_second(
 /// any node is read, and the layouts differ in the path from the Host to each element (DESIGN.md,
 /// "The two layouts"), which none of these calls reaches. The engine stays: the foreign ref is
 /// minted by the other Host's left leaf, a srcdoc realm in one engine and a fragment in the other.
-/// A fresh Host, though nothing is changed: on the shared Host, after other tests had pointed at it,
-/// the top realm's tree and geometry revisions once moved (12 -> 15) while these calls ran, which
-/// the test rightly refuses; what moved them is not established (issue 23's closing note).
+/// A fresh Host, though nothing is changed: on a Host other tests had pointed at, the top realm's
+/// tree and geometry revisions moved (12 -> 15) while these calls ran. The leaves' input log writes
+/// attributes on every move it sees, and those child-realm tree changes reach the top realm after
+/// the moves (two reads in a row after moves over the left leaf, no input between, gave tree 8 then
+/// 9), so a before / after comparison needs a Host with no such change still on its way.
 #[rstest]
 fn bad_input_is_invalid_request_and_changes_nothing(#[values(Engine::Iframe, Engine::Fragment)] engine: Engine) {
     let layout = Layout::Compat;
