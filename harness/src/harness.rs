@@ -280,16 +280,16 @@ where
 type SharedSlot = Arc<Mutex<Option<(Host, String)>>>;
 static SHARED: std::sync::Mutex<Vec<((Layout, Engine), SharedSlot)>> = std::sync::Mutex::new(Vec::new());
 
+/// The attributes `pages/apps/leaf-log.js` sets on a leaf button for a pointer event (` name="value"`
+/// each in the markup: no value of theirs needs escaping).
+const MOVE_TRACERS: [&str; 3] = ["data-pointer-move-count", "data-last-pointer-trusted", "data-last-pointer-type"];
+
 /// The state a read-only test must leave as it found it, read from every realm: each frame session's
 /// URL, element count and markup length, and the top document's focused element. A test that
 /// changed the page (a navigation, a remount, a DOM change, a focus move) changes this; pointer
 /// moves and snapshots do not. The leaves' own input log (`pages/apps/leaf-log.js`) writes what a
 /// pointer move did onto the leaf button, so those attributes ([`MOVE_TRACERS`]) are left out of the
 /// markup length; its click, key and focus counters stay in.
-/// The attributes `pages/apps/leaf-log.js` sets on a leaf button for a pointer event (` name="value"`
-/// each in the markup: no value of theirs needs escaping).
-const MOVE_TRACERS: [&str; 3] = ["data-pointer-move-count", "data-last-pointer-trusted", "data-last-pointer-type"];
-
 async fn page_digest(host: &Host) -> Result<String, HostError> {
     let expr = format!(
         "(() => {{ const moves = {tracers}; \
