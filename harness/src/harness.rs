@@ -200,6 +200,7 @@ impl Harness {
         if let Some((name, json)) = options.served_declaration() {
             self.server.serve_layout(name, json);
         }
+        cpu::count_open();
         let mut host = Host::open(&cdp, self.server.host_origin(), self.server.child_origin(), options).await?;
         host.session = Some(self.server.session().clone());
         Ok(host)
@@ -387,11 +388,24 @@ where
 /// during it. The shares add up to what the processes used while browser tests ran; a test that
 /// overlapped an expensive one is charged part of its cost, so the ranking is a fair estimate,
 /// not a per-thread profile. One JSON line per test is appended to FILE: `{"test", "cpu_s",
-/// "wall_s"}`.
+/// "wall_s", "opens"}`, `opens` being how many Hosts the test opened in a fresh browser context (a
+/// test on a shared Host that was still unchanged opened none).
 pub mod cpu {
+    use std::cell::Cell;
     use std::collections::BTreeMap;
     use std::sync::Mutex;
     use std::time::Instant;
+
+    thread_local! {
+        /// Host opens on this thread since its test's [`TestCpu::start`]: a test body runs on its
+        /// test's thread (`Harness::block_on` drives the future there), and so does every open in it.
+        static OPENS: Cell<u32> = const { Cell::new(0) };
+    }
+
+    /// Counts a Host open for the test running on this thread.
+    pub(crate) fn count_open() {
+        OPENS.with(|o| o.set(o.get() + 1));
+    }
 
     use super::Harness;
 
@@ -489,6 +503,7 @@ pub mod cpu {
             let id = l.next;
             l.next += 1;
             l.running.insert(id, (test.to_string(), 0.0, Instant::now()));
+            OPENS.with(|o| o.set(0));
             TestCpu { id: Some(id) }
         }
     }
@@ -501,7 +516,8 @@ pub mod cpu {
             settle(&mut l, browser);
             let Some((name, share, started)) = l.running.remove(&id) else { return };
             drop(l);
-            let line = serde_json::json!({"test": name, "cpu_s": share, "wall_s": started.elapsed().as_secs_f64()});
+            let opens = OPENS.with(|o| o.replace(0));
+            let line = serde_json::json!({"test": name, "cpu_s": share, "wall_s": started.elapsed().as_secs_f64(), "opens": opens});
             use std::io::Write;
             if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(path) {
                 let _ = writeln!(f, "{line}");
