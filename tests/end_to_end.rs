@@ -66,7 +66,7 @@ fn no_canary_from_password_excluded_redacted_or_composer_reaches_a_snapshot(
     #[values(Layout::Managed, Layout::Compat)] layout: Layout,
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
-    run_host(layout, engine, async |h| privacy::canaries_absent(h).await.map(drop));
+    run_shared_host(layout, engine, async |h| privacy::canaries_absent(h).await.map(drop));
 }
 
 #[rstest]
