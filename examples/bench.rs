@@ -261,6 +261,23 @@ fn open_cost(h: &Harness, n: usize) -> anyhow::Result<()> {
                 measure(format!("{layout}/{engine}"), None, layout, engine).await?;
             }
         }
+        // Reusing a context instead of opening a fresh one: the same Host loaded again in its page.
+        header("CPU ms per reload of an opened Host in its context (chromium tree | harness)");
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                let host = h.open(layout, engine).await?;
+                let (mut chromium, mut harness) = (Vec::with_capacity(n), Vec::with_capacity(n));
+                for _ in 0..n {
+                    let (c0, s0) = (tree_cpu_s(pid), cpu_s(me, false));
+                    host.reload().await?;
+                    chromium.push((tree_cpu_s(pid) - c0) * 1000.0);
+                    harness.push((cpu_s(me, false) - s0) * 1000.0);
+                }
+                host.close().await;
+                row(&format!("{layout}/{engine} reload chromium CPU"), &mut chromium);
+                row(&format!("{layout}/{engine} reload harness CPU"), &mut harness);
+            }
+        }
         // What an opened Host costs while nobody touches it: timers, observers or frames that run
         // on their own are paid by every test for as long as its Host is open.
         header("CPU ms per second of an idle, opened Host (chromium tree)");

@@ -401,6 +401,14 @@ impl Host {
         self.capture.as_ref().expect("a Host opened with agent actions on has a capture provider")
     }
 
+    /// Loads the Host's URL again in the same page and browser context, until the load event and
+    /// the runtime's `ready()` (what reusing a context instead of opening a fresh one would cost:
+    /// `bench open-cost` compares the two).
+    pub async fn reload(&self) -> Result<(), HostError> {
+        navigate(&self.page, &self.url, self.options.load_deadline()).await?;
+        self.wait_ready().await.map(drop)
+    }
+
     /// A PNG of the viewport.
     pub async fn screenshot_png(&self) -> Result<Vec<u8>, HostError> {
         screenshot_png(&self.page).await
