@@ -1,9 +1,10 @@
 //! Opening a Host: a Host that reports errors fails to open with those errors, and leaves no
 //! browser context behind in the shared browser; when the harness's own ready deadline expires,
-//! the error says what was still pending.
+//! the error says what was still pending; a reloaded Host is a new document in the same context.
 
 use std::time::Duration;
 
+use attention_harness::checks::expect::Leaf;
 use attention_harness::{Declaration, Engine, Extra, Harness, HostOptions, Layout};
 use chromiumoxide::cdp::browser_protocol::target::GetBrowserContextsParams;
 
@@ -58,4 +59,30 @@ fn an_expired_ready_deadline_names_the_step_and_the_child_realm_still_pending() 
     assert!(err.contains("timed out after 5s waiting for wippyAttention.ready()"), "{err}");
     assert!(err.contains("still pending: the runtime negotiating with its child realms"), "{err}");
     assert!(err.contains("child realms of the Host realm not settled: ") && err.contains("mount-unready ("), "{err}");
+}
+
+/// `Host::reload` (what `bench open-cost` compares with a fresh open) loads a new document in the
+/// same page and browser context: the old document's mark is gone, the browser has as many contexts
+/// as before, the runtime is ready again, and the pointer path through the new out-of-process leaf
+/// agrees with Chromium's box model (the frame sessions of the new documents were attached).
+#[test]
+fn a_reloaded_host_is_a_new_document_in_the_same_context_with_its_realms_ready() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let h = Harness::global();
+    h.block_on(async {
+        let cdp = h.cdp().await.unwrap();
+        let count =
+            async || cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len();
+        let host = h.open(Layout::Managed, Engine::Iframe).await.unwrap();
+        let contexts = count().await;
+        host.eval("window.__beforeReload = true").await.unwrap();
+        host.reload().await.unwrap();
+        let mark = host.eval("window.__beforeReload === undefined").await.unwrap();
+        let after = count().await;
+        let path = attention_harness::checks::sampling::pointer_path(&host, Leaf::Oopif).await;
+        host.close().await;
+        assert_eq!(mark, serde_json::json!(true), "the reloaded Host still has the old document's mark");
+        assert_eq!(after, contexts, "a reload changed the number of browser contexts");
+        path.expect("the pointer path through the reloaded Host's out-of-process leaf");
+    });
 }
