@@ -11,16 +11,19 @@ use chromiumoxide::cdp::browser_protocol::target::GetBrowserContextsParams;
 /// The tests count the shared browser's contexts: one at a time.
 static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
+/// How many browser contexts the shared browser has.
+async fn context_count(h: &Harness) -> usize {
+    let cdp = h.cdp().await.unwrap();
+    cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len()
+}
+
 /// Opens a Host that must not open: -> its error, after checking that it left the shared browser
 /// with as many browser contexts as before (`why` says what the Host was, for the panic).
 fn failed_open(options: HostOptions, why: &str) -> String {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let h = Harness::global();
     h.block_on(async {
-        let cdp = h.cdp().await.unwrap();
-        let count =
-            async || cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len();
-        let before = count().await;
+        let before = context_count(h).await;
         let err = match h.open_with(options).await {
             Ok(h) => {
                 // What the Host realm's runtime had settled each child realm as, for the message.
@@ -34,7 +37,7 @@ fn failed_open(options: HostOptions, why: &str) -> String {
             }
             Err(e) => e.to_string(),
         };
-        assert_eq!(count().await, before, "{why} left its browser context behind: {err}");
+        assert_eq!(context_count(h).await, before, "{why} left its browser context behind: {err}");
         err
     })
 }
@@ -70,15 +73,12 @@ fn a_reloaded_host_is_a_new_document_in_the_same_context_with_its_realms_ready()
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let h = Harness::global();
     h.block_on(async {
-        let cdp = h.cdp().await.unwrap();
-        let count =
-            async || cdp.execute(None, &GetBrowserContextsParams::default()).await.unwrap().browser_context_ids.len();
         let host = h.open(Layout::Managed, Engine::Iframe).await.unwrap();
-        let contexts = count().await;
+        let contexts = context_count(h).await;
         host.eval("window.__beforeReload = true").await.unwrap();
         host.reload().await.unwrap();
         let mark = host.eval("window.__beforeReload === undefined").await.unwrap();
-        let after = count().await;
+        let after = context_count(h).await;
         let path = attention_harness::checks::sampling::pointer_path(&host, Leaf::Oopif).await;
         host.close().await;
         assert_eq!(mark, serde_json::json!(true), "the reloaded Host still has the old document's mark");
