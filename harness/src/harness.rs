@@ -396,6 +396,8 @@ pub mod cpu {
     use std::sync::Mutex;
     use std::time::Instant;
 
+    use super::Harness;
+
     thread_local! {
         /// Host opens on this thread since its test's [`TestCpu::start`]: a test body runs on its
         /// test's thread (`Harness::block_on` drives the future there), and so does every open in it.
@@ -404,10 +406,8 @@ pub mod cpu {
 
     /// Counts a Host open for the test running on this thread.
     pub(crate) fn count_open() {
-        OPENS.with(|o| o.set(o.get() + 1));
+        OPENS.with(|o| o.set(o.get().saturating_add(1)));
     }
-
-    use super::Harness;
 
     struct Ledger {
         /// CPU seconds of this process and the browser tree at the last sample, and the browser's pid.
