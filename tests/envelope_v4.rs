@@ -5,9 +5,9 @@
 
 use anyhow::{ensure, Context};
 use attention_harness::checks::envelope_v4::{
-    self, expanded_snapshot, require_admitted, require_sent_selection, require_v4_expands_to, send_after_drag,
-    send_after_drag_with,
+    self, require_admitted, require_sent_selection, require_v4_expands_to, send_after_drag, send_after_drag_with,
 };
+use attention_harness::checks::expand::expanded_snapshot;
 use attention_harness::checks::session::{compose, composer_ready, session_id};
 use attention_harness::checks::{selection, Leaf};
 use attention_harness::contract::canonical::canonical_json;

@@ -1126,7 +1126,7 @@ async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<
         stored.attachments.iter().map(|a| a.kind.as_str()).collect::<Vec<_>>()
     );
     // Read through contract::codec's expansion: the composer writes the Session's newest version.
-    let (_, payload) = super::envelope_v4::expanded_snapshot(&serde_json::from_str(&stored.attachments[0].envelope)?)
+    let (_, payload) = super::expand::expanded_snapshot(&serde_json::from_str(&stored.attachments[0].envelope)?)
         .context("the stored attachment")?;
     super::require_valid_payload(payload.json())?;
     let cand = super::require_candidate(&payload, &truth, "the left leaf (stored payload)")?;

@@ -8,6 +8,7 @@ pub mod agreement;
 pub mod capture;
 pub mod conformance;
 pub mod envelope_v4;
+pub mod expand;
 pub mod expect;
 pub mod fidelity;
 pub mod focus;

@@ -155,7 +155,7 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
     require_same_attachments(&stored, &row["attachments"])?;
     // The Session lists versions 1-4, so the composer writes the current compact version 4; its
     // content is read through contract::codec's expansion (issue 21).
-    let (env, payload) = super::envelope_v4::expanded_snapshot(&serde_json::from_str(&stored.attachments[0].envelope)?)
+    let (env, payload) = super::expand::expanded_snapshot(&serde_json::from_str(&stored.attachments[0].envelope)?)
         .context("the stored attachment")?;
     ensure!(env.version == 4, "a Session listing versions 1-4 got version {}", env.version);
     require_valid_payload(payload.json())?;
