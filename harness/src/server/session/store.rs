@@ -1,7 +1,9 @@
 //! The Session's durable state in one SQLite file (rusqlite, bundled): sessions with their
 //! Attention setting (schemas.md §9 "Stored state"), messages with their context attachments
 //! (spec "Message attachment contract": text and attachments commit in one transaction), stages
-//! (§12) and uploads. Every admitted message is one transaction; a rejection writes nothing.
+//! (§12), uploads, and the tables of the private read history (`reads`, `read_events`; the
+//! queries on them are `reads::history`'s). Every admitted message is one transaction; a
+//! rejection writes nothing.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -41,6 +43,15 @@ CREATE TABLE IF NOT EXISTS stages (
 CREATE TABLE IF NOT EXISTS uploads (
   uuid TEXT PRIMARY KEY, session_id TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL,
   mime TEXT NOT NULL, byte_size INTEGER NOT NULL, sha256 TEXT NOT NULL, bytes BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS reads (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, turn_id TEXT NOT NULL,
+  batch_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL,
+  query_key TEXT, continuation_in TEXT, status TEXT NOT NULL, reason TEXT,
+  invalid INTEGER NOT NULL DEFAULT 0, result TEXT, received_at_ms INTEGER,
+  tree_rev INTEGER, geometry_rev INTEGER, continuation_out TEXT,
+  stale INTEGER NOT NULL DEFAULT 0, stale_reason TEXT);
+CREATE TABLE IF NOT EXISTS read_events (
+  session_id TEXT NOT NULL, kind TEXT NOT NULL, at_ms INTEGER NOT NULL);
 ";
 
 /// The Attention setting of one session (`wippy.attention.session.v1`).
@@ -189,8 +200,6 @@ impl Store {
         }
         let conn = Connection::open(path).map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
         conn.execute_batch(SCHEMA).map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
-        conn.execute_batch(super::reads::history::SCHEMA)
-            .map_err(|source| StoreError::Open { path: path.to_path_buf(), source })?;
         Ok(Store { path: path.to_path_buf(), conn: Mutex::new(conn) })
     }
 

@@ -18,18 +18,6 @@ use serde::Serialize;
 use super::args::{ReadTool, Staleness};
 use crate::server::session::store::{Store, StoreError};
 
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS reads (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, turn_id TEXT NOT NULL,
-  batch_id TEXT NOT NULL, call_id TEXT NOT NULL, tool TEXT NOT NULL, args TEXT NOT NULL,
-  query_key TEXT, continuation_in TEXT, status TEXT NOT NULL, reason TEXT,
-  invalid INTEGER NOT NULL DEFAULT 0, result TEXT, received_at_ms INTEGER,
-  tree_rev INTEGER, geometry_rev INTEGER, continuation_out TEXT,
-  stale INTEGER NOT NULL DEFAULT 0, stale_reason TEXT);
-CREATE TABLE IF NOT EXISTS read_events (
-  session_id TEXT NOT NULL, kind TEXT NOT NULL, at_ms INTEGER NOT NULL);
-";
-
 /// How long a read stays usable after the server received it.
 pub const READ_LIFETIME_MS: i64 = 30_000;
 
