@@ -15,8 +15,8 @@ use attention_harness::agent::{
     Agent, ArgError, ContextCode, FindSemantic, GuardReason, HitTestArgs, NodeRef, ReadOutcome, ReadTool, RejectReason,
     TreeArgs,
 };
+use attention_harness::server::session::inspection::{InspectionRefusal, MAX_INSPECTION_BYTES};
 use attention_harness::server::session::reads::history::ReadRecord;
-use attention_harness::server::session::reads::{InspectionRefusal, MAX_INSPECTION_BYTES};
 use attention_harness::server::session::ui_actions::{ActionCall, Mode};
 use attention_harness::server::Server;
 use futures::{SinkExt, StreamExt};

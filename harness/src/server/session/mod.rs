@@ -13,6 +13,7 @@
 pub mod attention_setting;
 pub mod auth;
 pub mod capabilities;
+pub mod inspection;
 pub mod messages;
 pub mod reads;
 pub mod staging;
@@ -360,6 +361,11 @@ impl SessionService {
     /// ([`reads::read`]). Must be called inside the Tokio runtime.
     pub async fn read(&self, ctx: &reads::ReadCtx, call: reads::ReadCall) -> reads::ReadResult {
         reads::read(self, ctx, call).await
+    }
+    /// A browser action completed on the Host (the broker accepted its Host result): the private
+    /// read history records it, so reads received before now go stale.
+    pub(crate) fn browser_action_completed(&self, session_id: &str) {
+        reads::browser_action_completed(self, session_id)
     }
     /// The private read history of a session (staleness applied and persisted first).
     pub fn read_history(&self, session_id: &str) -> Result<Vec<reads::history::ReadRecord>, StoreError> {

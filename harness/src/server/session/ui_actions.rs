@@ -9,10 +9,11 @@
 //! pending action or a missing route, `expired` at `expires_at`, `disconnected` when the route's
 //! socket closes, `unavailable` "turn route replaced" when a newer socket binds).
 //!
-//! Reads (`Mode::Inspect`, issue 20; see [`super::reads`]): a private inspection request on the
-//! same route, `query` in place of targets, `expires_at` 2 s after it is sent, no agent-actions
-//! gate, not exclusive (16 pending per session, 128 in all); an `inspected` result must pass
-//! [`super::reads::accept_inspection`] or becomes `error` with the typed reason.
+//! Reads (`Mode::Inspect`, issue 20; see [`super::reads`], rules in [`super::inspection`]): a
+//! private inspection request on the same route, `query` in place of targets, `expires_at` 2 s
+//! after it is sent, no agent-actions gate, not exclusive (16 pending per session, 128 in all); an
+//! `inspected` result must pass [`super::inspection::accept_inspection`] or becomes `error` with
+//! the typed reason.
 //!
 //! Concurrency: one interactive action pending per session. A second result for a completed action
 //! is refused as `duplicate`; every refused Host result is kept in [`Broker::refusals`].
@@ -418,8 +419,9 @@ struct State {
     sockets: HashMap<String, (String, mpsc::UnboundedSender<String>)>,
     /// session id -> its pending interactive action.
     pending: HashMap<String, Pending>,
-    /// action id -> a pending read (reads are not exclusive: up to [`super::reads::MAX_PENDING_PER_SESSION`]
-    /// per session and [`super::reads::MAX_PENDING_OVERALL`] in all).
+    /// action id -> a pending read (reads are not exclusive: up to
+    /// [`super::inspection::MAX_PENDING_PER_SESSION`] per session and
+    /// [`super::inspection::MAX_PENDING_OVERALL`] in all).
     reads: HashMap<String, Pending>,
     /// action ids that ended (a later Host result for one is a `duplicate`).
     completed: HashSet<String>,
@@ -614,7 +616,7 @@ impl Broker {
             key,
         };
         let checked = match call.mode {
-            Mode::Inspect => super::reads::validate_query(&call.args),
+            Mode::Inspect => super::inspection::validate_query(&call.args),
             mode => validate_args(mode, &call.args),
         };
         if let Err(reason) = checked {
@@ -622,7 +624,8 @@ impl Broker {
             return Ok(rx);
         }
         let inspect = call.mode == Mode::Inspect;
-        let expires_at = now + if inspect { super::reads::INSPECT_EXPIRY_MS } else { (call.ttl_secs as i64) * 1000 };
+        let expires_at =
+            now + if inspect { super::inspection::INSPECT_EXPIRY_MS } else { (call.ttl_secs as i64) * 1000 };
         let frame = {
             let Ok(mut s) = self.state.lock() else { return Ok(rx) };
             let route = s.routes.get(&call.session_id).filter(|r| r.delivery_handle == call.delivery_handle);
@@ -639,8 +642,8 @@ impl Broker {
             }
             if inspect {
                 let here = s.reads.values().filter(|p| p.session_id == call.session_id).count();
-                let refusal = super::reads::capacity_refusal(here, s.reads.len())
-                    .or_else(|| super::reads::scope_host_refusal(&call.args, &route.host_instance_id));
+                let refusal = super::inspection::capacity_refusal(here, s.reads.len())
+                    .or_else(|| super::inspection::scope_host_refusal(&call.args, &route.host_instance_id));
                 if let Some(reason) = refusal {
                     drop(s);
                     self.finish(s_, pending, "unavailable", reason);
@@ -812,7 +815,7 @@ impl Broker {
                 // result whose inspection or targets break the rules becomes `error` with the
                 // typed reason, and the refused result is kept.
                 if result["status"] == "inspected" {
-                    if let Err(why) = super::reads::accept_inspection(&result, &p.host_instance_id) {
+                    if let Err(why) = super::inspection::accept_inspection(&result, &p.host_instance_id) {
                         if let Ok(mut s) = self.state.lock() {
                             s.refusals.push(Refusal {
                                 session_id: session_id.clone(),
@@ -829,7 +832,7 @@ impl Broker {
                         }
                     }
                 } else if p.mode != Mode::Inspect {
-                    super::reads::browser_action_completed(s_, &p.session_id);
+                    s_.browser_action_completed(&p.session_id);
                 }
                 self.deliver(s_, p, result);
             }
