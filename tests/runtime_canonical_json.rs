@@ -1,5 +1,5 @@
 //! The runtime's canonical JSON (pages/runtime) produces exactly the bytes the Session computes
-//! (harness/src/contract/canonical.rs): HTML escaping, U+2028/2029, non-BMP text, key order by
+//! (harness/src/json/canonical.rs): HTML escaping, U+2028/2029, non-BMP text, key order by
 //! UTF-8 bytes, Go float formatting, dropped nulls, `{}` as `[]`. Also the codecs round-trip live
 //! snapshots of every layout and engine byte for byte.
 

@@ -16,6 +16,7 @@ pub mod harness;
 pub mod host;
 pub mod input;
 pub mod inspect_cli;
+pub mod json;
 pub mod oracle;
 pub mod qa;
 pub mod remote;

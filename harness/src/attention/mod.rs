@@ -5,17 +5,18 @@
 //! The structs are `deny_unknown_fields` wherever the Session's schema is strict, so a runtime
 //! that invents a member fails to deserialize here as it would fail admission. Deserializing is
 //! a typing aid, not the validator: byte limits, string lengths, enums on optional members and
-//! cross references are checked by [`crate::contract::validate`] and
-//! [`crate::contract::attention_v1::validate_snapshot`]. The validator may use this model; the
-//! model never calls the validator. It does use `contract::canonical` (canonical JSON and sha256
-//! digests, a leaf utility that imports nothing of the crate) to seal and verify envelopes.
+//! cross references are checked by `contract::validate` and `contract::attention_v1::validate_snapshot`.
+//! The validator may use this model; the model never calls the validator, not even in its tests
+//! (tests/layout.rs holds the layering). It does use `crate::json` (canonical JSON and sha256
+//! digests, the strict reader: a leaf that imports nothing of the crate) to seal and verify
+//! envelopes.
 //!
 //! What the runtime reports is read as a [`Reported`]: the typed value, plus the exact JSON the
 //! runtime returned, for whatever must see the runtime's own bytes (the validator, goldens, codec
 //! round trips, byte sizes). A typed value re-serialized is not that JSON: integers read into
 //! `f64` fields come back as `1.0`, an empty `summary` sent as `[]` comes back as `{}`.
 
-use crate::contract::canonical::{canonical_json, sha256_prefixed, CanonicalError};
+use crate::json::canonical::{canonical_json, sha256_prefixed, CanonicalError};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -680,7 +681,7 @@ impl Envelope {
             return Err(EnvelopeError::ContentHashMismatch { declared: self.content_hash.clone(), actual });
         }
         let payload: Value =
-            crate::contract::json::parse(&self.content).map_err(|e| EnvelopeError::InvalidJson(e.to_string()))?;
+            crate::json::strict::parse(&self.content).map_err(|e| EnvelopeError::InvalidJson(e.to_string()))?;
         let canonical = canonical_json(&payload).map_err(EnvelopeError::NoCanonicalForm)?;
         if canonical != self.content {
             return Err(EnvelopeError::NoncanonicalContent);
@@ -715,7 +716,6 @@ mod tests {
         assert_eq!(snap.candidates[0].path[1].generation, 1);
         // Typed round trip gives the same canonical bytes.
         assert_eq!(snap.canonical().unwrap(), env.content);
-        assert_eq!(crate::contract::attention_v1::validate_snapshot(&snap), Ok(()));
         assert_eq!(snap.seal("attachment-1", "2026-09-04T12:00:00.000Z").unwrap(), *env);
     }
 
@@ -754,13 +754,6 @@ mod tests {
             K::Element,
         ] {
             assert_eq!(serde_json::to_value(k).unwrap(), k.as_str());
-        }
-        // Every reason the Session's validator knows (a test-only edge: the model itself never
-        // calls the validator) is a model reason with the same wire name.
-        let all: Vec<OmissionReason> =
-            serde_json::from_value(serde_json::json!(crate::contract::attention_v1::OMISSION_REASONS)).unwrap();
-        for r in all {
-            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
         }
         use EventType as E;
         for t in [E::Pointermove, E::Pointerdown, E::Pointerup, E::Click, E::Touchstart, E::Touchend] {

@@ -64,7 +64,7 @@ pub fn require_action_ref(snap: &Reported<Snapshot>, cand: &Candidate) -> anyhow
 
 /// With agent actions on: a boundary snapshot and a snapshot over a deeper leaf carry an
 /// `action_ref` on every eligible candidate, each equal field by field to what the contract
-/// derives (the semantic `path_digest` computed by harness/src/contract/canonical.rs), and the
+/// derives (the semantic `path_digest` computed by harness/src/json/canonical.rs), and the
 /// snapshots pass the Session's v1 schema including its `action-reference` stage.
 pub async fn action_refs_match_the_contract(host: &Host, deeper: Leaf) -> anyhow::Result<String> {
     ensure!(agent_actions_enabled(host).await?, "this check needs a Host opened with actions=on");

@@ -545,3 +545,27 @@ pub fn validate_attention(payload: &Value, allow_selection: bool) -> Result<(), 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::attention::{Envelope, OmissionReason};
+
+    const FIXTURE: &str = include_str!("../../../fixtures/contract/spec-v1-envelope.json");
+
+    #[test]
+    fn the_spec_fixtures_typed_snapshot_passes_the_snapshot_rules() {
+        let arr: Vec<Envelope> = serde_json::from_str(FIXTURE).unwrap();
+        let snap = arr[0].snapshot().unwrap();
+        assert_eq!(validate_snapshot(&snap), Ok(()));
+    }
+
+    #[test]
+    fn every_omission_reason_the_validator_knows_is_a_model_reason_with_the_same_wire_name() {
+        let all: Vec<OmissionReason> = serde_json::from_value(serde_json::json!(OMISSION_REASONS)).unwrap();
+        assert_eq!(all.len(), OMISSION_REASONS.len());
+        for r in all {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.as_str());
+        }
+    }
+}

@@ -12,17 +12,19 @@
 //! [`delivery::choose_delivery`] / [`delivery::SessionCapabilities`], and the CLI in [`cli`].
 
 pub mod attention_v1;
-pub mod canonical;
 pub mod cli;
 pub mod codec;
 pub mod delivery;
-pub mod json;
-pub mod lua;
 pub mod model_read;
 pub mod projection;
 pub mod spec_rules;
 pub mod validate;
 pub mod visual;
+
+// Canonical JSON, the strict reader and the Lua view live below the typed model (`crate::json`); the
+// contract's rules are written in them, and they stay part of its surface under their old names.
+pub use crate::json::strict as json;
+pub use crate::json::{canonical, lua};
 
 pub use canonical::{canonical_json, path_digest, path_digest_matches, sha256_prefixed, CanonicalError};
 pub use lua::Timestamp;

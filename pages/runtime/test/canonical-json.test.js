@@ -1,5 +1,5 @@
 // Canonical JSON (schemas.md §2) against the vectors the Rust Session tests use
-// (tests/runtime_canonical_json.rs, harness/src/contract/canonical.rs), with expected bytes
+// (tests/runtime_canonical_json.rs, harness/src/json/canonical.rs), with expected bytes
 // written out by hand.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

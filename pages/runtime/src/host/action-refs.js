@@ -3,7 +3,7 @@
 // actions (`wippyAttention.configure({agent_actions_enabled: true})`), every eligible candidate of a
 // snapshot carries `action_ref = {snapshot_id, target_id, host_instance_id, mount_id, generation,
 // path_digest, rect, label?}` with mount_id / generation of the leaf segment, rect = candidate rect and
-// the semantic path_digest (harness/src/contract/canonical.rs `path_digest`). Eligible: the leaf
+// the semantic path_digest (harness/src/json/canonical.rs `path_digest`). Eligible: the leaf
 // segment is an `element` and the candidate rect has a positive area (something an overlay can
 // outline). *Pure*: no window/document at import time; the digest is the synchronous pure-JS SHA-256.
 import { canonicalJson } from '../core/canonical-json.js';

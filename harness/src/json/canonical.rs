@@ -266,7 +266,7 @@ mod tests {
     use serde_json::json;
 
     fn c(s: &str) -> String {
-        canonical_json(&super::super::json::parse(s).unwrap()).unwrap()
+        canonical_json(&super::super::strict::parse(s).unwrap()).unwrap()
     }
 
     #[test]
