@@ -1,6 +1,9 @@
 //! tests/ is folded into a few binaries (Cargo.toml `autotests = false`), so a test file that no
 //! binary includes would silently never run. This proves every `tests/*.rs` file is a registered
-//! binary or a module of one.
+//! binary or a module of one. The layering of harness/src is held here too ([`layering`]).
+
+#[path = "layering.rs"]
+mod layering;
 
 use std::collections::BTreeSet;
 use std::path::Path;
