@@ -7,7 +7,7 @@
 //! moves keeping the remaining slots. Targets are compared with Chromium's box model, what was
 //! received with the leaves' own logs.
 
-use anyhow::{ensure, Context};
+use anyhow::{anyhow, ensure, Context};
 
 use super::{
     box_of, candidates, leaf_log, require_valid_payload, wait_for, Leaf, Poll, POINTER_TIMEOUT, RECT_TOLERANCE,
@@ -79,11 +79,28 @@ async fn history_where(
     done: impl Fn(&[ObservedEvent]) -> bool,
 ) -> anyhow::Result<Reported<Snapshot>> {
     let done = &done;
-    wait_for(host, what, POINTER_TIMEOUT, || async move {
+    let found = wait_for(host, what, POINTER_TIMEOUT, || async move {
         let snap = host.snapshot().await?;
         Ok(if done(events(&snap)) { Poll::Ready(snap) } else { Poll::Pending(brief(&snap)) })
     })
-    .await
+    .await;
+    match found {
+        Ok(snap) => Ok(snap),
+        Err(e) => Err(anyhow!("{e:#}; {}", merge_state(host).await)),
+    }
+}
+
+/// Where the children's moves were when a wait for them ended (the Host's debug hook: each child
+/// realm's window announced and not pulled, a pull's answer still due, or idle; observations the
+/// Host dropped), so a move that never reached the history says where it stopped.
+async fn merge_state(host: &Host) -> String {
+    const EXPR: &str = "(() => { const d = window.__wippyAttentionRuntime.debug(); \
+        return 'Host dropped ' + d.dropped + ' observations; child windows: ' + d.children.map((c) => \
+        c.mount_id + ' ' + c.state + ' ' + c.window + ' (' + c.pending + ' queries in flight)').join(', '); })()";
+    match host.eval(EXPR).await {
+        Ok(v) => format!("merge state: {}", v.as_str().unwrap_or("?")),
+        Err(e) => format!("merge state unreadable: {e}"),
+    }
 }
 
 fn ordered(snap: &Snapshot) -> anyhow::Result<()> {
