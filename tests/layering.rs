@@ -399,7 +399,7 @@ pub fn library_edges(src: &Path) -> (Vec<String>, Vec<Edge>) {
             let mut path = path;
             if let Some(module) = path.first().and_then(|n| reexports.get(n)) {
                 let mut full = module.clone();
-                full.extend(path.drain(..));
+                full.append(&mut path);
                 path = full;
             }
             let to = (0..=path.len()).rev().find_map(|n| by_module.get(&path[..n]).map(|f| (n, f.clone())));
