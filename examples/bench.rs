@@ -789,8 +789,8 @@ fn session_soak(total: usize) -> anyhow::Result<()> {
 }
 
 /// `envelope`: the runtime's `context_attachments` array as version 1 and version 4 (each with the
-/// snapshot budgeted for its version: the same 30 KiB target for both, v4 measured on the canonical
-/// envelope under the spec's 32 KiB limit, see pages/runtime/src/core/constants.js), for the boundary snapshot in
+/// snapshot budgeted for its version: v1 the 30 KiB target, v4 the canonical envelope within the
+/// 16,384-byte v2-v4 limit, see pages/runtime/src/core/constants.js), for the boundary snapshot in
 /// the four cells, for the 64-realm budget Host (with grandchildren, radius 92 / step 8) and for the
 /// deep `grid` page (eight nested panels with 256-byte labels, radius 20 / step 2): array bytes, the
 /// v4 bytes of the very snapshot v1 sent, and the candidates each kept (`cut`: `response-budget`).
