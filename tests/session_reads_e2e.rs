@@ -45,13 +45,16 @@ fn reads_go_stale_on_a_dom_change_a_completed_highlight_and_a_new_user_turn(
     run_host_opts(HostOptions::new(layout, engine).actions(true), async |h| reads::reads_staleness(h).await.map(drop));
 }
 
-/// One cell (compat, iframe): the tree it reads is built in the Host document, the same markup in
-/// every layout and engine, and the 8,192-byte ceiling is the Session's model.v1 projection of that
-/// read. get_tree through the Session in each cell is read by the staleness and find_css tests of
-/// this file.
-#[test]
-fn a_real_tree_of_8192_projected_bytes_is_kept_and_8193_is_the_byte_limit_partial() {
-    run_host(Layout::Compat, Engine::Iframe, async |h| reads::byte_limit_boundary(h).await.map(drop));
+/// The Host's pages reach the model: N rows that project to 8,192 bytes are kept whole, one byte
+/// more and the page ends before its last row, which the continuation brings (harness/src/checks/
+/// reads.rs `model_page_boundary`). All four cells: the Session route answers from the top realm
+/// in each.
+#[rstest]
+fn a_tree_page_that_would_project_over_8192_bytes_ends_before_the_row_and_continues(
+    #[values(Layout::Managed, Layout::Compat)] layout: Layout,
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(layout, engine, async |h| reads::model_page_boundary(h).await.map(drop));
 }
 
 /// Roots walked up from a leaf by `get_node` reads (a Document, a ShadowRoot), then find_css

@@ -1,11 +1,16 @@
 // The Session's route `wippyAttention.inspect(request)` (top realm): relay.md's `inspection` object
-// plus `targets`, within the Session's response budget.
+// plus `targets`, within the Session's response budget. A tree or find page ends where the next row
+// would take what the Session keeps, its `wippy.attention.model.v1` projection (measured as the
+// Framework measures it, core/model-projection.js), over 8 KiB; the rest comes through the
+// continuation, so a page always reaches the model (a single row over the ceiling stays the
+// Session's `byte-limit` partial, the one thing that cannot be paged).
 import { INSPECT } from '../core/constants.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { iso, utf8Len, cutBytes } from '../core/util.js';
 import { obsNow } from '../core/clock.js';
 import { randHex } from '../core/dom-reads.js';
 import { checkSessionRequest } from '../core/inspect-args.js';
+import { modelBytes, MAX_MODEL_BYTES } from '../core/model-projection.js';
 import { hostInstanceId } from '../realm/inspect-nodes.js';
 import { pathDigest } from './action-refs.js';
 import { invalid } from './inspect-result.js';
@@ -37,9 +42,25 @@ function targetsOf(nodes) {
   }
   return out;
 }
+// relay.md's `inspection` object of read result `r`.
+function inspectionOf(requestId, r) {
+  const out = {
+    request_id: requestId,
+    host_instance_id: hostInstanceId(),
+    measured_at: iso(obsNow()),
+    revisions: r.revisions,
+    outcome: r.outcome,
+    data: r.data,
+    omissions: r.omissions,
+  };
+  if (r.continuation) out.continuation = r.continuation;
+  return out;
+}
 export async function sessionInspect(req) {
   const c = checkSessionRequest(req);
   const requestId = c.ok ? c.ok.request_id : c.request_id || 'invalid';
+  // Whether the Session keeps page `p` whole: its model projection within 8 KiB.
+  const fits = (p) => modelBytes(inspectionOf(requestId, p), targetsOf(p.data.nodes)) <= MAX_MODEL_BYTES;
   let r;
   if (c.error) r = invalid(c.error);
   else {
@@ -66,30 +87,21 @@ export async function sessionInspect(req) {
         break;
       }
       case 'tree':
-        r = await getTree(caller, node === undefined ? null : node, Object.assign({ fromRoot: true }, opts));
+        r = await getTree(caller, node === undefined ? null : node, Object.assign({ fromRoot: true }, opts), fits);
         break;
       case 'find':
         delete opts.depth;
         r =
           a.depth !== undefined
             ? invalid('unexpected-field')
-            : await find(caller, a.query, Object.assign({ fromRoot: true }, opts), node || null);
+            : await find(caller, a.query, Object.assign({ fromRoot: true }, opts), node || null, fits);
         break;
       case 'geometry':
         r = node === undefined ? invalid('node-reference-required') : await getGeometry(caller, node);
         break;
     }
   }
-  const out = {
-    request_id: requestId,
-    host_instance_id: hostInstanceId(),
-    measured_at: iso(obsNow()),
-    revisions: r.revisions,
-    outcome: r.outcome,
-    data: r.data,
-    omissions: r.omissions,
-  };
-  if (r.continuation) out.continuation = r.continuation;
+  const out = inspectionOf(requestId, r);
   out.targets = targetsOf((r.data && r.data.nodes) || []);
   // The inspection object within 98,304 canonical bytes: nodes cut from the end, `partial` with
   // `response-budget`, and no continuation (a later page could skip the rows cut).

@@ -1,5 +1,5 @@
 // The paged reads: find(query, options) (semantic, exact node_id and CSS search) and
-// getTree(root?, options), here or in the child realm the scope node came from; fromRoot calls of a
+// getTree(root?, options); `fits` (the Session route's): host/inspect-paging.js paged., here or in the child realm the scope node came from; fromRoot calls of a
 // child realm are answered by the top.
 import { doc } from '../core/natives.js';
 import { INSPECT } from '../core/constants.js';
@@ -17,7 +17,7 @@ import { bindingKey, continuationStart, paged } from './inspect-paging.js';
 // {fromRoot, node}; spec: every scope, root and node argument is a complete returned NodeRef): the
 // search runs under that node (an exact {node_id} search includes the node itself, so get_node of a
 // Document or ShadowRoot ref finds it), in this realm or the child realm it came from.
-export async function find(caller, query, options, scopeRef) {
+export async function find(caller, query, options, scopeRef, fits) {
   const q = checkFindQuery(query);
   if (q.error) return invalid(q.error);
   const o = checkOptions(options, FIND_OPTIONS, INSPECT.findMax);
@@ -53,7 +53,7 @@ export async function find(caller, query, options, scopeRef) {
       r = composeCss(t.node, qq.css, want, ctx, start.offset);
       if (r.error) return invalid(r.error);
     }
-    return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: qq.scope }, r.skipped);
+    return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: qq.scope }, r.skipped, fits);
   }
   let t = null;
   if (scopeRef) {
@@ -80,11 +80,11 @@ export async function find(caller, query, options, scopeRef) {
     ctx.omissions = a.omissions;
     r = { records: a.records, more: a.more };
   } else r = await composeFind(scope, qq, want, ctx);
-  return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef });
+  return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef }, 0, fits);
 }
 
-// getTree(root?, options)
-export async function getTree(caller, root, options) {
+// getTree(root?, options); `fits` (the Session route's): host/inspect-paging.js paged.
+export async function getTree(caller, root, options, fits) {
   const o = checkOptions(options, TREE_OPTIONS, INSPECT.treeMax);
   if (o.error) return invalid(o.error);
   if (notGranted()) return unavailableHere();
@@ -114,5 +114,5 @@ export async function getTree(caller, root, options) {
     ctx.omissions = a.omissions;
     r = { records: a.records, more: a.more };
   } else r = await composeTree(rootNode, o.ok.depth, want, ctx);
-  return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef });
+  return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef }, 0, fits);
 }
