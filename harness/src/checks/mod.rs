@@ -4,6 +4,7 @@
 //! box model, the leaf's own event log, the Session's own rules.
 
 pub mod actions;
+pub mod agent_view;
 pub mod agreement;
 pub mod capture;
 pub mod conformance;
