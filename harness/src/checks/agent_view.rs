@@ -69,7 +69,7 @@ pub async fn chromium_interactive(host: &Host) -> anyhow::Result<BTreeSet<(Strin
     for session in host.frames().sessions() {
         let tree = session.send(&GetFrameTreeParams::default()).await?;
         let mut ids = Vec::new();
-        frame_ids(&tree["frameTree"], &mut ids);
+        super::inspection::collect_frame_ids(&tree["frameTree"], &mut ids);
         for id in ids {
             let Ok(ax) = session.call("Accessibility.getFullAXTree", json!({"frameId": id})).await else { continue };
             for x in ax["nodes"].as_array().into_iter().flatten() {
@@ -89,15 +89,6 @@ pub async fn chromium_interactive(host: &Host) -> anyhow::Result<BTreeSet<(Strin
         }
     }
     Ok(out)
-}
-
-fn frame_ids(node: &Value, out: &mut Vec<String>) {
-    if let Some(id) = node.pointer("/frame/id").and_then(Value::as_str) {
-        out.push(id.to_string());
-    }
-    for c in node["childFrames"].as_array().into_iter().flatten() {
-        frame_ids(c, out);
-    }
 }
 
 /// One way of reading (a tree walk, finds by role): its pages as the model received them.

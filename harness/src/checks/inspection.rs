@@ -960,7 +960,8 @@ pub async fn ax_named_count(host: &Host, role: &str, name: &str) -> anyhow::Resu
     Ok(n)
 }
 
-fn collect_frame_ids(node: &Value, out: &mut Vec<String>) {
+/// The frame ids of a `Page.getFrameTree` answer's tree, depth first.
+pub(crate) fn collect_frame_ids(node: &Value, out: &mut Vec<String>) {
     if let Some(id) = node.pointer("/frame/id").and_then(Value::as_str) {
         out.push(id.to_string());
     }

@@ -13,6 +13,16 @@ import { askChild } from '../relay/inspect-relay.js';
 import { invalid, ctxFor, notGranted, unavailableHere, viaTop, refTarget } from './inspect-result.js';
 import { bindingKey, continuationStart, paged } from './inspect-paging.js';
 
+// A paged read answered by the child realm behind `iframe`: its records and whether more follow,
+// its omissions the read's.
+async function fromChild(iframe, req, want, ctx) {
+  const b = ctx.budgets;
+  const lease = { depth: b.depth, queries: b.queries, bytes: b.bytes, candidates: want };
+  const a = await askChild(iframe, req, lease, ctx.deadlineAt, null);
+  ctx.omissions = a.omissions;
+  return { records: a.records, more: a.more };
+}
+
 // find(query, options), and the Session route's find within `scopeRef` (relay.md Part 2: scope
 // {fromRoot, node}; spec: every scope, root and node argument is a complete returned NodeRef): the
 // search runs under that node (an exact {node_id} search includes the node itself, so get_node of a
@@ -38,15 +48,12 @@ export async function find(caller, query, options, scopeRef, fits) {
     const ctx = ctxFor();
     let r;
     if (t.via) {
-      const a = await askChild(
+      r = await fromChild(
         t.via.iframe,
         { op: 'css', node_id: qq.scope.node_id, selector: qq.css, want: want },
-        { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: want },
-        ctx.deadlineAt,
-        null,
+        want,
+        ctx,
       );
-      ctx.omissions = a.omissions;
-      r = { records: a.records, more: a.more };
     } else {
       const kind = nodeType(t.node);
       if (kind !== 9 && kind !== 11) return invalid('css-root-required');
@@ -70,15 +77,7 @@ export async function find(caller, query, options, scopeRef, fits) {
   const want = start.offset + o.ok.limit;
   let r;
   if (t && t.via) {
-    const a = await askChild(
-      t.via.iframe,
-      { op: 'find', node_id: rootRef.node_id, query: query, want: want },
-      { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: want },
-      ctx.deadlineAt,
-      null,
-    );
-    ctx.omissions = a.omissions;
-    r = { records: a.records, more: a.more };
+    r = await fromChild(t.via.iframe, { op: 'find', node_id: rootRef.node_id, query: query, want: want }, want, ctx);
   } else r = await composeFind(scope, qq, want, ctx);
   return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef }, 0, fits);
 }
@@ -104,15 +103,12 @@ export async function getTree(caller, root, options, fits) {
   const want = start.offset + o.ok.limit;
   let r;
   if (t && t.via) {
-    const a = await askChild(
+    r = await fromChild(
       t.via.iframe,
       { op: 'tree', node_id: rootRef.node_id, depth: o.ok.depth, want: want },
-      { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: want },
-      ctx.deadlineAt,
-      null,
+      want,
+      ctx,
     );
-    ctx.omissions = a.omissions;
-    r = { records: a.records, more: a.more };
   } else r = await composeTree(rootNode, o.ok.depth, want, ctx);
   return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef }, 0, fits);
 }
