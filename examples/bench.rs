@@ -15,6 +15,7 @@
 //! cargo run --release --example bench -- session-soak [N]   # RSS of the Session at 0, N/2 and N messages
 //! cargo run --release --example bench -- envelope           # bytes and candidates kept, v1 vs v4 attachments
 //! cargo run --release --example bench -- inspect [N]        # ms per find, css, tree, hitTest from the top realm
+//! cargo run --release --example bench -- agent-view         # what an agent sees through the Session's reads
 //! ```
 //!
 //! Each prints min, median, p95 and max. `vs-playwright` needs `npm ci` in `bench/playwright/`
@@ -68,8 +69,9 @@ fn main() -> anyhow::Result<()> {
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
         "inspect" => with_harness(|h| inspect(h, n(200)?)),
+        "agent-view" => with_harness(agent_view),
         _ => bail!(
-            "usage: bench suite [BINARY] [-- FILTER..]|host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|observer-profile|session|session-soak|envelope|inspect [N]"
+            "usage: bench suite [BINARY] [-- FILTER..]|host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|observer-profile|session|session-soak|envelope|inspect|agent-view [N]"
         ),
     }
 }
@@ -789,11 +791,58 @@ fn session_soak(total: usize) -> anyhow::Result<()> {
 }
 
 /// `envelope`: the runtime's `context_attachments` array as version 1 and version 4 (each with the
-/// snapshot budgeted for its version: the same 30 KiB target for both, v4 measured on the canonical
-/// envelope under the spec's 32 KiB limit, see pages/runtime/src/core/constants.js), for the boundary snapshot in
+/// snapshot budgeted for its version: v1 the 30 KiB target, v4 the canonical envelope within the
+/// 16,384-byte v2-v4 limit, see pages/runtime/src/core/constants.js), for the boundary snapshot in
 /// the four cells, for the 64-realm budget Host (with grandchildren, radius 92 / step 8) and for the
 /// deep `grid` page (eight nested panels with 256-byte labels, radius 20 / step 2): array bytes, the
 /// v4 bytes of the very snapshot v1 sent, and the candidates each kept (`cut`: `response-budget`).
+/// `agent-view`: per cell, what an agent sees of the reference Host through the Session's reads as
+/// the model receives them (`checks::agent_view`, against Chromium's accessibility tree): reads to
+/// see every non-sensitive interactive element walking the whole tree from the root (depth 32,
+/// default limit, continuations in one user turn) and by finds by role ("-" when not all were seen),
+/// the median bytes of a node row and of a page (page bytes over rows beside it), the pages that
+/// reached the model as `byte-limit`, and the v4 pointing attachment's canonical bytes.
+fn agent_view(h: &Harness) -> anyhow::Result<()> {
+    use attention_harness::checks::agent_view::{agent_view, Reading};
+    let median = |v: &[usize]| {
+        let mut v = v.to_vec();
+        v.sort_unstable();
+        v.get(v.len() / 2).copied().unwrap_or(0)
+    };
+    let reads = |r: &Reading| if r.complete { r.reads.to_string() } else { format!("-({})", r.reads) };
+    h.block_on(async {
+        println!(
+            "{:<18} {:>6} {:>10} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}",
+            "cell", "wanted", "tree reads", "find reads", "row B", "page B", "page/row B", "byte-limit", "pointing"
+        );
+        for layout in Layout::ALL {
+            for engine in Engine::ALL {
+                let host = h.open(layout, engine).await?;
+                let r = agent_view(&host).await;
+                host.close().await;
+                let v = r?;
+                let rows: usize = v.tree.row_bytes.len() + v.finds.row_bytes.len();
+                let pages: usize = v.tree.page_bytes.iter().chain(&v.finds.page_bytes).sum();
+                let all_rows: Vec<usize> = v.tree.row_bytes.iter().chain(&v.finds.row_bytes).copied().collect();
+                let all_pages: Vec<usize> = v.tree.page_bytes.iter().chain(&v.finds.page_bytes).copied().collect();
+                println!(
+                    "{:<18} {:>6} {:>10} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}",
+                    format!("{layout} {engine}"),
+                    v.wanted.len(),
+                    reads(&v.tree),
+                    reads(&v.finds),
+                    median(&all_rows),
+                    median(&all_pages),
+                    pages / rows.max(1),
+                    v.tree.byte_limited + v.finds.byte_limited,
+                    v.pointing_bytes
+                );
+            }
+        }
+        anyhow::Ok(())
+    })
+}
+
 fn envelope_sizes(h: &Harness) -> anyhow::Result<()> {
     h.block_on(async {
         println!(

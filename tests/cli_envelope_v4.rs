@@ -62,6 +62,23 @@ fn snapshot_envelope_version_4_is_validated_and_expanded_by_the_contract_command
     assert_eq!(names(&content), got, "v1 and v4 at the boundary name different candidates");
 }
 
+/// Without `--version`, `--envelope` writes the current version, 4, within the 16,384-byte v2-v4
+/// envelope limit.
+#[test]
+fn snapshot_envelope_without_a_version_writes_version_4() {
+    let out = cli(&["snapshot", "--layout", "managed", "--point", "boundary", "--envelope"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("wippy.attention version 4 (asked for 4)"),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let array: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(array[0]["version"], 4);
+    let bytes = attention_harness::contract::canonical::canonical_json(&array[0]).unwrap().len();
+    assert!(bytes <= 16_384, "a {bytes}-byte v4 envelope");
+}
+
 #[test]
 fn snapshot_version_outside_1_to_4_or_without_envelope_is_a_usage_error() {
     for args in [

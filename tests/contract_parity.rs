@@ -109,15 +109,12 @@ fn malformed_compact_mutations_reject_the_whole_array() {
     assert_eq!(code(&json!([with_payload(env, &p)])), None);
 }
 
-/// The Session test's complete-canonical-envelope boundary, where the project departs from the
-/// Session on purpose: its test admits a canonical envelope of 16,384 bytes and rejects 16,385 with
-/// `attachment-bytes-exceeded` (the Session's 16,384-byte v2-v4 limit, `schemas.md` §1 13.2). The
-/// spec gives the envelope 32 KiB in canonical bytes and wins (`ATTENTION_V2_MAX_ENVELOPE_BYTES`),
-/// so 16,385 is admitted here and the boundary is where the 32 KiB array limit is reached: an
-/// envelope of 32,766 bytes (array 32,768) passes, 32,767 (array 32,769) fails with
-/// `total-bytes-exceeded`.
+/// The Session test's complete-canonical-envelope boundary (the Session's 16,384-byte v2-v4 limit,
+/// `schemas.md` §1 13.2, which fills the spec's lost "known kinds" table): a canonical envelope of
+/// 16,384 bytes is admitted and 16,385 is refused with `attachment-bytes-exceeded`, far below the
+/// generic 32 KiB array limit.
 #[test]
-fn complete_canonical_envelope_boundary_follows_the_spec_32768_not_the_session_16384() {
+fn complete_canonical_envelope_boundary_is_the_session_16384() {
     let (env, mut p) = compact();
     p["candidates"][0]["summary"]["state"] = json!({"padding": ""});
     let envelope_at = |p: &mut Value, padding: usize| {
@@ -132,15 +129,12 @@ fn complete_canonical_envelope_boundary_follows_the_spec_32768_not_the_session_1
         padding = padding + target - canonical_json(&env).unwrap().len();
         envelope_at(p, padding)
     };
-    let at_session_limit = sized(&mut p, 16_385);
-    assert_eq!(canonical_json(&at_session_limit).unwrap().len(), 16_385);
-    assert_eq!(code(&json!([at_session_limit])), None, "the Session's 16,384 is not the limit");
-    let fits = sized(&mut p, 32_766);
-    assert_eq!(canonical_json(&json!([fits.clone()])).unwrap().len(), 32_768);
+    let fits = sized(&mut p, 16_384);
+    assert_eq!(canonical_json(&fits).unwrap().len(), 16_384);
     assert_eq!(code(&json!([fits])), None);
-    let over = sized(&mut p, 32_767);
-    assert_eq!(canonical_json(&json!([over.clone()])).unwrap().len(), 32_769);
-    assert_eq!(code(&json!([over])).as_deref(), Some("total-bytes-exceeded"));
+    let over = sized(&mut p, 16_385);
+    assert_eq!(canonical_json(&over).unwrap().len(), 16_385);
+    assert_eq!(code(&json!([over])).as_deref(), Some("attachment-bytes-exceeded"));
 }
 
 #[test]

@@ -358,51 +358,51 @@ fn compact_array_exact(id: &str, version: u64, target: usize) -> (usize, usize) 
     (full, last)
 }
 
-/// The spec's 32 KiB, not the Session code's 16,384, bounds a v2-v4 envelope (the spec wins;
-/// `ATTENTION_V2_MAX_ENVELOPE_BYTES` says why). Every byte is counted in canonical JSON, Go's
-/// HTML escaping included: an id of `<&>` costs 6 bytes a character, so this array is 32,768
-/// bytes canonical but about 600 fewer in a plain JSON encoding. With one attachment the array
-/// (the envelope plus `[` and `]`) is the first limit reached: 32,768 passes, 32,769 fails with
-/// `total-bytes-exceeded`; the envelope rule (canonical = `json.encode` bytes) never fires first.
+/// A v2-v4 envelope is bounded by 16,384 bytes of its canonical JSON (the reference fills the
+/// spec's lost "known kinds" table; `ATTENTION_V2_MAX_ENVELOPE_BYTES` says why): 16,384 passes,
+/// 16,385 fails with `attachment-bytes-exceeded` on that attachment (Lua's 1-based path). Every byte is counted in
+/// canonical JSON, Go's HTML escaping included: an id of `<&>` costs 6 bytes a character, so the
+/// refused envelope is about 600 bytes fewer in a plain JSON encoding, under the limit there.
 #[test]
-fn v2_to_v4_envelope_is_bounded_by_the_spec_32768_in_canonical_bytes_with_html_escapes() {
+fn v2_to_v4_envelope_16384_canonical_bytes_pass_16385_fail_with_html_escapes_counted() {
     let id = "<&>".repeat(40);
     for version in [2u64, 3, 4] {
-        let (full, last) = compact_array_exact(&id, version, 32_768);
+        // The array is the envelope plus `[` and `]`.
+        let (full, last) = compact_array_exact(&id, version, 16_386);
         let at = compact_array(&id, version, full, last);
-        let envelope = canonical_json(&at[0]).unwrap().len();
-        assert_eq!(envelope, 32_766);
-        assert!(envelope > 16_384 && envelope <= ATTENTION_V2_MAX_ENVELOPE_BYTES);
+        assert_eq!(canonical_json(&at[0]).unwrap().len(), 16_384);
+        assert_eq!(ATTENTION_V2_MAX_ENVELOPE_BYTES, 16_384);
         accept(&at, &opts());
         let over = compact_array(&id, version, full, last + 1);
-        assert_eq!(canonical_json(&over).unwrap().len(), 32_769);
-        let plain = serde_json::to_string(&over).unwrap().len();
-        assert!(plain + 500 < 32_768, "the plain encoding is {plain} bytes: the escapes do not count");
+        assert_eq!(canonical_json(&over[0]).unwrap().len(), 16_385);
+        let plain = serde_json::to_string(&over[0]).unwrap().len();
+        assert!(plain + 500 < 16_384, "the plain encoding is {plain} bytes: the escapes count");
         assert_eq!(
             reject(&over, &opts()),
-            ("total-bytes-exceeded".into(), "context_attachments".into(), None),
+            ("attachment-bytes-exceeded".into(), "context_attachments[1]".into(), Some(id.clone())),
             "version {version}"
         );
     }
 }
 
-/// The same boundary with plain text: a compact envelope may fill the 32 KiB array.
+/// The same boundary with plain text, and the generic 32 KiB limits left as they are: a v1
+/// envelope of 16,385 bytes (and far more) is admitted, only v2-v4 have the 16,384 limit.
 #[test]
-fn v2_to_v4_envelope_of_plain_text_fills_the_32768_array_limit() {
+fn v2_to_v4_envelope_of_plain_text_16384_passes_16385_fails_while_v1_keeps_32_kib() {
     for version in [2u64, 3, 4] {
-        let (full, last) = compact_array_exact("attachment-1", version, 32_768);
+        let (full, last) = compact_array_exact("attachment-1", version, 16_386);
         let at = compact_array("attachment-1", version, full, last);
-        assert_eq!(canonical_json(&at[0]).unwrap().len(), 32_766);
+        assert_eq!(canonical_json(&at[0]).unwrap().len(), 16_384);
         let a = accept(&at, &opts());
         assert_eq!(a.attachments.len(), 1);
         let over = compact_array("attachment-1", version, full, last + 1);
-        assert_eq!(serde_json::to_string(&over).unwrap().len(), 32_769);
-        assert_eq!(
-            reject(&over, &opts()),
-            ("total-bytes-exceeded".into(), "context_attachments".into(), None),
-            "version {version}"
-        );
+        assert_eq!(serde_json::to_string(&over[0]).unwrap().len(), 16_385);
+        assert_eq!(reject(&over, &opts()).0, "attachment-bytes-exceeded", "version {version}");
     }
+    let v1 = json!([seal("attachment-1", "wippy.attention", 1, &padded(60, 1))]);
+    let v1_bytes = canonical_json(&v1[0]).unwrap().len();
+    assert!(v1_bytes > 16_385 && v1_bytes < 32_768, "{v1_bytes}");
+    accept(&v1, &opts());
 }
 
 /// A v1 payload that is small when compacted but large when expanded: `count` candidates whose

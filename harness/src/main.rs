@@ -100,8 +100,8 @@ enum Command {
         /// Print the `context_attachments` array (one envelope) instead of the snapshot.
         #[arg(long)]
         envelope: bool,
-        /// The `wippy.attention` version of that envelope (1-4; default 1): the snapshot is budgeted
-        /// for it, and the version the runtime wrote is printed on stderr.
+        /// The `wippy.attention` version of that envelope (1-4; default 4, the current one): the
+        /// snapshot is budgeted for it, and the version the runtime wrote is printed on stderr.
         #[arg(long, requires = "envelope", value_parser = clap::value_parser!(u64).range(1..=4))]
         version: Option<u64>,
         /// Also write a PNG of the viewport with the sample points and candidate rects drawn on it.
@@ -277,7 +277,7 @@ fn main() -> ExitCode {
             with_harness(pages, |h| attention_harness::inspect_cli::run(h, &args, &view, layouts[0]))
         }
         Command::Snapshot { layout, engine, point, envelope, version, picture, view } => {
-            let envelope = envelope.then_some(version.unwrap_or(1));
+            let envelope = envelope.then_some(version.unwrap_or(4));
             let (view, layouts) = match checked_view(&view, &pages, layout.map(|l| vec![l]).as_deref()) {
                 Ok(v) => v,
                 Err(code) => return code,

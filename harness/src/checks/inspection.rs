@@ -960,7 +960,8 @@ pub async fn ax_named_count(host: &Host, role: &str, name: &str) -> anyhow::Resu
     Ok(n)
 }
 
-fn collect_frame_ids(node: &Value, out: &mut Vec<String>) {
+/// The frame ids of a `Page.getFrameTree` answer's tree, depth first.
+pub(crate) fn collect_frame_ids(node: &Value, out: &mut Vec<String>) {
     if let Some(id) = node.pointer("/frame/id").and_then(Value::as_str) {
         out.push(id.to_string());
     }
@@ -1109,10 +1110,11 @@ pub async fn match_limit(host: &Host) -> anyhow::Result<String> {
     Ok("8 matches in one answer; 9 as 8 + 1 through a continuation".into())
 }
 
-/// `count` empty `<i>` elements (no text nodes) under a new open shadow root in the Host document:
-/// a tree of `count + 1` nodes from its shadow root.
+/// `count` empty `<hr>` elements (no text nodes; separators, so rows of a tree read, where a
+/// nameless generic wrapper would be passed through) under a new open shadow root in the Host
+/// document: a tree of `count + 1` nodes from its shadow root.
 pub async fn mount_flat(host: &Host, key: &str, count: usize) -> anyhow::Result<Mounted> {
-    let markup = "<i></i>".repeat(count);
+    let markup = "<hr>".repeat(count);
     mount(host, &Realm::Top, key, &markup, "open", Placement::Tiny).await
 }
 
@@ -1142,8 +1144,9 @@ pub async fn tree_limits(host: &Host) -> anyhow::Result<String> {
     ensure!(d32.outcome == Outcome::Ok, "depth 32: {:?} {:?}", d32.outcome, d32.reasons());
     let d33 = host.tree(&Realm::Top, Some(&m32.scope), &InspectOptions::default().depth(33)).await?;
     ensure!(d33.is_invalid_request(), "depth 33: {:?} {:?}", d33.outcome, d33.reasons());
-    // A chain 33 deep: depth 32 reaches its 32nd level and no further.
-    let chain = format!("{}{}", "<b>".repeat(33), "</b>".repeat(33));
+    // A chain 33 deep (groups: rows, where nameless generic wrappers are passed through): depth 32
+    // reaches its 32nd level and no further.
+    let chain = format!("{}{}", "<b role=\"group\">".repeat(33), "</b>".repeat(33));
     let deep = mount(host, &Realm::Top, "deep", &chain, "open", Placement::Tiny).await?;
     let d = host.tree(&Realm::Top, Some(&deep.scope), &InspectOptions::default().depth(32)).await?;
     ensure!(

@@ -4,6 +4,7 @@
 //! box model, the leaf's own event log, the Session's own rules.
 
 pub mod actions;
+pub mod agent_view;
 pub mod agreement;
 pub mod capture;
 pub mod conformance;
@@ -285,9 +286,12 @@ pub async fn snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Reported
     })
     .await?;
     require_valid_payload(snap.json())?;
-    // Every snapshot taken here is also checked as the v4 attachment the composer sends (issue 21):
-    // it expands to the snapshot, and the Session's validator admits it (rendered, not inert).
-    let of = envelope_v4::require_v4_expands_to(host, &snap).await.context("the snapshot as a v4 attachment")?;
+    // Every snapshot taken here is also checked as the v4 attachment the composer sends (issue 21),
+    // budgeted for v4 as the composer budgets it (the 16,384-byte v2-v4 limit is below v1's 30 KiB
+    // target, so a v1-budgeted snapshot need not fit one): it expands to the snapshot, and the
+    // Session's validator admits it (rendered, not inert).
+    let v4_snap = host.snapshot_with(serde_json::json!({"attachment_version": 4})).await?;
+    let of = envelope_v4::require_v4_expands_to(host, &v4_snap).await.context("the snapshot as a v4 attachment")?;
     envelope_v4::require_admitted(of.v4.json()).context("the Session admitting the snapshot's v4 attachment")?;
     let pointer = snap.pointer.as_ref().map(|p| p.point);
     let (px, py) = pointer.map(|p| (p.x, p.y)).unwrap_or((f64::NAN, f64::NAN));

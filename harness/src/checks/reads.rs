@@ -19,7 +19,7 @@ use crate::agent::{
 };
 use crate::attention::inspect::Revisions;
 use crate::contract::canonical::lua_json_len;
-use crate::contract::model_read::{BYTE_LIMIT_REASON, MAX_MODEL_BYTES};
+use crate::contract::model_read::MAX_MODEL_BYTES;
 use crate::input::Key;
 use crate::Host;
 
@@ -264,11 +264,15 @@ pub async fn reads_staleness(host: &Host) -> anyhow::Result<String> {
     Ok("tree-revision, browser-action and user-turn withdrawals by real events; the model sees notices".into())
 }
 
-/// The 8 KiB ceiling with a real tree: a shadow root of buttons whose accessible names are grown
-/// until the agent's get_tree projects to exactly 8,192 bytes (kept whole, with its rows), then one
-/// character more gives the explicit `byte-limit` partial without continuation (the revisions'
-/// digits unchanged, so the full projection was 8,193).
-pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
+/// Pages that reach the model, at the 8 KiB ceiling with a real tree: a root of 24 buttons whose
+/// accessible names are grown until the agent's get_tree (root and its 24 buttons, 25 rows)
+/// projects to exactly 8,192 bytes of the Session's stored model result: kept whole, without a
+/// continuation. One character more and the Host ends the page before the last row: 24 rows with a
+/// continuation, which brings the 25th; the two pages hold the 25 rows in order. Then the 24-row
+/// page is grown to exactly 8,192 bytes (still 24 rows) and one character more ends it at 23 rows.
+/// No page is ever the `byte-limit` partial. The Host measures what the Session keeps exactly as
+/// the Session does, or one of these boundaries moves.
+pub async fn model_page_boundary(host: &Host) -> anyhow::Result<String> {
     let (agent, _) = bound_reader(host).await?;
     let markup: String = (0..24).map(|i| format!("<button aria-label=\"b{i}\"></button>")).collect();
     let js = format!(
@@ -285,11 +289,21 @@ pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
     let tree = TreeArgs { root: Some(root), depth: Some(1), ..TreeArgs::default() };
     let mut grown = [0usize; 24];
     let mut turn = 0;
-    let mut read = async |host: &Host| -> anyhow::Result<ModelRead> {
-        turn += 1;
-        user_turn(host, &format!("kib {turn}")).await?;
-        Ok(inspected(&agent.batch().get_tree(&tree).await)?.clone())
+    // A first page in a user turn of its own (the guard's four reads per turn never refuse one); a
+    // continuation in the same turn, as an agent reads on (a new turn's message changes the tree).
+    let mut read = async |host: &Host, args: &TreeArgs| -> anyhow::Result<ModelRead> {
+        if args.continuation.is_none() {
+            turn += 1;
+            user_turn(host, &format!("kib {turn}")).await?;
+        }
+        let m = inspected(&agent.batch().get_tree(args).await)?.clone();
+        ensure!(
+            m.reason.is_none() && !m.omissions.iter().any(|o| o["reason"] == "byte-limit"),
+            "a page reached the model as the byte-limit partial: {m:?}"
+        );
+        Ok(m)
     };
+    // Grows the names of the first buttons (each by at most 150 bytes) by `by` bytes in all.
     let mut grow = async |host: &Host, by: usize| -> anyhow::Result<()> {
         let before = revisions(host).await?.tree;
         let mut left = by;
@@ -310,39 +324,80 @@ pub async fn byte_limit_boundary(host: &Host) -> anyhow::Result<String> {
         })
         .await
     };
-    let mut m0 = read(host).await?;
-    let mut size = lua_json_len(&serde_json::to_value(&m0)?);
-    ensure!(size < MAX_MODEL_BYTES, "the starting tree already projects to {size} bytes");
+    let size = |m: &ModelRead| -> anyhow::Result<usize> { Ok(lua_json_len(&serde_json::to_value(m)?)) };
+    let ids = |m: &ModelRead| m.node_views().into_iter().map(|n| n.node.node_id).collect::<Vec<_>>();
+    // Grows until the first page of `rows` rows projects to exactly 8,192 bytes.
+    let mut m0 = read(host, &tree).await?;
+    ensure!(
+        m0.nodes.len() == 25 && size(&m0)? < MAX_MODEL_BYTES,
+        "the starting tree: {} rows, {} bytes",
+        m0.nodes.len(),
+        size(&m0)?
+    );
     for _ in 0..4 {
-        if size == MAX_MODEL_BYTES {
+        let s = size(&m0)?;
+        if s == MAX_MODEL_BYTES {
             break;
         }
-        grow(host, MAX_MODEL_BYTES - size).await?;
-        m0 = read(host).await?;
-        ensure!(m0.reason.is_none(), "went over while growing: {m0:?}");
-        size = lua_json_len(&serde_json::to_value(&m0)?);
+        grow(host, MAX_MODEL_BYTES - s).await?;
+        m0 = read(host, &tree).await?;
     }
-    ensure!(size == MAX_MODEL_BYTES, "could not reach 8,192 bytes (at {size})");
-    ensure!(m0.nodes.len() == 25 && m0.outcome != "partial", "8,192 bytes: {} rows, {}", m0.nodes.len(), m0.outcome);
+    ensure!(size(&m0)? == MAX_MODEL_BYTES, "could not reach 8,192 bytes with 25 rows (at {})", size(&m0)?);
+    ensure!(
+        m0.nodes.len() == 25 && m0.continuation.is_none() && m0.outcome == "ok",
+        "8,192 bytes: {} rows, {}, continuation {:?}",
+        m0.nodes.len(),
+        m0.outcome,
+        m0.continuation
+    );
+    let all = ids(&m0);
     grow(host, 1).await?;
-    let m1 = read(host).await?;
+    let m1 = read(host, &tree).await?;
     ensure!(
-        m1.outcome == "partial"
-            && m1.reason.as_deref() == Some(BYTE_LIMIT_REASON)
-            && m1.continuation.is_none()
-            && m1.nodes.is_empty(),
-        "8,193 bytes: {m1:?}"
+        m1.nodes.len() == 24 && m1.continuation.is_some() && m1.outcome == "ok" && size(&m1)? <= MAX_MODEL_BYTES,
+        "8,193 bytes for 25 rows: the page has {} rows, {}, {} bytes, continuation {:?}",
+        m1.nodes.len(),
+        m1.outcome,
+        size(&m1)?,
+        m1.continuation
     );
-    ensure!(m1.omissions == vec![json!({"reason": "byte-limit"})], "{:?}", m1.omissions);
+    let rest = TreeArgs { continuation: m1.continuation.clone(), ..tree.clone() };
+    let m2 = read(host, &rest).await?;
+    ensure!(m2.continuation.is_none() && m2.outcome == "ok", "the second page: {m2:?}");
+    let both: Vec<String> = ids(&m1).into_iter().chain(ids(&m2)).collect();
+    ensure!(both == all, "the two pages hold {both:?}, the whole page held {all:?}");
+    // The 24-row page (with its continuation) to exactly 8,192 bytes, then one byte more.
+    let mut p = m1;
+    for _ in 0..4 {
+        let s = size(&p)?;
+        if s == MAX_MODEL_BYTES || p.nodes.len() != 24 {
+            break;
+        }
+        grow(host, MAX_MODEL_BYTES - s).await?;
+        p = read(host, &tree).await?;
+    }
     ensure!(
-        m1.revisions.tree.to_string().len() == m0.revisions.tree.to_string().len()
-            && m1.revisions.geometry.to_string().len() == m0.revisions.geometry.to_string().len()
-            && m1.revisions.observation.to_string().len() == m0.revisions.observation.to_string().len(),
+        size(&p)? == MAX_MODEL_BYTES && p.nodes.len() == 24 && p.continuation.is_some(),
+        "the 24-row page: {} rows, {} bytes",
+        p.nodes.len(),
+        size(&p)?
+    );
+    grow(host, 1).await?;
+    let q = read(host, &tree).await?;
+    ensure!(
+        q.nodes.len() == 23 && q.continuation.is_some() && size(&q)? <= MAX_MODEL_BYTES,
+        "one byte over the 24-row page: {} rows, {} bytes",
+        q.nodes.len(),
+        size(&q)?
+    );
+    ensure!(
+        q.revisions.tree.to_string().len() == p.revisions.tree.to_string().len()
+            && m0.revisions.geometry.to_string().len() == q.revisions.geometry.to_string().len(),
         "the revisions changed length: {:?} -> {:?}",
-        m0.revisions,
-        m1.revisions
+        p.revisions,
+        q.revisions
     );
-    Ok(format!("a real tree: 8,192 bytes kept with {} rows, 8,193 the byte-limit partial", m0.nodes.len()))
+    Ok("a real tree: 25 rows at 8,192 bytes kept whole; 8,193 paged 24 + 1; a 24-row page at 8,192, 23 rows one byte over".into())
 }
 
 /// Selectors for `find_css_matches_native_qsa`: a tag, a class, an attribute, `:has`, `:nth-child`
@@ -598,7 +653,7 @@ pub fn checks() -> Vec<super::Check> {
         },
         Check { host: default_host, name: "reads-guard-refuses-without-the-host", run: |h| Box::pin(reads_guard(h)) },
         Check { host: actions_host, name: "reads-staleness-by-real-events", run: |h| Box::pin(reads_staleness(h)) },
-        Check { host: default_host, name: "reads-8-kib-boundary", run: |h| Box::pin(byte_limit_boundary(h)) },
+        Check { host: default_host, name: "reads-8-kib-pages", run: |h| Box::pin(model_page_boundary(h)) },
         Check {
             host: default_host,
             name: "reads-find-css-matches-native-query-selector-all",

@@ -49,17 +49,17 @@ use std::fmt;
 pub const MAX_COUNT: usize = 8;
 pub const MAX_TOTAL_BYTES: usize = 32 * 1024;
 pub const MAX_ATTACHMENT_BYTES: usize = 32 * 1024;
-/// Envelope limit for `wippy.attention` v2-v4, measured on the canonical JSON of the whole
-/// envelope.
+/// Envelope limit for `wippy.attention` v2-v4: 16,384 bytes of the canonical JSON of the whole
+/// envelope (`attachment-bytes-exceeded` past it).
 ///
-/// Spec-vs-reference: the spec ("Limits by attachment version") gives every envelope 32 KiB
-/// (32,768 bytes) and says "The envelope limit for versions 2 to 4 applies to the canonical JSON
-/// of the whole envelope"; `schemas.md` §1 step 13.2 (from the Session's Lua code and its parity
-/// test) says 16,384. The spec's text wins, so the limit is 32,768. Because the Session's
-/// `json.encode` writes the same bytes as `canonical_json` (Go escaping, sorted keys), this rule
-/// never rejects an envelope that the per-attachment `json.encode` rule and the 32,768-byte array
-/// rule, both checked before it, have let through; it is kept so the spec's rule stays explicit.
-pub const ATTENTION_V2_MAX_ENVELOPE_BYTES: usize = 32 * 1024;
+/// The spec's "Limits by attachment version" gives every envelope of any kind 32 KiB, then says
+/// "The known kinds add their own limits:" and the table that followed is lost in our copy; its
+/// next sentence, "The envelope limit for versions 2 to 4 applies to the canonical JSON of the
+/// whole envelope", names a limit of that kind's own without its number. The reference fills the
+/// gap: the Session's code and its parity test (`schemas.md` §1 step 13.2, §5 `ATTENTION_V2_LIMITS`)
+/// refuse a canonical envelope over 16,384 bytes. Nothing in the spec contradicts it, and a Host
+/// validated against 32 KiB here could have its messages refused by the Session.
+pub const ATTENTION_V2_MAX_ENVELOPE_BYTES: usize = 16 * 1024;
 /// Shared reconstruction budget of all `wippy.attention` attachments of one message.
 pub const MAX_EXPANDED_BYTES: usize = 262_144;
 

@@ -23,12 +23,17 @@ export const GRANT_LIFETIME_MS = 60000;
 export const GRANT_LIMITS = { points: 256, candidates: 128, bytes: 131072 };
 export const ROOT_BUDGET = { depth: 8, queries: 128, points: 4096, candidates: 128, bytes: 131072 };
 export const ENVELOPE_TARGET_BYTES = 30720; // serialized envelope headroom under 32 KiB
-// wippy.attention versions 2 to 4: the spec ("Limits by attachment version") gives every envelope
-// 32 KiB and measures the v2-v4 one as the canonical JSON of the whole envelope. The Session's code
-// (schemas.md §1 step 13.2) says 16,384; the spec's text wins (harness contract::validate says the
-// same), so a compact envelope has the same 30 KiB target as v1 under this 32 KiB limit, and all
-// wippy.attention content of a message stays within the 256 KiB expanded budget.
-export const COMPACT_ENVELOPE_MAX_BYTES = 32768;
+// wippy.attention versions 2 to 4: at most 16,384 bytes of the canonical JSON of the whole envelope.
+// The spec ("Limits by attachment version") gives every envelope 32 KiB, then "The known kinds add
+// their own limits:" (the table that followed is lost in our copy) and "The envelope limit for
+// versions 2 to 4 applies to the canonical JSON of the whole envelope" without its number. The
+// reference fills the gap: the Session's code refuses a larger one with `attachment-bytes-exceeded`
+// (schemas.md §1 step 13.2; harness contract::validate ATTENTION_V2_MAX_ENVELOPE_BYTES). All
+// wippy.attention content of a message also stays within the 256 KiB expanded budget.
+export const COMPACT_ENVELOPE_MAX_BYTES = 16384;
+// The longest attachment id the envelope writes (host/envelope.js), in bytes of its canonical JSON
+// string without the quotes: a compact snapshot is budgeted for an id this long.
+export const ATTACHMENT_ID_MAX_BYTES = 128;
 export const EXPANDED_BUDGET_BYTES = 262144;
 export const ATTENTION_VERSIONS = [1, 2, 3, 4];
 export const POINTER_TYPES = ['pointermove', 'pointerdown', 'pointerup', 'click', 'touchstart', 'touchend'];

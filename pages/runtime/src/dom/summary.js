@@ -209,7 +209,9 @@ export function summarize(el, privacy) {
     const name = asciiCollapse(cutBytes(cutScalars(nameOf(el, role), TEXT_MAX), 256));
     if (name) s.name = name;
     const ln = localName(el);
-    if (ln !== 'input' && ln !== 'textarea' && ln !== 'select' && !inEditable(el)) {
+    // No text of what is not rendered content (a stylesheet, a script, a template) and none of
+    // form controls or editable content.
+    if (!SKIP_TEXT[ln] && !inEditable(el)) {
       const text = cutBytes(collectText(el, TEXT_MAX), 1024).trim();
       if (text) s.text = text;
     }

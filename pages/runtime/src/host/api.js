@@ -23,27 +23,19 @@ import { currentDocument } from '../realm/document.js';
 import { summaryForTest } from '../dom/summary.js';
 import { markFocus, returnFocus } from '../realm/focus-return.js';
 import { INSPECTION } from '../core/state.js';
-import {
-  getNode,
-  scopedFind,
-  scopedTree,
-  scopedHitTest,
-  getGeometry,
-  getCursor,
-  getFocus,
-  getSelection,
-  guarded,
-  invalid,
-  sessionInspect,
-  revisionsNow,
-} from './inspect.js';
+import { invalid, revisionsNow } from './inspect-result.js';
+import { getNode, getGeometry } from './inspect-node.js';
+import { scopedFind, scopedTree, scopedHitTest } from './inspect-scoped.js';
+import { getCursor, getFocus, getSelection } from './inspect-observation.js';
+import { sessionInspect } from './inspect-session.js';
+import { guarded } from './inspect.js';
 import { subscribe, debugSubscriptions } from './subscriptions.js';
 
 // The caller of an API call made in this realm: the realm (its packages share its limits).
 const caller = () => 'realm:' + REALM_ID;
 // The frozen API object of the caller `callerOf()` names (read at each call: a realm id can change):
 // by default within `scopeOf()` when it names a node (a fragment realm's subtree), else this realm's
-// own scope (host/inspect.js scopedFind / scopedTree / scopedHitTest then are find / getTree /
+// own scope (host/inspect-scoped.js scopedFind / scopedTree / scopedHitTest then are find / getTree /
 // hitTestApi).
 function readsFor(callerOf, scopeOf) {
   return Object.freeze({
@@ -104,7 +96,7 @@ export const ATTENTION = makeAttention();
 // The reads of a Web Fragment realm this realm owns the DOM of (its API object above): by default
 // within the root its physical DOM lives in (reached from its document element by parentNode: the
 // shadow root of its web-fragment-host; anything else leaves the reads this realm's), as
-// host/inspect.js scopedFind / scopedTree / scopedHitTest, counted as that realm's own caller. Only
+// host/inspect-scoped.js scopedFind / scopedTree / scopedHitTest, counted as that realm's own caller. Only
 // for a real fragment realm framed by this window (one object per such window), so a script here
 // cannot mint callers to get past the per-caller subscription limit.
 const WITHIN = new WeakMap();

@@ -3,7 +3,7 @@
 // known from recent events), recent events, pointer, focus, omissions; no dangling candidate ids;
 // the children's windows of moves merged first; the serialized envelope trimmed to <= 30 KiB with
 // `response-budget`, or for a compact attachment (`options.attachment_version` 2-4) its canonical
-// envelope to the compact limit, host/envelope-size.js; paths over 32 segments clamped with
+// envelope to the 16,384-byte v2-v4 limit, host/envelope-size.js; paths over 32 segments clamped with
 // `depth-limit`; capture.complete = no omissions).
 import { W, nPerfNow, nDateNow } from '../core/natives.js';
 import {

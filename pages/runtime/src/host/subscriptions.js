@@ -22,7 +22,7 @@ import { checkSubscribe } from '../core/inspect-args.js';
 import { createCoalescer } from '../core/coalesce.js';
 import { noticeUp, upCall } from '../relay/inspect-child.js';
 import { usable } from '../relay/parent.js';
-import { revisionsNow } from './inspect.js';
+import { revisionsNow } from './inspect-result.js';
 
 let nextId = 0;
 function noop() {}

@@ -14,6 +14,7 @@ import { childNodes, flatChildren, hasBox } from '../dom/flat-tree.js';
 import { roleOf, nameOf, textOfSafe } from '../dom/summary.js';
 import { isIframe } from './hit-test.js';
 import { isPlaceholder } from './inspect-nodes.js';
+import { rowChildren } from './tree-rows.js';
 
 function hiddenFragmentFrame(el) {
   if (localName(el) !== 'iframe') return false;
@@ -155,7 +156,8 @@ export function walkFind(start, match, want, ctx, matchAll) {
   return { entries: entries, stopped: false };
 }
 // Pre-order list of the tree under `root` to `depth` levels ({node, parent, level} and {hole, parent,
-// level}), at most `want` nodes (holes do not count; then `stopped`).
+// level}), at most `want` nodes (holes do not count; then `stopped`). Rows only (realm/tree-rows.js):
+// what is not rendered is left out, and wrappers are passed through without taking a level.
 export function walkTree(root, depth, want, ctx) {
   const out = [];
   let count = 0;
@@ -168,7 +170,7 @@ export function walkTree(root, depth, want, ctx) {
     }
     out.push(it);
     if (it.hole || it.level >= depth) continue;
-    const kids = treeChildren(it.node, ctx);
+    const kids = rowChildren(it.node, (x) => treeChildren(x, ctx));
     for (let i = kids.length - 1; i >= 0; i--)
       stack.push({ node: kids[i].node, hole: kids[i].hole, parent: it.node, level: it.level + 1 });
   }

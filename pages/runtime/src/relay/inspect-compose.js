@@ -4,7 +4,7 @@
 // holes in document order; every hole is asked in parallel under a disjoint lease (queries and bytes
 // split evenly, depth - 1, the caller's want as candidates) and its records are spliced in at the
 // hole's place. The same functions answer a parent's `inspect` query in a child realm
-// (relay/inspect-child.js) and the API's calls (host/inspect.js).
+// (relay/inspect-child.js) and the API's calls (host/inspect-tree.js, host/inspect-node.js).
 // ctx: {deadlineAt, budgets: {depth, queries, bytes}, redacted (an embedding realm redacts this one),
 //       omissions: [] (filled), parentRef: parent of this realm's document (null)}.
 import { nOffsetWidth, nOffsetHeight } from '../core/natives.js';
