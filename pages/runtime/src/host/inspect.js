@@ -24,7 +24,7 @@ import {
   READ_OPTIONS,
 } from '../core/inspect-args.js';
 import { issueContinuation, takeContinuation } from '../core/continuations.js';
-import { checkSelector } from '../dom/css-match.js';
+import { checkSelector } from '../dom/css-native.js';
 import { resolveRef, issueLocal, treeParent, localRecord, hostInstanceId } from '../realm/inspect-nodes.js';
 import { currentFocusRecord } from '../realm/focus.js';
 import { selectionOut } from '../realm/selection.js';
@@ -142,10 +142,17 @@ function continuationAfter(more, key, offset) {
 }
 // A page of `records` (the full order's items from `from` up to offset + limit; `from` 0 unless
 // the items before it were skipped undescribed): -> result.
+// A page that came back empty although more were promised (a source that cannot reach past a cap)
+// ends the continuation and names the missing rest (`candidate-budget`): continuations always end.
 function paged(records, more, offset, limit, key, omissions, extra, from) {
   const base = from || 0;
   const nodes = records.slice(offset - base, offset - base + limit);
-  const cont = continuationAfter(more || base + records.length > offset + limit, key, offset + limit);
+  let rest = more || base + records.length > offset + limit;
+  if (rest && nodes.length === 0) {
+    rest = false;
+    omissions = omissions.concat([{ reason: 'candidate-budget' }]);
+  }
+  const cont = continuationAfter(rest, key, offset + limit);
   return result(outcomeOf(nodes, omissions), Object.assign({ nodes: nodes }, extra || {}), omissions, cont);
 }
 
@@ -156,14 +163,15 @@ function paged(records, more, offset, limit, key, omissions, extra, from) {
 export async function find(caller, query, options, scopeRef) {
   const q = checkFindQuery(query);
   if (q.error) return invalid(q.error);
+  // A CSS selector is judged before anything else: the browser's own parser, then the allowlist.
+  const sel = q.ok.mode === 'css' ? checkSelector(q.ok.css) : {};
+  if (sel.error) return invalid(sel.error);
   const o = checkOptions(options, FIND_OPTIONS, INSPECT.findMax);
   if (o.error) return invalid(o.error);
   if (notGranted()) return unavailableHere();
   if (o.ok.fromRoot && ROLE === 'child') return viaTop(caller, 'find', [query, options]);
   const qq = q.ok;
   if (qq.mode === 'css') {
-    const sel = checkSelector(qq.css);
-    if (sel.error) return invalid(sel.error);
     const t = refTarget(qq.scope);
     if (t.res) return t.res;
     if (t.up) return viaTop(caller, 'find', [query, Object.assign({}, options, { fromRoot: true })]);
@@ -174,15 +182,17 @@ export async function find(caller, query, options, scopeRef) {
     const ctx = ctxFor();
     let r;
     if (t.via) {
+      // The child realm skips the earlier pages itself: each page asks for `limit` records only.
       const a = await askChild(
         t.via.iframe,
-        { op: 'css', node_id: qq.scope.node_id, selector: qq.css, want: want },
-        { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: want },
+        { op: 'css', node_id: qq.scope.node_id, selector: qq.css, want: o.ok.limit, skip: start.offset },
+        { depth: ctx.budgets.depth, queries: ctx.budgets.queries, bytes: ctx.budgets.bytes, candidates: o.ok.limit },
         ctx.deadlineAt,
         null,
       );
+      if (a.invalid) return invalid(a.invalid);
       ctx.omissions = a.omissions;
-      r = { records: a.records, more: a.more };
+      r = { records: a.records, more: a.more, skipped: start.offset };
     } else {
       const kind = nodeType(t.node);
       if (kind !== 9 && kind !== 11) return invalid('css-root-required');
@@ -213,6 +223,7 @@ export async function find(caller, query, options, scopeRef) {
       ctx.deadlineAt,
       null,
     );
+    if (a.invalid) return invalid(a.invalid);
     ctx.omissions = a.omissions;
     r = { records: a.records, more: a.more };
   } else r = await composeFind(scope, qq, want, ctx);
