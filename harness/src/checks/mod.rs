@@ -7,6 +7,8 @@ pub mod actions;
 pub mod agreement;
 pub mod capture;
 pub mod conformance;
+pub mod css_agreement;
+pub mod css_grammar;
 pub mod envelope_v4;
 pub mod expect;
 pub mod fidelity;

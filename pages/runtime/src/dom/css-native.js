@@ -132,8 +132,11 @@ export function selectScope(scope, selector, max, opts) {
       rebuild(doc, doc, inert.root, chk.ok.states, back);
       list = nDocQSA.call(doc, chk.ok.selector);
     } else {
-      const host = nCreateElementNS.call(doc, HTML_NS, 'div');
-      nAppendChild.call(doc, host);
+      // The host sits where a live one does, inside the document's element (never its root element:
+      // Chromium's :scope of a shadow root search behaves otherwise when the host is the root).
+      const html = nAppendChild.call(doc, nCreateElementNS.call(doc, HTML_NS, 'html'));
+      const body = nAppendChild.call(html, nCreateElementNS.call(doc, HTML_NS, 'body'));
+      const host = nAppendChild.call(body, nCreateElementNS.call(doc, HTML_NS, 'div'));
       const root = nAttachShadow.call(host, { mode: 'open' });
       rebuild(doc, root, inert.root, chk.ok.states, back);
       list = nFragQSA.call(root, chk.ok.selector);
