@@ -43,6 +43,9 @@ pub struct Agreement {
     /// Milliseconds per find page, the runtime's and native qSA's (one call per selector).
     pub find_ms: Vec<f64>,
     pub native_ms: Vec<f64>,
+    /// Distinct selectors compared, and those that disagree in at least one scope.
+    pub selectors: std::collections::BTreeSet<String>,
+    pub failing: std::collections::BTreeSet<String>,
 }
 
 impl Agreement {
@@ -53,12 +56,16 @@ impl Agreement {
         self.bad.extend(other.bad);
         self.find_ms.extend(other.find_ms);
         self.native_ms.extend(other.native_ms);
+        self.selectors.extend(other.selectors);
+        self.failing.extend(other.failing);
     }
 
     /// `equal/pairs`, the invalid count and p50/p95 of both timings, for the test's output.
     pub fn summary(&self) -> String {
         format!(
-            "{}/{} pairs equal ({} native-invalid); find p50 {:.2} ms p95 {:.2} ms, native qSA p50 {:.3} ms p95 {:.3} ms",
+            "{}/{} distinct selectors agree in every scope; {}/{} pairs equal ({} native-invalid); find p50 {:.2} ms p95 {:.2} ms, native qSA p50 {:.3} ms p95 {:.3} ms",
+            self.selectors.len() - self.failing.len(),
+            self.selectors.len(),
             self.equal,
             self.pairs,
             self.native_invalid,
@@ -210,9 +217,13 @@ pub async fn compare(
             a.native_invalid += 1;
         }
         let pair = CssPair { selector: sel.to_string(), native, pages };
+        a.selectors.insert(sel.to_string());
         match verdict(&pair, ended) {
             None => a.equal += 1,
-            Some(b) => a.bad.push(format!("{where_}: {b}")),
+            Some(b) => {
+                a.failing.insert(sel.to_string());
+                a.bad.push(format!("{where_}: {b}"))
+            }
         }
     }
     Ok(a)

@@ -146,6 +146,15 @@ export function selectScope(scope, selector, max, opts) {
   }
   const out = [];
   const len = nNodeListLength.call(list);
-  for (let i = 0; i < len && out.length < max; i++) out.push(back.get(nNodeListItem.call(list, i)));
-  return { matches: out, more: len > max, cut: inert.cut };
+  let more = false;
+  for (let i = 0; i < len; i++) {
+    const live = back.get(nNodeListItem.call(list, i));
+    if (!live) continue;
+    if (out.length >= max) {
+      more = true;
+      break;
+    }
+    out.push(live);
+  }
+  return { matches: out, more: more, cut: inert.cut };
 }
