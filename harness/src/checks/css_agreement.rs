@@ -338,6 +338,18 @@ pub async fn clean_document(host: &Host, parent: &Realm, name: &str, page: &str)
     Ok(realm)
 }
 
+/// The NodeRef of a child realm's node (`node_id`) as the top realm returns it (`find({node_id})`
+/// through the relay), so the top realm can be asked about it.
+async fn as_top_sees(host: &Host, node_id: &str, what: &str) -> anyhow::Result<NodeRef> {
+    let found = host.find_node_id(&Realm::Top, node_id, &InspectOptions::default()).await?;
+    found
+        .data
+        .nodes
+        .first()
+        .map(|n| n.node_ref.clone())
+        .ok_or_else(|| anyhow!("the top realm does not find {what}: {}", found.json()))
+}
+
 /// The grammar selectors on a clean document's Document scope (and its open / closed shadow
 /// roots), from the document's realm and from the top realm.
 pub async fn grammar_in_document(host: &Host, label: &str, realm: &Realm) -> anyhow::Result<Agreement> {
@@ -346,13 +358,7 @@ pub async fn grammar_in_document(host: &Host, label: &str, realm: &Realm) -> any
     let mut all = Agreement::default();
     let doc = document_of(host, realm).await?;
     all.add(compare(host, realm, &doc, realm, "document", &sels, &format!("{label} document")).await?);
-    let found = host.find_node_id(&Realm::Top, &doc.node_id, &InspectOptions::default()).await?;
-    let top_doc = found
-        .data
-        .nodes
-        .first()
-        .map(|n| n.node_ref.clone())
-        .ok_or_else(|| anyhow!("the top realm does not find the {label} document: {}", found.json()))?;
+    let top_doc = as_top_sees(host, &doc.node_id, &format!("the {label} document")).await?;
     all.add(compare(host, &Realm::Top, &top_doc, realm, "document", &sels, &format!("top -> {label} document")).await?);
     all.add(grammar_in_shadow_roots(host, label, realm).await?);
     Ok(all)
@@ -420,13 +426,7 @@ pub async fn continuations_to_the_end(
 /// element of the top realm itself, and an invalid selector on a child's root is `invalid-request`.
 pub async fn child_refusal_keeps_its_code(host: &Host, kind: &str, realm: &Realm) -> anyhow::Result<String> {
     let m = mount(host, realm, &format!("refuse-{kind}"), "<p id=\"x\"></p>", "open", Placement::Tiny).await?;
-    let found = host.find_node_id(&Realm::Top, &m.host_node_id, &InspectOptions::default()).await?;
-    let el = found
-        .data
-        .nodes
-        .first()
-        .map(|n| n.node_ref.clone())
-        .ok_or_else(|| anyhow!("the top realm does not find the shadow host in {kind}: {}", found.json()))?;
+    let el = as_top_sees(host, &m.host_node_id, &format!("the shadow host in {kind}")).await?;
     let on_element = host.find_css(&Realm::Top, "p", &el, &InspectOptions::default()).await?;
     ensure!(
         on_element.is_invalid_request()
