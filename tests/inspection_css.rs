@@ -6,6 +6,9 @@
 //! with excluded, redacted, sensitive and editable nodes, each privacy rule gives exactly native qSA
 //! on a copy with the rules applied (each test fails when its rule is not).
 
+use attention_harness::checks::css_agreement::{
+    child_refusal_keeps_its_code, continuations_to_the_end, grammar_differential,
+};
 use attention_harness::checks::inspection::{
     css_corpus_differential, css_differential_in, focus_pseudo_classes_in, privacy_rule_in, realm_kinds, selectors,
     PrivacyRule,
@@ -121,6 +124,55 @@ fn focus_pseudo_classes_follow_trusted_focus_in_every_realm_kind(
         let rk = &realm_kinds(engine)[realm];
         let r = focus_pseudo_classes_in(h, rk).await?;
         eprintln!("{layout}/{engine} {}: {} pairs agree, {} with native matches", rk.kind, r.compared, r.matched);
+        Ok(())
+    });
+}
+
+/// Issue 43: every selector written from the Selectors 4 grammar and CSS Syntax (An+B, attribute
+/// forms, forgiving lists, `:has` nestings, `&`, escapes, namespaces, comments, structure; over
+/// 1,000) on the grammar tree, in an open and a closed shadow root of every realm kind and on the
+/// Document of clean standards, quirks and XHTML documents, called from the realm and from the top
+/// realm: native-invalid and spec-refused forms are invalid-request, every other equals native
+/// querySelectorAll over all its pages. Prints the agreement and p50/p95 time per find.
+#[rstest]
+fn grammar_selectors_match_native_in_every_scope_and_realm_kind_from_itself_and_from_the_top(
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(Layout::Managed, engine, async |h| {
+        let a = grammar_differential(h).await?;
+        eprintln!("managed/{engine} grammar: {}", a.summary());
+        a.ensure_all_equal("grammar")
+    });
+}
+
+/// Continuations through a child realm have no cap and end: 8, 9, 128, 129, 321 and 400 matches in
+/// a child realm's shadow root, followed page by page from the realm and from the top realm, equal
+/// native querySelectorAll's full list, and the last page has no continuation.
+#[rstest]
+fn continuations_through_a_child_realm_reach_every_native_match_and_end(
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(Layout::Managed, engine, async |h| {
+        for rk in realm_kinds(engine).into_iter().skip(1) {
+            let a = continuations_to_the_end(h, rk.kind, &rk.realm, 400).await?;
+            eprintln!("managed/{engine} {}: {}", rk.kind, a.summary());
+            a.ensure_all_equal("continuations")?;
+        }
+        Ok(())
+    });
+}
+
+/// A child realm's refusal keeps its code through the top realm: CSS scoped to an element of the
+/// child is invalid-request (css-root-required), and native-invalid or spec-refused selectors on a
+/// child's root are invalid-request, not partial / capability-unavailable.
+#[rstest]
+fn a_child_realms_refusal_stays_invalid_request_through_the_top_realm(
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_host(Layout::Managed, engine, async |h| {
+        for rk in realm_kinds(engine).into_iter().skip(1) {
+            eprintln!("{}", child_refusal_keeps_its_code(h, rk.kind, &rk.realm).await?);
+        }
         Ok(())
     });
 }

@@ -14,27 +14,12 @@ import * as esbuild from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-// css-select's default adapter (domutils over domhandler nodes, with the entities tables) is never
-// used: the runtime always passes its own adapter over the inert copy (src/dom/css-match.js). Both
-// packages are replaced by empty modules in the runtime bundle, which keeps it small to evaluate.
-const noDefaultAdapter = {
-  name: 'no-default-css-select-adapter',
-  setup(b) {
-    b.onResolve({ filter: /^(domutils|domhandler)$/ }, (args) => ({ path: args.path, namespace: 'css-select-stub' }));
-    b.onLoad({ filter: /.*/, namespace: 'css-select-stub' }, (args) => ({
-      contents: args.path === 'domhandler' ? 'export function isTag() { return false; }' : 'export {};',
-      loader: 'js',
-    }));
-  },
-};
-
 const BUNDLES = [
   {
     entry: join(here, 'src', 'main.js'),
     out: join(here, 'dist', 'attention.js'),
     options: {
       format: 'iife',
-      plugins: [noDefaultAdapter],
       // The runtime's functions were written for strict mode (one 'use strict' IIFE); ES modules are
       // strict, and the classic script that carries them must be too.
       banner: { js: "'use strict';" },

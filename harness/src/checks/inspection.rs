@@ -75,7 +75,7 @@ pub fn realm_kinds(engine: Engine) -> Vec<RealmKind> {
 }
 
 /// Page script: the node id the runtime gives `n` (the main realm's for a fragment realm's node).
-const ID_OF: &str = "((n) => {
+pub(crate) const ID_OF: &str = "((n) => {
     const R = window.__wippyAttentionRuntime;
     const M = R && R.role === 'fragment-realm' ? window.parent.__wippyAttentionRuntime : R;
     if (!M) throw new Error('no __wippyAttentionRuntime in this realm');
@@ -145,7 +145,7 @@ pub async fn mount(
     Ok(Mounted { key: key.to_string(), realm: realm.clone(), host_node_id, scope })
 }
 
-fn frame_of(realm: &Realm) -> Frame {
+pub(crate) fn frame_of(realm: &Realm) -> Frame {
     match realm {
         Realm::Top => Frame::Top,
         Realm::Frame(f) => f.clone(),
@@ -424,7 +424,7 @@ fn corpus_name(prefix: &str) -> &'static str {
     }
 }
 
-fn head(lines: &[String], n: usize) -> String {
+pub(crate) fn head(lines: &[String], n: usize) -> String {
     let mut s = lines.iter().take(n).cloned().collect::<Vec<_>>().join("\n");
     if lines.len() > n {
         s.push_str(&format!("\n... and {} more", lines.len() - n));

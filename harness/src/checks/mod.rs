@@ -8,6 +8,8 @@ pub mod agent_view;
 pub mod agreement;
 pub mod capture;
 pub mod conformance;
+pub mod css_agreement;
+pub mod css_grammar;
 pub mod envelope_v4;
 pub mod expand;
 pub mod expect;

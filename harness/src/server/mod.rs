@@ -338,6 +338,7 @@ fn status(code: StatusCode, msg: &'static str) -> Response {
 fn mime_for(file: &Path) -> &'static str {
     match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
         "html" => "text/html; charset=utf-8",
+        "xhtml" => "application/xhtml+xml",
         "js" | "mjs" => "text/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",
         "json" => "application/json",

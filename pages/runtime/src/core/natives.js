@@ -129,3 +129,20 @@ export const nDocElement = getDesc(Document.prototype, 'documentElement').get;
 export const nOffsetWidth = (getDesc(HTMLElement.prototype, 'offsetWidth') || {}).get || null;
 export const nOffsetHeight = (getDesc(HTMLElement.prototype, 'offsetHeight') || {}).get || null;
 export const nIsContentEditable = (getDesc(HTMLElement.prototype, 'isContentEditable') || {}).get || null;
+// The inert native copy CSS search matches (dom/css-native.js): an inert document of the realm
+// (DOMParser: no browsing context, so nothing in it loads, runs or upgrades), filled with shallow
+// imports of the scope's elements, matched with the realm's own querySelectorAll.
+export const nDOMParser = W.DOMParser;
+export const nParseFromString = W.DOMParser.prototype.parseFromString;
+export const nImportNode = Document.prototype.importNode;
+export const nCreateTextNode = Document.prototype.createTextNode;
+export const nCreateElementNS = Document.prototype.createElementNS;
+export const nCreateDocumentFragment = Document.prototype.createDocumentFragment;
+export const nAppendChild = Node.prototype.appendChild;
+export const nRemoveChild = Node.prototype.removeChild;
+export const nSetAttribute = Element.prototype.setAttribute;
+export const nRemoveAttributeNode = Element.prototype.removeAttributeNode;
+export const nCompatMode = (getDesc(Document.prototype, 'compatMode') || {}).get || null;
+export const nContentType = (getDesc(Document.prototype, 'contentType') || {}).get || null;
+export const nNodeListLength = getDesc(NodeList.prototype, 'length').get;
+export const nNodeListItem = NodeList.prototype.item;

@@ -1,14 +1,16 @@
-// CSS search over an inert tree (dom/inert-tree.js) with css-select (pinned in ../../package.json;
-// pages/README.md says why): the pseudo-class allowlist of the spec checked on css-what's parse
-// (anything else, pseudo-elements and namespace prefixes give `invalid-request`), the css-select
-// adapter over the inert plain objects, and the state pseudo-classes answered from the live state
-// captured with the copy (:checked ... :focus-within), :root on the document's element only, and the
-// of-type pseudo-classes comparing namespace and local name (SVG / MathML siblings are other types).
-// Pure: no DOM; the Node tests run it on plain inert trees.
-import { parse } from 'css-what';
-import { compile } from 'css-select';
-import nthCheck from 'nth-check';
+// What a CSS search selector may be and what it becomes before matching (spec "CSS search"), over the
+// selector's CSS tokens (@csstools/css-tokenizer, pinned in ../../package.json; pages/README.md says
+// why): the browser's own parser judges syntax first (`isValid`, the realm's native querySelectorAll
+// on an inert node: dom/css-native.js), so whatever Chromium accepts (comments anywhere, escapes,
+// every An+B form, forgiving :is/:where lists, `&`, `*|` and `|` namespaces) is accepted and whatever
+// it throws on is `css-syntax`; then the spec's pseudo-class allowlist; then the state
+// pseudo-classes (:checked ... :focus-within) are rewritten to attribute selectors of private
+// attribute names that the inert copy carries for the elements in that live state, so the native
+// engine matches the copy exactly as it matches the live tree, with the live state.
+// Pure: no DOM; the Node tests pass their own `isValid`.
+import { tokenize } from '@csstools/css-tokenizer';
 
+export const MAX_SELECTOR = 512;
 const ALLOWED = {
   scope: 1,
   root: 1,
@@ -52,204 +54,86 @@ export const STATE_PSEUDOS = [
   'focus-visible',
   'focus-within',
 ];
-function tokensAllowed(groups, inHas) {
-  for (const group of groups) {
-    for (const t of group) {
-      if (t.type === 'pseudo-element') return 'pseudo-element';
-      if ((t.type === 'tag' || t.type === 'universal' || t.type === 'attribute') && t.namespace != null)
-        return 'namespace';
-      // The `s` flag ([a=b s]): Chromium's querySelectorAll does not take it (it throws).
-      if (t.type === 'attribute' && t.ignoreCase === false) return 'attribute-flag';
-      if (t.type === 'pseudo') {
-        if (!Object.prototype.hasOwnProperty.call(ALLOWED, t.name)) return 'pseudo';
-        // :has() inside :has() is invalid in Chromium's querySelectorAll (it throws).
-        if (t.name === 'has' && inHas) return 'nested-has';
-        if ((t.name === 'nth-child' || t.name === 'nth-last-child') && typeof t.data === 'string') {
-          const of = splitOf(t.data);
-          if (of && of.selector !== null) {
-            let inner;
-            try {
-              inner = parse(of.selector);
-            } catch (_) {
-              return 'syntax';
-            }
-            const bad = tokensAllowed(inner, inHas);
-            if (bad) return bad;
-          }
-        }
-        if (Array.isArray(t.data)) {
-          const inner = tokensAllowed(t.data, inHas || t.name === 'has');
-          if (inner) return inner;
-        }
+const hasOwn = (o, k) => Object.prototype.hasOwnProperty.call(o, k);
+// Pseudo-class names are ASCII case-insensitive (`:CHECKED`; never the Kelvin sign's `k`).
+const asciiLower = (s) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
+
+// The pseudo-classes and pseudo-elements of a selector, from its tokens: [{name, fn, element, start,
+// end, text}] (start / end: offsets of the colon and one past the name or the closing parenthesis;
+// text: the pseudo as written, arguments included).
+export function pseudosOf(selector) {
+  const toks = tokenize({ css: selector });
+  const out = [];
+  for (let i = 0; i < toks.length; i++) {
+    const t = toks[i];
+    if (t[0] !== 'colon-token') continue;
+    const elementPseudo = i + 1 < toks.length && toks[i + 1][0] === 'colon-token';
+    const n = toks[elementPseudo ? i + 2 : i + 1];
+    if (!n || (n[0] !== 'ident-token' && n[0] !== 'function-token')) continue;
+    const fn = n[0] === 'function-token';
+    let end = n[3] + 1;
+    if (fn) {
+      // The matching closing parenthesis (or the end: CSS closes open blocks at EOF).
+      let depth = 1;
+      let j = (elementPseudo ? i + 2 : i + 1) + 1;
+      for (; j < toks.length && depth > 0; j++) {
+        const k = toks[j][0];
+        if (k === 'function-token' || k === '(-token') depth++;
+        else if (k === ')-token') depth--;
+        if (depth === 0) break;
       }
+      end = j < toks.length && toks[j][0] === ')-token' ? toks[j][3] + 1 : selector.length;
     }
+    out.push({
+      name: asciiLower(n[4].value),
+      fn: fn,
+      element: elementPseudo,
+      start: t[2],
+      end: end,
+      text: selector.slice(t[2], end),
+    });
+    if (elementPseudo) i++;
   }
-  return null;
+  return out;
 }
-// -> {ok: parsed groups} or {error}: a selector css-what cannot parse, or one naming a pseudo-class
-// outside the spec's list (:hover, :active, :visited, :focus-within's relatives ...), a pseudo-element
-// or a namespace prefix.
-export function checkSelector(selector) {
-  if (typeof selector !== 'string' || selector.length === 0 || selector.length > 512) return { error: 'css' };
-  let groups;
+
+// The private attribute the inert copy gives an element in live state `p` (its name unguessable by a
+// page: `salt` is random per realm).
+export function stateAttr(salt, p) {
+  return 'data-wippy-' + salt + '-' + p;
+}
+
+// selector -> {ok: {selector: what the native engine matches on the copy, states: the state
+// pseudo-classes it uses}} or {error}: 'css' (not a string of 1..512), 'css-syntax' (the native
+// parser throws), 'css-unsupported-pseudo-element', 'css-unsupported-pseudo' (a pseudo-class the
+// browser knows outside the spec's list: :hover, :active, :visited, :lang() ...). A pseudo-class the
+// browser does not know can only stand in an argument of a forgiving :is() / :where() that Chromium
+// dropped (else the selector would not have parsed): it matches nothing there, natively too.
+// isValid(text) -> whether the browser's own parser accepts `text` as a selector list.
+export function checkSelector(selector, isValid, salt) {
+  if (typeof selector !== 'string' || selector.length === 0 || selector.length > MAX_SELECTOR) return { error: 'css' };
+  if (!isValid(selector)) return { error: 'css-syntax' };
+  let ps;
   try {
-    groups = parse(emptyLists(selector));
+    ps = pseudosOf(selector);
   } catch (_) {
     return { error: 'css-syntax' };
   }
-  if (!groups.length || groups.some((g) => g.length === 0)) return { error: 'css-syntax' };
-  // A selector list item starting with a combinator ("> a") is relative: querySelectorAll throws.
-  if (groups.some((g) => TRAVERSALS[g[0].type])) return { error: 'css-syntax' };
-  const bad = tokensAllowed(groups, false);
-  if (bad) return { error: 'css-unsupported-' + bad };
-  return { ok: groups };
-}
-
-// :is() and :where() take a forgiving list: empty, they are valid and match nothing (as in Chromium);
-// css-what refuses the empty form, so it is written as :not(*) before parsing.
-function emptyLists(selector) {
-  return selector.replace(/:(is|where)\(\s*\)/gi, ':not(*)');
-}
-// ":nth-child(An+B of S)": {formula, selector} (selector null without "of").
-function splitOf(data) {
-  const m = /^([\s\S]*?)\s+of\s+([\s\S]+)$/i.exec(String(data).trim());
-  return m ? { formula: m[1].trim(), selector: m[2].trim() } : { formula: String(data).trim(), selector: null };
-}
-const TRAVERSALS = { child: 1, descendant: 1, adjacent: 1, sibling: 1, parent: 1, 'column-combinator': 1 };
-// css-select resolves its aliases (:checked, :disabled ...) before user pseudo-classes, so the state
-// pseudo-classes are renamed to private names before compiling; those answer from the captured state.
-// The selector's :scope is renamed too (css-select's own :scope anchors :has()'s relative selectors).
-function renameStates(groups) {
-  return groups.map((g) =>
-    g.map((t) => {
-      if (t.type !== 'pseudo') return t;
-      let name = STATE_PSEUDOS.indexOf(t.name) >= 0 || t.name === 'scope' ? 'wippy-' + t.name : t.name;
-      // The "of S" form css-select does not know: answered by the runtime (S compiled with css-select).
-      if (
-        (t.name === 'nth-child' || t.name === 'nth-last-child') &&
-        typeof t.data === 'string' &&
-        splitOf(t.data).selector
-      )
-        name = 'wippy-' + t.name + '-of';
-      return Object.assign({}, t, { name: name, data: Array.isArray(t.data) ? renameStates(t.data) : t.data });
-    }),
-  );
-}
-const isTag = (n) => n.type === 'tag';
-function textOf(n) {
-  if (n.type === 'text') return n.data;
-  let s = '';
-  if (n.children) for (const c of n.children) s += textOf(c);
-  return s;
-}
-export const ADAPTER = {
-  isTag: isTag,
-  getAttributeValue: (el, name) => el.attribs[name],
-  getChildren: (n) => n.children || [],
-  getName: (el) => el.name,
-  getParent: (n) => n.parent || null,
-  getSiblings: (n) => (n.parent ? n.parent.children : [n]),
-  prevElementSibling: (n) => {
-    const sib = n.parent ? n.parent.children : [];
-    for (let i = sib.indexOf(n) - 1; i >= 0; i--) if (sib[i].type === 'tag') return sib[i];
-    return null;
-  },
-  getText: textOf,
-  hasAttrib: (el, name) => Object.prototype.hasOwnProperty.call(el.attribs, name),
-  removeSubsets: (nodes) => {
-    const set = new Set(nodes);
-    return nodes.filter((n) => {
-      for (let p = n.parent; p; p = p.parent) if (set.has(p)) return false;
-      return true;
-    });
-  },
-  // No hover / active / visited: those pseudo-classes are refused before matching.
-  isHovered: () => false,
-  isVisited: () => false,
-  isActive: () => false,
-};
-const sameType = (a, b) => a.type === 'tag' && b.localName === a.localName && b.ns === a.ns;
-function typeIndex(el, fromEnd) {
-  const sib = el.parent ? el.parent.children.filter((s) => sameType(el, s)) : [el];
-  const i = sib.indexOf(el);
-  return fromEnd ? sib.length - 1 - i : i;
-}
-function nth(fn) {
-  return (el, data) => {
-    let test;
-    try {
-      test = nthCheck(String(data || '').trim());
-    } catch (_) {
-      return false;
+  const states = [];
+  let out = '';
+  let at = 0;
+  for (const p of ps) {
+    if (p.element) return { error: 'css-unsupported-pseudo-element' };
+    if (!hasOwn(ALLOWED, p.name)) {
+      if (isValid(p.text)) return { error: 'css-unsupported-pseudo' };
+      continue;
     }
-    return test(fn(el));
-  };
-}
-const PSEUDOS = {
-  // Selectors 4 / Chromium: no element child and no text child with data (white space counts as text;
-  // css-select's own :empty ignores white space).
-  empty: (el) => el.children.every((c) => c.type !== 'tag' && !(c.type === 'text' && c.data !== '')),
-  root: (el) => !!el.isDocElement,
-  // The selector's own :scope, as Chromium's querySelectorAll: on a document it is its element
-  // (= :root); on a shadow root no element is :scope (":scope > div" matches nothing there). (The
-  // :scope css-select inserts for :has()'s relative selectors keeps its own meaning.)
-  'wippy-scope': (el) => !!el.isDocElement,
-  'first-of-type': (el) => typeIndex(el, false) === 0,
-  'last-of-type': (el) => typeIndex(el, true) === 0,
-  'only-of-type': (el) => typeIndex(el, false) === 0 && typeIndex(el, true) === 0,
-  'nth-of-type': nth((el) => typeIndex(el, false)),
-  'nth-last-of-type': nth((el) => typeIndex(el, true)),
-};
-for (const p of STATE_PSEUDOS) PSEUDOS['wippy-' + p] = (el) => !!(el.state && el.state(p));
-const ofCache = new Map();
-function nthOf(fromEnd) {
-  return (el, data) => {
-    let entry = ofCache.get(data);
-    if (!entry) {
-      const of = splitOf(data);
-      entry = { test: nthCheck(of.formula), sel: compile(renameStates(parse(of.selector)), BASE_OPTIONS) };
-      if (ofCache.size > 64) ofCache.clear();
-      ofCache.set(data, entry);
+    if (!p.fn && STATE_PSEUDOS.indexOf(p.name) >= 0) {
+      if (states.indexOf(p.name) < 0) states.push(p.name);
+      out += selector.slice(at, p.start) + '[' + stateAttr(salt || 'state', p.name) + ']';
+      at = p.end;
     }
-    if (!entry.sel(el)) return false;
-    const sib = (el.parent ? el.parent.children : [el]).filter((x) => x.type === 'tag' && entry.sel(x));
-    const i = sib.indexOf(el);
-    return entry.test(fromEnd ? sib.length - 1 - i : i);
-  };
-}
-PSEUDOS['wippy-nth-child-of'] = nthOf(false);
-PSEUDOS['wippy-nth-last-child-of'] = nthOf(true);
-const BASE_OPTIONS = { adapter: ADAPTER, pseudos: PSEUDOS, cacheResults: false, xmlMode: false };
-
-// The elements of the inert tree `root` (descendants of the scope, in document order) matching
-// `selector`, at most `max` (-> {matches, more}); {error} when the selector is refused.
-export function selectInert(selector, root, max) {
-  const chk = checkSelector(selector);
-  if (chk.error) return { error: chk.error };
-  let test;
-  try {
-    test = compile(renameStates(chk.ok), BASE_OPTIONS);
-  } catch (_) {
-    return { error: 'css-unsupported' };
   }
-  const out = [];
-  let more = false;
-  const stack = root.children.slice().reverse();
-  try {
-    while (stack.length) {
-      const n = stack.pop();
-      if (n.type !== 'tag') continue;
-      if (test(n)) {
-        if (out.length >= max) {
-          more = true;
-          break;
-        }
-        out.push(n);
-      }
-      for (let i = n.children.length - 1; i >= 0; i--) stack.push(n.children[i]);
-    }
-  } catch (_) {
-    return { error: 'css-unsupported' };
-  }
-  return { matches: out, more: more };
+  out += selector.slice(at);
+  return { ok: { selector: out, states: states } };
 }

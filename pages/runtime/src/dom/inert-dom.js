@@ -59,7 +59,8 @@ export function domReader(focusSafe) {
   return {
     kind: (n) => {
       const t = nodeType(n);
-      return t === 1 ? 'element' : t === 3 ? 'text' : null;
+      // CDATA sections (XML documents) are text too: they make their parent non-:empty.
+      return t === 1 ? 'element' : t === 3 || t === 4 ? 'text' : null;
     },
     children: kids,
     name: (n) => localName(n),

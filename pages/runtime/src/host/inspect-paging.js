@@ -41,6 +41,12 @@ export function paged(records, more, offset, limit, key, omissions, extra, from,
   const base = from || 0;
   let nodes = records.slice(offset - base, offset - base + limit);
   let hasMore = more || base + records.length > offset + limit;
+  if (hasMore && nodes.length === 0) {
+    // An empty page although more were promised (a source that cannot reach past a cap) ends the
+    // continuation and names the missing rest: continuations always end.
+    hasMore = false;
+    omissions = omissions.concat([{ reason: 'candidate-budget' }]);
+  }
   const outcome = outcomeOf(nodes, omissions);
   const page = (rows, cont) =>
     result(outcome, Object.assign({ nodes: rows }, extra || {}), omissions, cont ? CONTINUATION_SHAPE : null);

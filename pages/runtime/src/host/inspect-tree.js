@@ -1,12 +1,12 @@
 // The paged reads: find(query, options) (semantic, exact node_id and CSS search) and
-// getTree(root?, options); `fits` (the Session route's): host/inspect-paging.js paged., here or in the child realm the scope node came from; fromRoot calls of a
-// child realm are answered by the top.
+// getTree(root?, options), here or in the child realm the scope node came from; fromRoot calls of a
+// child realm are answered by the top. `fits` (the Session route's): host/inspect-paging.js paged.
 import { doc } from '../core/natives.js';
 import { INSPECT } from '../core/constants.js';
 import { nodeType } from '../core/dom-reads.js';
 import { ROLE } from '../core/state.js';
 import { checkOptions, checkFindQuery, FIND_OPTIONS, TREE_OPTIONS } from '../core/inspect-args.js';
-import { checkSelector } from '../dom/css-match.js';
+import { checkSelector } from '../dom/css-native.js';
 import { issueLocal } from '../realm/inspect-nodes.js';
 import { composeFind, composeTree, composeCss } from '../relay/inspect-compose.js';
 import { askChild } from '../relay/inspect-relay.js';
@@ -14,11 +14,12 @@ import { invalid, ctxFor, notGranted, unavailableHere, viaTop, refTarget } from 
 import { bindingKey, continuationStart, paged } from './inspect-paging.js';
 
 // A paged read answered by the child realm behind `iframe`: its records and whether more follow,
-// its omissions the read's.
+// its omissions the read's; a child's refusal keeps its code (`invalid`).
 async function fromChild(iframe, req, want, ctx) {
   const b = ctx.budgets;
   const lease = { depth: b.depth, queries: b.queries, bytes: b.bytes, candidates: want };
   const a = await askChild(iframe, req, lease, ctx.deadlineAt, null);
+  if (a.invalid) return { invalid: a.invalid };
   ctx.omissions = a.omissions;
   return { records: a.records, more: a.more };
 }
@@ -30,14 +31,15 @@ async function fromChild(iframe, req, want, ctx) {
 export async function find(caller, query, options, scopeRef, fits) {
   const q = checkFindQuery(query);
   if (q.error) return invalid(q.error);
+  // A CSS selector is judged before anything else: the browser's own parser, then the allowlist.
+  const sel = q.ok.mode === 'css' ? checkSelector(q.ok.css) : {};
+  if (sel.error) return invalid(sel.error);
   const o = checkOptions(options, FIND_OPTIONS, INSPECT.findMax);
   if (o.error) return invalid(o.error);
   if (notGranted()) return unavailableHere();
   if (o.ok.fromRoot && ROLE === 'child') return viaTop(caller, 'find', [query, options]);
   const qq = q.ok;
   if (qq.mode === 'css') {
-    const sel = checkSelector(qq.css);
-    if (sel.error) return invalid(sel.error);
     const t = refTarget(qq.scope);
     if (t.res) return t.res;
     if (t.up) return viaTop(caller, 'find', [query, Object.assign({}, options, { fromRoot: true })]);
@@ -48,12 +50,15 @@ export async function find(caller, query, options, scopeRef, fits) {
     const ctx = ctxFor();
     let r;
     if (t.via) {
+      // The child realm skips the earlier pages itself: each page asks for `limit` records only.
       r = await fromChild(
         t.via.iframe,
-        { op: 'css', node_id: qq.scope.node_id, selector: qq.css, want: want },
-        want,
+        { op: 'css', node_id: qq.scope.node_id, selector: qq.css, want: o.ok.limit, skip: start.offset },
+        o.ok.limit,
         ctx,
       );
+      if (r.invalid) return invalid(r.invalid);
+      r.skipped = start.offset;
     } else {
       const kind = nodeType(t.node);
       if (kind !== 9 && kind !== 11) return invalid('css-root-required');
@@ -78,6 +83,7 @@ export async function find(caller, query, options, scopeRef, fits) {
   let r;
   if (t && t.via) {
     r = await fromChild(t.via.iframe, { op: 'find', node_id: rootRef.node_id, query: query, want: want }, want, ctx);
+    if (r.invalid) return invalid(r.invalid);
   } else r = await composeFind(scope, qq, want, ctx);
   return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef }, 0, fits);
 }
@@ -109,6 +115,7 @@ export async function getTree(caller, root, options, fits) {
       want,
       ctx,
     );
+    if (r.invalid) return invalid(r.invalid);
   } else r = await composeTree(rootNode, o.ok.depth, want, ctx);
   return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef }, 0, fits);
 }

@@ -160,8 +160,11 @@ export function onCapabilityRequest(msg, ev) {
     flushUpBuffer();
   }
 }
-function queryError(id, code) {
-  replyUp({ schema: RELAY_SCHEMA, type: 'query-error', request_id: id, code: code });
+// detail (inspect refusals only): why the request is invalid (`css-syntax` ...), kept by the parent.
+function queryError(id, code, detail) {
+  const msg = { schema: RELAY_SCHEMA, type: 'query-error', request_id: id, code: code };
+  if (typeof detail === 'string' && /^[a-z0-9:-]{1,64}$/.test(detail)) msg.detail = detail;
+  replyUp(msg);
 }
 export async function onQueryRequest(msg) {
   const id = typeof msg.request_id === 'string' ? msg.request_id.slice(0, 128) : '';

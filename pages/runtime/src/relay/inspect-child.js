@@ -11,7 +11,7 @@ import { utf8Len, isInt } from '../core/util.js';
 import { safe, randHex, isConnected } from '../core/dom-reads.js';
 import { ROLE, REALM_ID, UP, INSPECTION } from '../core/state.js';
 import { checkFindQuery, checkRefShape } from '../core/inspect-args.js';
-import { checkSelector } from '../dom/css-match.js';
+import { checkSelector } from '../dom/css-native.js';
 import { hitTest } from '../realm/hit-test.js';
 import { issueUp, localRecord, issueLocal, treeParent } from '../realm/inspect-nodes.js';
 import { composeFind, composeTree, composeCss, localGeometry } from './inspect-compose.js';
@@ -124,6 +124,9 @@ export async function answerInspect(msg, deadlineAt, reply, replyError) {
   if (!q || typeof q.op !== 'string') return replyError(id, 'invalid-request');
   const budgets = childBudgets(msg.budgets);
   const want = clampInt(q.want, 1, Math.max(1, Math.min(budgets.candidates || 1, 128)), 1);
+  // css: the matches before `skip` were earlier pages of the caller's continuation (not capped: the
+  // page asked for is at most `want` records whatever its offset).
+  const skip = clampInt(q.skip, 0, Number.MAX_SAFE_INTEGER, 0);
   const ctx = {
     deadlineAt: deadlineAt - 20,
     budgets: budgets,
@@ -137,6 +140,7 @@ export async function answerInspect(msg, deadlineAt, reply, replyError) {
     return replyTo(reply, id, { records: [], more: false, omissions: [{ reason: 'stale-mount' }] });
   if (target && target.via) {
     const f = await forward(target.via, q, budgets, ctx.deadlineAt);
+    if (f.invalid) return replyError(id, 'invalid-request', f.invalid);
     res = { records: f.records, more: f.more, frame: f.frame, unsupported: f.unsupported };
     ctx.omissions = f.omissions;
   } else if (q.op === 'find') {
@@ -151,10 +155,12 @@ export async function answerInspect(msg, deadlineAt, reply, replyError) {
     const p = treeParent(target.node);
     res = { records: [localRecord(target.node, p ? issueLocal(p) : null)], more: false };
   } else if (q.op === 'css') {
-    if (!target || typeof q.selector !== 'string' || checkSelector(q.selector).error)
-      return replyError(id, 'invalid-request');
-    res = composeCss(target.node, q.selector, want, ctx);
-    if (res.error) return replyError(id, 'invalid-request');
+    // The selector first (the browser's parser, then the allowlist), then the scope.
+    const sel = typeof q.selector === 'string' ? checkSelector(q.selector) : { error: 'css' };
+    if (sel.error) return replyError(id, 'invalid-request', sel.error);
+    if (!target) return replyError(id, 'invalid-request', 'css-root-required');
+    res = composeCss(target.node, q.selector, skip + want, ctx, skip);
+    if (res.error) return replyError(id, 'invalid-request', res.error);
   } else if (q.op === 'geometry') {
     if (!target) return replyError(id, 'invalid-request');
     res = localGeometry(target.node, ctx);

@@ -13,8 +13,7 @@ import { deepActive } from '../dom/active-element.js';
 import { walkFind, walkTree, semanticMatcher, nodeIdMatcher } from '../realm/inspect-walk.js';
 import { localRecord, issueLocal, treeParent, layoutOf } from '../realm/inspect-nodes.js';
 import { hasUnsupportedTransform } from '../realm/paths.js';
-import { inertScope } from '../dom/inert-dom.js';
-import { selectInert } from '../dom/css-match.js';
+import { selectScope } from '../dom/css-native.js';
 import { privacyOf } from '../dom/privacy.js';
 import { askChild } from './inspect-relay.js';
 
@@ -102,26 +101,28 @@ export async function composeTree(root, depth, want, ctx) {
   const w = walkTree(root, depth, want, { excluded: 0 });
   return fill(w.entries, w.stopped, want, ctx, (h) => ({ op: 'tree', depth: depth - h.level, want: want }));
 }
-// CSS over the inert copy of a document or shadow root of this realm, at most `want` matches. The
-// first `skip` matches (what earlier pages of a continuation returned) are matched but not described:
-// -> {records: the matches from `skipped` on, skipped, more}, so a page costs its own records only.
+// CSS over the inert copy of a document or shadow root of this realm (dom/css-native.js), at most
+// `want` matches. The first `skip` matches (what earlier pages of a continuation returned) are
+// matched but not described: -> {records: the matches from `skipped` on, skipped, more}, so a page
+// costs its own records only. A scope larger than the copy's node budget is named
+// (`candidate-budget`): its matches past the budget are missing, and no page promises them.
 export function composeCss(scope, selector, want, ctx, skip) {
   const t = nodeType(scope);
   if (t !== 9 && t !== 11) return { error: 'css-root-required' };
   // Focus pseudo-classes match only while the deep focus is not excluded (dom/inert-dom.js).
   const active = deepActive();
   const focusSafe = !active || nodeType(active) !== 1 || !privacyOf(active).excluded;
-  const inert = inertScope(scope, { redacted: ctx.redacted, focusSafe: focusSafe });
-  if (inert.excluded) {
+  const sel = selectScope(scope, selector, want, { redacted: ctx.redacted, focusSafe: focusSafe });
+  if (sel.error) return { error: sel.error };
+  if (sel.excluded) {
     ctx.omissions.push({ reason: 'excluded', node: issueLocal(scope) });
     return { records: [], more: false };
   }
-  const sel = selectInert(selector, inert.root, want);
-  if (sel.error) return { error: sel.error };
+  if (sel.cut) ctx.omissions.push({ reason: 'candidate-budget', node: issueLocal(scope) });
   const from = Math.min(isFinite(skip) && skip > 0 ? skip : 0, sel.matches.length);
   const records = [];
-  for (let i = from; i < sel.matches.length; i++) records.push(localRec(sel.matches[i].live, ctx));
-  return { records: records, skipped: from, more: sel.more || inert.cut };
+  for (let i = from; i < sel.matches.length; i++) records.push(localRec(sel.matches[i], ctx));
+  return { records: records, skipped: from, more: sel.more };
 }
 // The node's geometry frame in this realm: its origin (element: the border box; shadow root: its
 // host's; document: the viewport) and composed scale ({x, y, sx, sy}), or {unsupported} under a

@@ -84,7 +84,8 @@ function projectFrame(f, chain) {
 // Ask the child realm behind iframe `ifr` one inspection operation. inspect: {op, ...} (relay
 // README "Inspection relay"); lease: {depth, queries, candidates, bytes}; parentRef: the parent given
 // to child records that name none (the iframe, for the child's document).
-// -> {records, more, omissions, frame?, reached: boolean}.
+// -> {records, more, omissions, frame?, reached: boolean, invalid?: the child's reason when it
+// refused the request as invalid (its code kept: the caller answers `invalid-request`, not partial)}.
 export async function askChild(ifr, inspect, lease, deadlineAt, parentRef) {
   const out = { records: [], more: false, omissions: [], frame: null, reached: false };
   const iframeRef = issueLocal(ifr);
@@ -129,6 +130,11 @@ export async function askChild(ifr, inspect, lease, deadlineAt, parentRef) {
     bytes: lease.bytes,
   };
   const res = await sendInspect(b, inner, budgets, deadlineAt);
+  if (res.error === 'invalid-request') {
+    out.reached = true;
+    out.invalid = res.detail || 'child-invalid-request';
+    return out;
+  }
   if (res.error)
     return omit(CODE_TO_REASON[res.error] || 'capability-unavailable', 'transport:' + res.error + ':stage:query-await');
   const r = res.result || {};

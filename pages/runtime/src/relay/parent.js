@@ -425,7 +425,10 @@ export function onRelayFromChild(b, msg) {
     if (!entry) return false;
     b.pending.delete(msg.request_id);
     if (msg.type === 'query-error')
-      entry.resolve({ error: RELAY_CODES.indexOf(msg.code) >= 0 ? msg.code : 'internal-error' });
+      entry.resolve({
+        error: RELAY_CODES.indexOf(msg.code) >= 0 ? msg.code : 'internal-error',
+        detail: typeof msg.detail === 'string' && /^[a-z0-9:-]{1,64}$/.test(msg.detail) ? msg.detail : null,
+      });
     else entry.resolve({ result: msg });
     return true;
   }
