@@ -150,7 +150,7 @@ fn a_scenario_that_cannot_run_is_refused_up_front_naming_the_step() {
         ),
         (
             serde_json::json!({"layout_file": "../../../fixtures/layouts/invalid-unknown-panel.json", "steps": [open]}),
-            vec!["unknown-panel", "[panel sidebar]"],
+            vec!["unknown-panel: layout.layouts.default.children[1]: panel `sidebar`"],
         ),
     ];
     for (i, (json, names)) in cases.into_iter().enumerate() {

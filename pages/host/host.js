@@ -8,7 +8,14 @@
 
 import { attachSession } from './composer.js';
 import { attachOverlay } from './overlay.js';
-import { BUILTIN_IDS, PAGE_IDS, SIZE, validateDeclaration } from './declaration.js';
+import {
+  BUILTIN_IDS,
+  PAGE_IDS,
+  SIZE,
+  checkDeclarationText,
+  formatProblem,
+  validateDeclaration,
+} from './declaration.js';
 
 export { validateDeclaration };
 
@@ -57,8 +64,13 @@ window.__host = {
   remount: (artifactId) => remount(artifactId),
   /** `{declaration}` the managed layout was built from (null in compat). */
   declaration: null,
-  /** Validate any declaration object with the same rules managed.html applies: `[{kind, message, panelId?}]`. */
+  /** Validate any declaration object with the same rules managed.html applies: `[{kind, message, panelId?, path}]`. */
   validate: (decl) => validateDeclaration(decl),
+  /**
+   * Check a declaration file's text as managed.html does (strict JSON, the rules, the fit in this
+   * viewport): `[{kind, message, panelId?, line, column}]`, in the file's order.
+   */
+  check: (text) => checkDeclarationText(text, { viewport: shellViewport() }).problems,
   /** Texts submitted through the composer, oldest first. */
   composerSubmits: [],
   /**
@@ -93,6 +105,11 @@ function deepQuery(root, selector) {
     }
   }
   return null;
+}
+
+/** The CSS px box the managed shell lays out in: the layout viewport. */
+function shellViewport() {
+  return { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight };
 }
 
 function reportError(error) {
@@ -859,7 +876,7 @@ function renderErrors() {
           h(
             'li',
             { 'data-error-kind': e.kind, 'data-panel-id': e.panelId },
-            `${e.kind}: ${e.message}` + (e.panelId ? ` [panel ${e.panelId}]` : ''),
+            e.file ? formatProblem(e.file, e) : `${e.kind}: ${e.message}`,
           ),
         ),
       ),
@@ -925,27 +942,23 @@ export async function bootManaged() {
   document.documentElement.setAttribute('data-host-state', 'loading');
   await prepareEngine();
   const name = params.get('layout') || 'default';
+  const file = `layouts/${name}.json`;
   let decl = null;
   if (!/^[a-z0-9-]+$/.test(name)) {
     reportError({ kind: 'invalid-declaration', message: `layout name \`${name}\` must match [a-z0-9-]+` });
   } else {
     try {
-      const res = await fetch(new URL(`layouts/${name}.json`, import.meta.url), { cache: 'no-store' });
+      const res = await fetch(new URL(file, import.meta.url), { cache: 'no-store' });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const text = await res.text();
-      try {
-        decl = JSON.parse(text);
-      } catch (e) {
-        reportError({ kind: 'invalid-json', message: `layouts/${name}.json: ${e.message}` });
-      }
+      const { declaration, problems } = checkDeclarationText(await res.text(), { viewport: shellViewport() });
+      for (const e of problems) reportError({ ...e, file });
+      if (problems.length === 0) decl = declaration;
     } catch (e) {
-      reportError({ kind: 'load-failed', message: `layouts/${name}.json: ${e.message}` });
+      reportError({ kind: 'load-failed', message: `${file}: ${e.message}` });
     }
   }
-  const blocking = decl ? validateDeclaration(decl) : [];
-  for (const e of blocking) reportError(e);
   window.__host.declaration = decl;
-  if (!decl || blocking.length) {
+  if (!decl) {
     document.documentElement.setAttribute('data-host-rejected', '');
     document.documentElement.setAttribute('data-host-state', 'error');
     renderErrors();
