@@ -47,6 +47,8 @@ mod inspection_reads;
 mod leases;
 #[path = "omissions.rs"]
 mod omissions;
+#[path = "qa_apps.rs"]
+mod qa_apps;
 #[path = "realm_document.rs"]
 mod realm_document;
 #[path = "remote_browser.rs"]

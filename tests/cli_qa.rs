@@ -17,7 +17,8 @@ fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
-fn cli(args: &[&str]) -> (Output, Duration) {
+/// Runs the CLI from the repository root: its output and how long it took.
+pub(crate) fn cli(args: &[&str]) -> (Output, Duration) {
     let t0 = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
         .args(args)

@@ -22,8 +22,34 @@ export const KEYS = {
   root: ['direction', 'children'],
   placed: ['panel', 'size', 'main'],
   split: ['direction', 'children', 'size'],
-  panel: ['kind', 'id'],
+  builtin: ['kind', 'id'],
+  page: ['kind', 'id', 'src', 'origin'],
 };
+
+/** How an application page (`src`) is mounted in engine iframe: cross-origin (default) or same-origin. */
+export const ORIGINS = ['cross', 'same'];
+
+/**
+ * Where a page panel's `src` leads, relative to the layout file's folder: `null` for a path that
+ * leaves that folder (absolute, a URL, `..` above it, a backslash), else the normalized relative path
+ * (`app/`, `app/page.html`). A folder (no `.html` at the end) is served with its `index.html`.
+ */
+export function normalizeSrc(src) {
+  if (typeof src !== 'string' || src === '' || src.includes('\\') || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(src)) return null;
+  if (src.startsWith('/')) return null;
+  const parts = [];
+  for (const part of src.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else {
+      parts.push(part);
+    }
+  }
+  const path = parts.join('/');
+  return /\.html?$/i.test(path) ? path : path === '' ? '' : `${path}/`;
+}
 
 /** Levenshtein distance (small strings: keys). */
 function distance(a, b) {
@@ -55,7 +81,9 @@ export function showPath(path) {
  * `{kind, message, panelId?, path}` (`path` the member path the problem is at); empty means valid.
  * Kinds: invalid-declaration, unknown-key, missing-layout, invalid-direction, invalid-children,
  * invalid-size, invalid-main, unknown-panel, duplicate-panel, multiple-main, missing-main,
- * invalid-panel, unknown-builtin, unknown-page, duplicate-page, does-not-fit.
+ * invalid-panel, unknown-builtin, unknown-page, duplicate-page, src-outside, invalid-origin, does-not-fit.
+ * A page panel is a reference page (`{kind: 'page', id}`) or the application's own, a file or folder
+ * beside the layout file (`{kind: 'page', src, origin?}`).
  * With `viewport` (`{width, height}`, CSS px) the fixed sizes of every layout must fit it.
  */
 export function validateDeclaration(decl, layoutName = 'default', { viewport } = {}) {
@@ -88,11 +116,16 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
   const pagesUsed = new Map();
   for (const [panelId, panel] of Object.entries(panels)) {
     const at = ['layout', 'panels', panelId];
-    if (!isObj(panel) || typeof panel.id !== 'string') {
-      err('invalid-panel', at, `panel \`${panelId}\` needs {kind, id}`, panelId);
+    if (!isObj(panel) || !['builtin', 'page'].includes(panel.kind)) {
+      err(
+        'invalid-panel',
+        isObj(panel) ? [...at, 'kind'] : at,
+        `panel \`${panelId}\`: kind must be \`builtin\` or \`page\`, not \`${isObj(panel) ? panel.kind : panel}\``,
+        panelId,
+      );
       continue;
     }
-    onlyKeys(panel, at, KEYS.panel);
+    onlyKeys(panel, at, KEYS[panel.kind]);
     if (panel.kind === 'builtin') {
       if (!BUILTIN_IDS.includes(panel.id))
         err(
@@ -101,30 +134,45 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
           `panel \`${panelId}\`: no builtin \`${panel.id}\` (known: ${BUILTIN_IDS.join(', ')})`,
           panelId,
         );
-    } else if (panel.kind === 'page') {
-      if (!PAGE_IDS.includes(panel.id))
-        err(
-          'unknown-page',
-          [...at, 'id'],
-          `panel \`${panelId}\`: no page \`${panel.id}\` (known: ${PAGE_IDS.join(', ')})`,
-          panelId,
-        );
-      else if (pagesUsed.has(panel.id))
-        err(
-          'duplicate-page',
-          [...at, 'id'],
-          `panel \`${panelId}\`: page \`${panel.id}\` is already mounted by panel \`${pagesUsed.get(panel.id)}\``,
-          panelId,
-        );
-      else pagesUsed.set(panel.id, panelId);
-    } else {
+    } else if ((panel.id === undefined) === (panel.src === undefined)) {
       err(
         'invalid-panel',
-        [...at, 'kind'],
-        `panel \`${panelId}\`: kind must be \`builtin\` or \`page\`, not \`${panel.kind}\``,
+        at,
+        `panel \`${panelId}\`: a page names either a reference page (\`id\`) or the application's own (\`src\`), exactly one`,
         panelId,
       );
-    }
+    } else if (panel.src !== undefined) {
+      if (normalizeSrc(panel.src) === null)
+        err(
+          'src-outside',
+          [...at, 'src'],
+          `panel \`${panelId}\`: src \`${panel.src}\` must be a path inside the layout file's folder`,
+          panelId,
+        );
+      if (panel.origin !== undefined && !ORIGINS.includes(panel.origin))
+        err(
+          'invalid-origin',
+          [...at, 'origin'],
+          `panel \`${panelId}\`: origin must be one of ${ORIGINS.join(', ')}, not \`${panel.origin}\``,
+          panelId,
+        );
+    } else if (panel.origin !== undefined) {
+      err('invalid-origin', [...at, 'origin'], `panel \`${panelId}\`: origin applies only to a \`src\` page`, panelId);
+    } else if (!PAGE_IDS.includes(panel.id))
+      err(
+        'unknown-page',
+        [...at, 'id'],
+        `panel \`${panelId}\`: no page \`${panel.id}\` (known: ${PAGE_IDS.join(', ')})`,
+        panelId,
+      );
+    else if (pagesUsed.has(panel.id))
+      err(
+        'duplicate-page',
+        [...at, 'id'],
+        `panel \`${panelId}\`: page \`${panel.id}\` is already mounted by panel \`${pagesUsed.get(panel.id)}\``,
+        panelId,
+      );
+    else pagesUsed.set(panel.id, panelId);
   }
 
   if (!isObj(layouts[layoutName])) {
@@ -287,7 +335,7 @@ function checkFit(root, rootPath, viewport, err) {
  * given twice is a `duplicate-key`), then [`validateDeclaration`]. Every problem carries the `line`
  * and `column` it is at. Returns `{declaration, problems}` (`declaration` null when not JSON).
  */
-export function checkDeclarationText(text, { viewport, layoutName = 'default' } = {}) {
+export function checkDeclarationText(text, { viewport, layoutName = 'default', checkSrc } = {}) {
   let source;
   try {
     source = parseJsonSource(text);
@@ -304,7 +352,23 @@ export function checkDeclarationText(text, { viewport, layoutName = 'default' } 
     line: d.line,
     column: d.column,
   }));
-  for (const { path, ...p } of validateDeclaration(source.value, layoutName, { viewport })) {
+  const rules = validateDeclaration(source.value, layoutName, { viewport });
+  // What only the side holding the files can check (the CLI, `checkSrc`): does each `src` lead to a
+  // page inside the layout file's folder. `checkSrc(src)` returns null or `{kind, message}`.
+  if (checkSrc && rules.length === 0) {
+    for (const [panelId, panel] of Object.entries(source.value.layout.panels)) {
+      if (panel.kind !== 'page' || panel.src === undefined) continue;
+      const bad = checkSrc(normalizeSrc(panel.src), panel.src);
+      if (bad)
+        rules.push({
+          kind: bad.kind,
+          message: `panel \`${panelId}\`: ${bad.message}`,
+          panelId,
+          path: ['layout', 'panels', panelId, 'src'],
+        });
+    }
+  }
+  for (const { path, ...p } of rules) {
     problems.push({ ...p, ...source.at(path, { key: p.kind === 'unknown-key' }) });
   }
   // In the file's order, as a compiler lists them (stable: same place keeps the rules' order).

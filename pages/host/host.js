@@ -14,6 +14,7 @@ import {
   SIZE,
   checkDeclarationText,
   formatProblem,
+  normalizeSrc,
   validateDeclaration,
 } from './declaration.js';
 
@@ -435,7 +436,14 @@ function createMount(artifactId) {
   const mountId = `mount-${artifactId}`;
   let el;
   let loaded;
-  if (spec.blankNav) {
+  if (spec.qa && state.engine === 'fragment') {
+    el = h('web-fragment', { 'fragment-id': artifactId, src: `/fragments/${spec.qa}`, 'data-wippy-mount-id': mountId });
+    loaded = fragmentContent(el);
+  } else if (spec.qa) {
+    const origin = spec.sameOrigin ? location.origin : state.childOrigin;
+    el = h('iframe', { title: spec.label, src: `${origin}/${spec.qa}`, 'data-wippy-mount-id': mountId });
+    loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
+  } else if (spec.blankNav) {
     el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = blankThenNavigate(el, `${location.origin}/apps/${spec.app}.html`);
   } else if (spec.srcdoc) {
@@ -499,6 +507,25 @@ function createMount(artifactId) {
   state.mounts = state.mounts.filter((m) => m.artifactId !== artifactId);
   state.mounts.push(mount);
   return el;
+}
+
+/**
+ * A QA application's fragment has loaded when its realm window fired `load` (web-fragments fires it
+ * after the content's scripts ran and its images loaded); third-party pages send no
+ * `wippy-app-ready`. Polled per animation frame, as nothing announces the realm iframe.
+ */
+function fragmentContent(el) {
+  return new Promise((resolve) => {
+    const check = () => {
+      const host =
+        el.querySelector('web-fragment-host') || (el.shadowRoot && el.shadowRoot.querySelector('web-fragment-host'));
+      const realm = host && document.querySelector(`iframe[name="wf:${CSS.escape(el.getAttribute('fragment-id'))}"]`);
+      const body = host && host.shadowRoot && host.shadowRoot.querySelector('wf-body');
+      if (body && (!realm || (realm.contentDocument && realm.contentDocument.readyState === 'complete'))) resolve();
+      else requestAnimationFrame(check);
+    };
+    check();
+  });
 }
 
 /**
@@ -823,9 +850,10 @@ function renderManagedNode(node, panels) {
 }
 
 function renderPanel(panelId, panel, style) {
+  const app = panel.kind === 'page' && panel.src !== undefined;
   const kindClass =
     panel.kind === 'page'
-      ? panel.id === 'home'
+      ? panel.id === 'home' || app
         ? 'page-region'
         : 'tools-region'
       : panel.id === '@HOST/chat'
@@ -844,6 +872,9 @@ function renderPanel(panelId, panel, style) {
   });
   if (panel.kind === 'builtin') {
     el.append(BUILTINS[panel.id]());
+  } else if (app) {
+    el.append(h('h2', { class: 'panel-title' }, panelId));
+    el.append(renderAppPage(panelId, panel));
   } else {
     el.append(h('h2', { class: 'panel-title' }, PAGES[panel.id].title));
     const page = h(
@@ -861,6 +892,45 @@ function renderPanel(panelId, panel, style) {
     el.append(page);
   }
   return el;
+}
+
+/**
+ * QA's own application page (`{kind: 'page', src, origin?}`): one artifact filling the panel under
+ * its title, mounted as Wippy mounts a page: engine iframe a cross-origin (out-of-process) iframe of
+ * the Child site, or a same-origin one with `origin: 'same'`; engine fragment a Web Fragment through
+ * the gateway. The harness serves the layout file's folder at `/qa/<layout name>/`.
+ */
+function renderAppPage(panelId, panel) {
+  const path = `qa/${encodeURIComponent(state.layoutName)}/${normalizeSrc(panel.src)}`;
+  const artifactId = `app-${panelId}`;
+  ARTIFACTS[artifactId] = {
+    qa: path,
+    sameOrigin: panel.origin === 'same',
+    label: panelId,
+    landmark: `${artifactId}`,
+  };
+  const artifact = h('div', {
+    class: 'artifact',
+    'data-wippy-kind': 'artifact',
+    'data-wippy-artifact-id': artifactId,
+    'data-wippy-mount-id': `artifact-${artifactId}`,
+    'data-wippy-label': panelId,
+    'data-wippy-package-id': 'qa.apps',
+    style: 'width:100%;height:100%',
+  });
+  artifact.append(createMount(artifactId));
+  return h(
+    'div',
+    {
+      class: 'page',
+      style: 'height:calc(100% - 32px)',
+      'data-wippy-kind': 'page',
+      'data-wippy-page-id': panelId,
+      'data-wippy-mount-id': `page-${panelId}`,
+      'data-wippy-label': panelId,
+    },
+    artifact,
+  );
 }
 
 function renderErrors() {
@@ -942,6 +1012,7 @@ export async function bootManaged() {
   document.documentElement.setAttribute('data-host-state', 'loading');
   await prepareEngine();
   const name = params.get('layout') || 'default';
+  state.layoutName = name;
   const file = `layouts/${name}.json`;
   let decl = null;
   if (!/^[a-z0-9-]+$/.test(name)) {

@@ -55,6 +55,9 @@ pub struct LayoutFile {
     pub path: PathBuf,
     /// The file's text, served to the Host as it is.
     pub json: String,
+    /// The folder the file is in (symbolic links resolved): what its `src` pages are served from,
+    /// and nothing outside it.
+    pub folder: PathBuf,
     /// Every landmark the declaration adds: `panel-<panel id>` and `page-<page id>` (host.js
     /// `renderPanel`).
     pub landmarks: Vec<String>,
@@ -62,13 +65,33 @@ pub struct LayoutFile {
 
 /// The Node script that runs the Host's checker on one file's text (stdin): argv is the module,
 /// the file's name as shown, the viewport's width and height in CSS px.
+/// A page's `src` is checked on disk here too: it must exist, be an HTML file or a folder with an
+/// `index.html`, and lead (symbolic links followed) to a place inside the layout file's folder.
 const VALIDATE: &str = r#"
 const fs = await import('node:fs');
 const url = await import('node:url');
+const path = await import('node:path');
 const [mod, file, width, height] = process.argv.slice(1);
 const { checkDeclarationText, formatProblem } = await import(url.pathToFileURL(mod).href);
 const viewport = { width: Number(width), height: Number(height) };
-const { problems } = checkDeclarationText(fs.readFileSync(0, 'utf8'), { viewport });
+const folder = fs.realpathSync(path.dirname(path.resolve(file)));
+const inside = (p) => p === folder || p.startsWith(folder + path.sep);
+const real = (p) => { try { return fs.realpathSync(p); } catch { return null; } };
+const checkSrc = (rel, raw) => {
+  const target = path.join(folder, rel || '.');
+  const found = real(target);
+  if (found === null) return { kind: 'missing-src', message: `src \`${raw}\` does not exist (${target})` };
+  if (!inside(found)) return { kind: 'src-outside', message: `src \`${raw}\` leads to ${found}, outside the layout file's folder ${folder}` };
+  if (fs.statSync(found).isDirectory()) {
+    const index = real(path.join(found, 'index.html'));
+    if (index === null) return { kind: 'missing-src', message: `src \`${raw}\` is a folder without an index.html` };
+    if (!inside(index)) return { kind: 'src-outside', message: `src \`${raw}\`: its index.html leads to ${index}, outside the layout file's folder ${folder}` };
+  } else if (!/\.html?$/i.test(found)) {
+    return { kind: 'missing-src', message: `src \`${raw}\` is not an HTML file or a folder` };
+  }
+  return null;
+};
+const { problems } = checkDeclarationText(fs.readFileSync(0, 'utf8'), { viewport, checkSrc });
 process.stdout.write(JSON.stringify(problems.map((p) => ({ ...p, shown: formatProblem(file, p) }))));
 "#;
 
@@ -116,6 +139,11 @@ impl LayoutFile {
                 }
             }
         }
-        Ok(LayoutFile { path: path.to_path_buf(), json, landmarks })
+        let folder = std::fs::canonicalize(path)
+            .map_err(|source| DeclarationError::Read { path: path.to_path_buf(), source })?
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        Ok(LayoutFile { path: path.to_path_buf(), json, folder, landmarks })
     }
 }

@@ -87,7 +87,7 @@ impl View {
             o = o.zoom(zoom);
         }
         match &self.layout_file {
-            Some(f) if managed => o.declaration_json(f.json.clone()),
+            Some(f) if managed => o.declaration_in(f.json.clone(), f.folder.clone()),
             _ => o,
         }
     }
