@@ -70,3 +70,5 @@ mod session_hostile_child;
 mod session_reads_e2e;
 #[path = "session_restart.rs"]
 mod session_restart;
+#[path = "shell_viewport.rs"]
+mod shell_viewport;

@@ -246,9 +246,11 @@ fn a_layout_file_with_zoom_and_dpr_is_what_the_page_is_built_from_and_sampled_at
         let nav = host.landmark_rect("panel-nav").await?;
         anyhow::ensure!((nav.width - 160.0).abs() < 0.5, "nav is 160 px wide: {nav:?}");
         anyhow::ensure!((chat.height - 260.0).abs() < 0.5 && (chat.x - 160.0).abs() < 0.5, "chat below main: {chat:?}");
-        // The reference Host's shell is a fixed 1280x720 CSS px (host.css); the zoomed viewport crops it.
+        // The shell follows the zoomed 1024x576 CSS px viewport (host.css): tools ends at its right edge,
+        // chat ends at its bottom.
         let tools = host.landmark_rect("panel-tools").await?;
-        anyhow::ensure!((tools.x - 980.0).abs() < 0.5 && (tools.width - 300.0).abs() < 0.5, "tools: {tools:?}");
+        anyhow::ensure!((tools.x - 724.0).abs() < 0.5 && (tools.width - 300.0).abs() < 0.5, "tools: {tools:?}");
+        anyhow::ensure!((chat.y + chat.height - 576.0).abs() < 0.5, "chat ends at the viewport's bottom: {chat:?}");
         Ok(())
     });
     // The CLI opens the same page and samples the chat panel's visible centre.

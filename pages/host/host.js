@@ -4,7 +4,8 @@
 //
 // ES module, no build step. The markup it produces follows the contract in pages/README.md: every Host
 // boundary carries data-wippy-kind and a deterministic data-wippy-mount-id, every point tests or the CLI
-// name carries data-landmark. Sizes are fixed pixels so geometry is the same on every run (1280x720).
+// name carries data-landmark. The shell follows the viewport (1280x720 by default); every other size is
+// fixed pixels, so geometry is the same on every run at one viewport.
 
 import { attachSession } from './composer.js';
 import { attachOverlay } from './overlay.js';
