@@ -47,6 +47,8 @@ mod inspection_reads;
 mod leases;
 #[path = "omissions.rs"]
 mod omissions;
+#[path = "qa_apps.rs"]
+mod qa_apps;
 #[path = "realm_document.rs"]
 mod realm_document;
 #[path = "remote_browser.rs"]
@@ -68,3 +70,5 @@ mod session_hostile_child;
 mod session_reads_e2e;
 #[path = "session_restart.rs"]
 mod session_restart;
+#[path = "shell_viewport.rs"]
+mod shell_viewport;

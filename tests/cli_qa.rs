@@ -17,7 +17,8 @@ fn repo(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
 }
 
-fn cli(args: &[&str]) -> (Output, Duration) {
+/// Runs the CLI from the repository root: its output and how long it took.
+pub(crate) fn cli(args: &[&str]) -> (Output, Duration) {
     let t0 = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
         .args(args)
@@ -92,18 +93,55 @@ fn refused_by(mut cmd: Command, args: &[&str], names: &[&str]) -> String {
     err
 }
 
+/// The lines of a refusal that are problems: `FILE:LINE:COL: kind: message`, as (line, col, kind).
+fn problem_lines(err: &str, file: &str) -> Vec<(u32, u32, String)> {
+    err.lines()
+        .filter_map(|l| l.strip_prefix(&format!("{file}:")))
+        .map(|rest| {
+            let mut parts = rest.splitn(4, ':');
+            let line = parts.next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no line in {rest:?}"));
+            let col = parts.next().and_then(|n| n.parse().ok()).unwrap_or_else(|| panic!("no column in {rest:?}"));
+            let kind = parts.next().unwrap_or_default().trim().to_string();
+            assert!(parts.next().is_some_and(|m| m.starts_with(' ') && m.len() > 1), "no message in {rest:?}");
+            (line, col, kind)
+        })
+        .collect()
+}
+
+/// Where `needle` first starts in `file` (1-based line and column).
+fn position_of(file: &str, needle: &str) -> (u32, u32) {
+    let text = std::fs::read_to_string(repo(file)).expect("the fixture");
+    let (n, line) = text.lines().enumerate().find(|(_, l)| l.contains(needle)).expect("the needle");
+    (n as u32 + 1, line.find(needle).unwrap() as u32 + 1)
+}
+
 #[test]
-fn a_layout_file_the_host_rejects_is_the_clis_error_with_the_hosts_kinds_and_panel_ids() {
+fn a_layout_file_the_host_rejects_is_the_clis_error_one_line_per_problem_at_its_line_and_column() {
     let bad = "fixtures/layouts/invalid-unknown-panel.json";
     for cmd in [
         vec!["snapshot", "--point", "10,10", "--layout-file", bad],
         vec!["verify", "--layout-file", bad],
         vec!["inspect", "--layout-file", bad, "tree"],
     ] {
-        refused(&cmd, &["does not validate", "unknown-panel", "invalid-size", "[panel sidebar]", bad]);
+        let err = refused(&cmd, &["does not validate (2 problems)", "`sidebar`", "`wide`", bad]);
+        let (line, col) = position_of(bad, "\"wide\"");
+        let (pline, pcol) = position_of(bad, "\"sidebar\"");
+        assert_eq!(
+            problem_lines(&err, bad),
+            vec![(line, pcol, "unknown-panel".into()), (line, col, "invalid-size".into())],
+            "{err}"
+        );
+        assert_eq!(pline, line);
     }
-    refused(&["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/not-json.json"], &["invalid-json"]);
-    refused(&["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/no-such-file.json"], &["cannot read"]);
+    let err = refused(
+        &["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/not-json.json"],
+        &["fixtures/layouts/not-json.json:1:26: invalid-json: expected a JSON value, found the end of the file"],
+    );
+    assert_eq!(problem_lines(&err, "fixtures/layouts/not-json.json").len(), 1, "{err}");
+    refused(
+        &["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/no-such-file.json"],
+        &["fixtures/layouts/no-such-file.json:1:1: unreadable: cannot read the layout file"],
+    );
     refused(
         &["snapshot", "--layout", "compat", "--point", "1,1", "--layout-file", "fixtures/layouts/chat-below.json"],
         &["--layout compat"],
@@ -115,28 +153,67 @@ fn a_layout_file_the_host_rejects_is_the_clis_error_with_the_hosts_kinds_and_pan
     refused(&["inspect", "tree"], &["--layout"]);
 }
 
+/// The misspelled key: refused with its path and the nearest known key, where it is.
+#[test]
+fn an_unknown_key_in_a_layout_file_is_refused_with_its_path_and_the_nearest_known_key() {
+    let file = "fixtures/layouts/misspelled-key.json";
+    let err = refused(
+        &["snapshot", "--point", "panel-chat", "--layout-file", file],
+        &["`layout.layouts.default.children[2].sise` is not a known key; nearest known: `size`"],
+    );
+    let (line, col) = position_of(file, "\"sise\"");
+    assert_eq!(problem_lines(&err, file), vec![(line, col, "unknown-key".into())], "{err}");
+}
+
+/// Fixed sizes against the page's CSS viewport, at the boundary: default.json's fixed panels are
+/// 180 + 240 + 320 = 740 px wide, so a 740 px viewport passes and 739 px is refused, naming them.
+#[test]
+fn fixed_sizes_that_exactly_fit_the_viewport_pass_and_one_px_less_of_viewport_is_refused() {
+    let pages = repo("pages");
+    let default = repo("pages/host/layouts/default.json");
+    LayoutFile::load(&pages, &default, (740, 100)).expect("740 px of fixed panels fit a 740 px viewport");
+    let err = LayoutFile::load(&pages, &default, (739, 100)).unwrap_err().to_string();
+    assert!(err.contains("nav 180px + tools 240px + chat 320px = 740px do not fit in the 739px width"), "{err}");
+    let file = "pages/host/layouts/default.json";
+    refused(
+        &["snapshot", "--point", "1,1", "--layout-file", file, "--viewport", "739x600"],
+        &[&format!("{file}:4:18: does-not-fit: layout.layouts.default: fixed sizes nav 180px + tools 240px + chat 320px = 740px do not fit in the 739px width of the 739x600 CSS px viewport")],
+    );
+    // The zoomed viewport is what must hold them: 925 px at 125 % is 740 CSS px, 924 px is not.
+    refused(
+        &["snapshot", "--point", "1,1", "--layout-file", file, "--viewport", "924x600", "--zoom", "1.25"],
+        &["does-not-fit", "739px width"],
+    );
+    // The 1400 px panel in the default 1280 px viewport.
+    refused(
+        &["verify", "--layout-file", "fixtures/layouts/too-wide.json"],
+        &["does-not-fit", "tools 1400px = 1400px do not fit in the 1280px width of the 1280x720 CSS px viewport"],
+    );
+}
+
 #[test]
 fn the_layout_file_validator_is_the_hosts_own_and_agrees_with_the_host_on_its_shipped_files() {
     let pages = repo("pages");
     // The Host accepts its shipped default and stacked declarations and rejects invalid.json.
     for ok in ["pages/host/layouts/default.json", "pages/host/layouts/stacked.json", "fixtures/layouts/chat-below.json"]
     {
-        LayoutFile::load(&pages, &repo(ok)).unwrap_or_else(|e| panic!("{ok}: {e}"));
+        LayoutFile::load(&pages, &repo(ok), (1280, 720)).unwrap_or_else(|e| panic!("{ok}: {e}"));
     }
-    let err = LayoutFile::load(&pages, &repo("pages/host/layouts/invalid.json")).unwrap_err().to_string();
+    let err = LayoutFile::load(&pages, &repo("pages/host/layouts/invalid.json"), (1280, 720)).unwrap_err().to_string();
     assert!(err.contains("does not validate"), "{err}");
     // ... and the Host itself says the same of invalid.json in the browser.
     run_host_opts(
         HostOptions::new(Layout::Managed, Engine::Iframe).declaration(attention_harness::Declaration::Default),
         async |host| {
             let file = std::fs::read_to_string(repo("pages/host/layouts/invalid.json"))?;
-            let kinds = host.eval(&format!("window.__host.validate({file}).map(e => e.kind)")).await?;
+            let text = serde_json::to_string(&file)?;
+            let kinds = host.eval(&format!("window.__host.check({text}).map(e => [e.kind, e.line, e.column])")).await?;
             let Err(attention_harness::qa::DeclarationError::Rejected { problems, .. }) =
-                LayoutFile::load(&repo("pages"), &repo("pages/host/layouts/invalid.json"))
+                LayoutFile::load(&repo("pages"), &repo("pages/host/layouts/invalid.json"), (1280, 720))
             else {
                 anyhow::bail!("invalid.json was not rejected")
             };
-            let ours: Vec<Value> = problems.iter().map(|p| Value::String(p.kind.clone())).collect();
+            let ours: Vec<Value> = problems.iter().map(|p| serde_json::json!([p.kind, p.line, p.column])).collect();
             anyhow::ensure!(kinds == Value::Array(ours), "the Host says {kinds}, the CLI {problems:?}");
             Ok(())
         },
@@ -169,9 +246,11 @@ fn a_layout_file_with_zoom_and_dpr_is_what_the_page_is_built_from_and_sampled_at
         let nav = host.landmark_rect("panel-nav").await?;
         anyhow::ensure!((nav.width - 160.0).abs() < 0.5, "nav is 160 px wide: {nav:?}");
         anyhow::ensure!((chat.height - 260.0).abs() < 0.5 && (chat.x - 160.0).abs() < 0.5, "chat below main: {chat:?}");
-        // The reference Host's shell is a fixed 1280x720 CSS px (host.css); the zoomed viewport crops it.
+        // The shell follows the zoomed 1024x576 CSS px viewport (host.css): tools ends at its right edge,
+        // chat ends at its bottom.
         let tools = host.landmark_rect("panel-tools").await?;
-        anyhow::ensure!((tools.x - 980.0).abs() < 0.5 && (tools.width - 300.0).abs() < 0.5, "tools: {tools:?}");
+        anyhow::ensure!((tools.x - 724.0).abs() < 0.5 && (tools.width - 300.0).abs() < 0.5, "tools: {tools:?}");
+        anyhow::ensure!((chat.y + chat.height - 576.0).abs() < 0.5, "chat ends at the viewport's bottom: {chat:?}");
         Ok(())
     });
     // The CLI opens the same page and samples the chat panel's visible centre.

@@ -1,4 +1,4 @@
-//! Scenario files end to end (issue 22): the three shipped ones replay with trusted input and pass
+//! Scenario files end to end (issue 22): the shipped ones (four, one of them on QA's own application) replay with trusted input and pass
 //! in every engine they name, their snapshots matching the goldens shipped beside them; bad files
 //! are refused up front naming the step; a failed expectation exits 1 naming the step;
 //! `record --scenario` writes goldens and a changed golden fails replay with a diff naming the
@@ -52,7 +52,7 @@ fn every_shipped_scenario_replays_and_passes_in_the_engines_it_names() {
         .filter(|p| p.extension().is_some_and(|e| e == "json") && !p.to_string_lossy().ends_with(".golden.json"))
         .collect();
     files.sort();
-    assert_eq!(files.len(), 3, "three shipped scenarios: {files:?}");
+    assert_eq!(files.len(), 4, "four shipped scenarios: {files:?}");
     for f in &files {
         let rel = f.strip_prefix(env!("CARGO_MANIFEST_DIR")).unwrap().to_string_lossy().to_string();
         let sc: Value = serde_json::from_str(&std::fs::read_to_string(f).unwrap()).unwrap();
@@ -150,7 +150,7 @@ fn a_scenario_that_cannot_run_is_refused_up_front_naming_the_step() {
         ),
         (
             serde_json::json!({"layout_file": "../../../fixtures/layouts/invalid-unknown-panel.json", "steps": [open]}),
-            vec!["unknown-panel", "[panel sidebar]"],
+            vec!["unknown-panel: layout.layouts.default.children[1]: panel `sidebar`"],
         ),
     ];
     for (i, (json, names)) in cases.into_iter().enumerate() {

@@ -109,9 +109,11 @@ fn collect_ids(v: &Value, ids: &mut BTreeMap<String, String>, next: &mut usize) 
 }
 
 /// Mount ids the runtime generates for undeclared boundaries: `<realm id>-n<counter>`, where the
-/// realm id is random per page load. Declared Host mount ids (`panel-main`, `mount-bridge` ...) are
-/// stable and stay verbatim, so a golden still shows which boundary is which.
+/// realm id is random per page load, and `<that>-sr` for the shadow root of an undeclared
+/// component (an application's own custom element). Declared Host mount ids (`panel-main`,
+/// `mount-bridge` ...) are stable and stay verbatim, so a golden still shows which boundary is which.
 fn is_generated_mount_id(s: &str) -> bool {
+    let s = s.strip_suffix("-sr").unwrap_or(s);
     let Some((realm, counter)) = s.rsplit_once("-n") else { return false };
     realm.len() >= 2
         && realm.starts_with('r')
@@ -306,6 +308,7 @@ mod tests {
         assert_eq!(n["candidates"][0]["path"][0]["mount_id"], "panel-main");
         assert!(n["candidates"][0]["path"][1]["mount_id"].as_str().unwrap().starts_with("id-"));
         assert!(!is_generated_mount_id("mount-leaf-left") && !is_generated_mount_id("run-now"));
+        assert!(is_generated_mount_id("r16r14o-n5-sr") && !is_generated_mount_id("r16r14o-n5-sx"));
     }
 
     #[test]

@@ -199,6 +199,9 @@ impl Harness {
         let cdp = self.cdp().await?;
         if let Some((name, json)) = options.served_declaration() {
             self.server.serve_layout(name, json);
+            if let Some(folder) = options.served_folder() {
+                self.server.serve_folder(name, folder);
+            }
         }
         cpu::count_open();
         let mut host = Host::open(&cdp, self.server.host_origin(), self.server.child_origin(), options).await?;

@@ -1,7 +1,12 @@
 // The managed layout declaration's rules (DESIGN.md's shape), with no DOM: the reference Host
-// validates with them before mounting (host.js), and the harness CLI runs the same function under
-// Node for `--layout-file`, so a file is rejected with the Host's own `{kind, message, panelId?}`
-// errors before any browser opens (harness/src/qa/declaration.rs).
+// validates with them before mounting (host.js), and the harness CLI runs the same functions under
+// Node for `--layout-file` (harness/src/qa/declaration.rs), so a file is refused with the Host's own
+// `{kind, message, panelId?, line, column}` problems, printed as `FILE:LINE:COL: kind: message`,
+// before any browser opens. Strict: an unknown key is refused with its path and the nearest known
+// key, a key given twice is refused, and fixed sizes that cannot fit the viewport are refused naming
+// the panels and their sizes.
+
+import { JsonSyntaxError, parseJsonSource } from './json-source.js';
 
 /** The Host's builtin panels (host.js BUILTINS renders each; it reports a `config` error if they differ). */
 export const BUILTIN_IDS = ['@HOST/nav-sidebar', '@HOST/chat'];
@@ -10,97 +15,368 @@ export const PAGE_IDS = ['home', 'tools'];
 
 export const SIZE = /^(\d+(?:\.\d+)?)(px|fr)$/;
 
+/** The keys each part of a declaration may have; anything else is an `unknown-key`. */
+export const KEYS = {
+  top: ['layout'],
+  layout: ['layouts', 'panels'],
+  root: ['direction', 'children'],
+  placed: ['panel', 'size', 'main'],
+  split: ['direction', 'children', 'size'],
+  builtin: ['kind', 'id'],
+  page: ['kind', 'id', 'src', 'origin'],
+};
+
+/** How an application page (`src`) is mounted in engine iframe: cross-origin (default) or same-origin. */
+export const ORIGINS = ['cross', 'same'];
+
+/**
+ * Where a page panel's `src` leads, relative to the layout file's folder: `null` for a path that
+ * leaves that folder (absolute, a URL, `..` above it, a backslash), else the normalized relative path
+ * (`app/`, `app/page.html`). A folder (no `.html` at the end) is served with its `index.html`.
+ */
+export function normalizeSrc(src) {
+  if (typeof src !== 'string' || src === '' || src.includes('\\') || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(src)) return null;
+  if (src.startsWith('/')) return null;
+  const parts = [];
+  for (const part of src.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (parts.length === 0) return null;
+      parts.pop();
+    } else {
+      parts.push(part);
+    }
+  }
+  const path = parts.join('/');
+  return /\.html?$/i.test(path) ? path : path === '' ? '' : `${path}/`;
+}
+
+/** Levenshtein distance (small strings: keys). */
+function distance(a, b) {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    prev = row;
+  }
+  return prev[b.length];
+}
+
+/** The known key nearest to `key` (the first of the nearest, in `known`'s order). */
+export function nearestKey(key, known) {
+  let best = known[0];
+  for (const k of known) if (distance(key, k) < distance(key, best)) best = k;
+  return best;
+}
+
+/** `layout.layouts.default.children[1].size` for `['layout', 'layouts', 'default', 'children', 1, 'size']`. */
+export function showPath(path) {
+  return path.map((p, n) => (typeof p === 'number' ? `[${p}]` : n === 0 ? p : `.${p}`)).join('');
+}
+
 /**
  * Check a declaration shaped like DESIGN.md's YAML before anything is mounted. Returns a list of
- * `{kind, message, panelId?}`; empty means valid. Kinds: invalid-declaration, missing-layout,
- * invalid-direction, invalid-children, invalid-size, unknown-panel, duplicate-panel, multiple-main,
- * missing-main, invalid-panel, unknown-builtin, unknown-page, duplicate-page.
+ * `{kind, message, panelId?, path}` (`path` the member path the problem is at); empty means valid.
+ * Kinds: invalid-declaration, unknown-key, missing-layout, invalid-direction, invalid-children,
+ * invalid-size, invalid-main, unknown-panel, duplicate-panel, multiple-main, missing-main,
+ * invalid-panel, unknown-builtin, unknown-page, duplicate-page, src-outside, invalid-origin, does-not-fit.
+ * A page panel is a reference page (`{kind: 'page', id}`) or the application's own, a file or folder
+ * beside the layout file (`{kind: 'page', src, origin?}`).
+ * With `viewport` (`{width, height}`, CSS px) the fixed sizes of every layout must fit it.
  */
-export function validateDeclaration(decl, layoutName = 'default') {
+export function validateDeclaration(decl, layoutName = 'default', { viewport } = {}) {
   const errors = [];
-  const err = (kind, message, panelId) =>
-    errors.push(panelId === undefined ? { kind, message } : { kind, message, panelId });
+  const err = (kind, path, message, panelId) =>
+    errors.push(panelId === undefined ? { kind, message, path } : { kind, message, panelId, path });
   const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const onlyKeys = (obj, path, known) => {
+    for (const key of Object.keys(obj)) {
+      if (known.includes(key)) continue;
+      const at = [...path, key];
+      err(
+        'unknown-key',
+        at,
+        `\`${showPath(at)}\` is not a known key; nearest known: \`${nearestKey(key, known)}\` (known here: ${known.join(', ')})`,
+      );
+    }
+  };
   if (!isObj(decl) || !isObj(decl.layout)) {
-    err('invalid-declaration', 'the declaration must be an object with a `layout` object');
+    err('invalid-declaration', ['layout'], 'the declaration must be an object with a `layout` object');
     return errors;
   }
+  onlyKeys(decl, [], KEYS.top);
+  onlyKeys(decl.layout, ['layout'], KEYS.layout);
   const { layouts, panels } = decl.layout;
-  if (!isObj(layouts)) err('invalid-declaration', '`layout.layouts` must be an object');
-  if (!isObj(panels)) err('invalid-declaration', '`layout.panels` must be an object');
-  if (errors.length) return errors;
+  if (!isObj(layouts)) err('invalid-declaration', ['layout', 'layouts'], '`layout.layouts` must be an object');
+  if (!isObj(panels)) err('invalid-declaration', ['layout', 'panels'], '`layout.panels` must be an object');
+  if (!isObj(layouts) || !isObj(panels)) return errors;
 
   const pagesUsed = new Map();
   for (const [panelId, panel] of Object.entries(panels)) {
-    if (!isObj(panel) || typeof panel.id !== 'string') {
-      err('invalid-panel', `panel \`${panelId}\` needs {kind, id}`, panelId);
+    const at = ['layout', 'panels', panelId];
+    if (!isObj(panel) || !['builtin', 'page'].includes(panel.kind)) {
+      err(
+        'invalid-panel',
+        isObj(panel) ? [...at, 'kind'] : at,
+        `panel \`${panelId}\`: kind must be \`builtin\` or \`page\`, not \`${isObj(panel) ? panel.kind : panel}\``,
+        panelId,
+      );
       continue;
     }
+    onlyKeys(panel, at, KEYS[panel.kind]);
     if (panel.kind === 'builtin') {
       if (!BUILTIN_IDS.includes(panel.id))
         err(
           'unknown-builtin',
+          [...at, 'id'],
           `panel \`${panelId}\`: no builtin \`${panel.id}\` (known: ${BUILTIN_IDS.join(', ')})`,
           panelId,
         );
-    } else if (panel.kind === 'page') {
-      if (!PAGE_IDS.includes(panel.id))
-        err('unknown-page', `panel \`${panelId}\`: no page \`${panel.id}\` (known: ${PAGE_IDS.join(', ')})`, panelId);
-      else if (pagesUsed.has(panel.id))
-        err(
-          'duplicate-page',
-          `panel \`${panelId}\`: page \`${panel.id}\` is already mounted by panel \`${pagesUsed.get(panel.id)}\``,
-          panelId,
-        );
-      else pagesUsed.set(panel.id, panelId);
-    } else {
+    } else if ((panel.id === undefined) === (panel.src === undefined)) {
       err(
         'invalid-panel',
-        `panel \`${panelId}\`: kind must be \`builtin\` or \`page\`, not \`${panel.kind}\``,
+        at,
+        `panel \`${panelId}\`: a page names either a reference page (\`id\`) or the application's own (\`src\`), exactly one`,
         panelId,
       );
-    }
+    } else if (panel.src !== undefined) {
+      if (normalizeSrc(panel.src) === null)
+        err(
+          'src-outside',
+          [...at, 'src'],
+          `panel \`${panelId}\`: src \`${panel.src}\` must be a path inside the layout file's folder`,
+          panelId,
+        );
+      if (panel.origin !== undefined && !ORIGINS.includes(panel.origin))
+        err(
+          'invalid-origin',
+          [...at, 'origin'],
+          `panel \`${panelId}\`: origin must be one of ${ORIGINS.join(', ')}, not \`${panel.origin}\``,
+          panelId,
+        );
+    } else if (panel.origin !== undefined) {
+      err('invalid-origin', [...at, 'origin'], `panel \`${panelId}\`: origin applies only to a \`src\` page`, panelId);
+    } else if (!PAGE_IDS.includes(panel.id))
+      err(
+        'unknown-page',
+        [...at, 'id'],
+        `panel \`${panelId}\`: no page \`${panel.id}\` (known: ${PAGE_IDS.join(', ')})`,
+        panelId,
+      );
+    else if (pagesUsed.has(panel.id))
+      err(
+        'duplicate-page',
+        [...at, 'id'],
+        `panel \`${panelId}\`: page \`${panel.id}\` is already mounted by panel \`${pagesUsed.get(panel.id)}\``,
+        panelId,
+      );
+    else pagesUsed.set(panel.id, panelId);
   }
 
-  const root = layouts[layoutName];
-  if (!isObj(root)) {
-    err('missing-layout', `no layout \`${layoutName}\` in \`layout.layouts\``);
-    return errors;
+  if (!isObj(layouts[layoutName])) {
+    err('missing-layout', ['layout', 'layouts'], `no layout \`${layoutName}\` in \`layout.layouts\``);
   }
+  for (const [name, root] of Object.entries(layouts)) {
+    const before = errors.length;
+    checkLayout(root, ['layout', 'layouts', name], panels, err, onlyKeys);
+    if (viewport && errors.length === before) checkFit(root, ['layout', 'layouts', name], viewport, err);
+  }
+  return errors;
+}
+
+/** One layout tree: directions, children, sizes, placed panels, exactly one `main`. */
+function checkLayout(root, rootPath, panels, err, onlyKeys) {
+  const isObj = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  const where = showPath(rootPath);
+  if (!isObj(root)) {
+    err('invalid-children', rootPath, `${where}: must be an object with \`direction\` and \`children\``);
+    return;
+  }
+  onlyKeys(root, rootPath, KEYS.root);
   const seen = new Set();
   let mains = 0;
-  const walk = (node, where) => {
+  const walk = (node, path) => {
+    const at = showPath(path);
     if (!['horizontal', 'vertical'].includes(node.direction))
-      err('invalid-direction', `${where}: direction must be \`horizontal\` or \`vertical\``);
+      err('invalid-direction', [...path, 'direction'], `${at}: direction must be \`horizontal\` or \`vertical\``);
     if (!Array.isArray(node.children) || node.children.length === 0) {
-      err('invalid-children', `${where}: children must be a non-empty array`);
+      err('invalid-children', [...path, 'children'], `${at}: children must be a non-empty array`);
       return;
     }
     node.children.forEach((child, i) => {
-      const at = `${where}.children[${i}]`;
+      const childPath = [...path, 'children', i];
+      const cat = showPath(childPath);
       if (!isObj(child)) {
-        err('invalid-children', `${at}: must be an object`);
+        err('invalid-children', childPath, `${cat}: must be an object`);
         return;
       }
+      const placed = child.panel !== undefined;
+      const split = !placed && (child.children !== undefined || child.direction !== undefined);
+      onlyKeys(
+        child,
+        childPath,
+        placed ? KEYS.placed : split ? KEYS.split : [...new Set([...KEYS.placed, ...KEYS.split])],
+      );
       const panelId = typeof child.panel === 'string' ? child.panel : undefined;
       if (child.size !== undefined && !(typeof child.size === 'string' && SIZE.test(child.size))) {
-        err('invalid-size', `${at}: size \`${child.size}\` must look like \`240px\` or \`1fr\``, panelId);
+        err(
+          'invalid-size',
+          [...childPath, 'size'],
+          `${cat}: size \`${child.size}\` must look like \`240px\` or \`1fr\``,
+          panelId,
+        );
+      }
+      if (child.main !== undefined && typeof child.main !== 'boolean') {
+        err('invalid-main', [...childPath, 'main'], `${cat}: main must be true or false`, panelId);
       }
       if (panelId !== undefined) {
         if (!isObj(panels[panelId]))
-          err('unknown-panel', `${at}: panel \`${panelId}\` is not declared in \`layout.panels\``, panelId);
-        if (seen.has(panelId)) err('duplicate-panel', `${at}: panel \`${panelId}\` is placed twice`, panelId);
+          err(
+            'unknown-panel',
+            [...childPath, 'panel'],
+            `${cat}: panel \`${panelId}\` is not declared in \`layout.panels\``,
+            panelId,
+          );
+        if (seen.has(panelId))
+          err('duplicate-panel', [...childPath, 'panel'], `${cat}: panel \`${panelId}\` is placed twice`, panelId);
         seen.add(panelId);
         if (child.main === true) mains += 1;
-      } else if (child.children !== undefined) {
-        walk(child, at);
+      } else if (placed) {
+        err('invalid-children', [...childPath, 'panel'], `${cat}: panel must be a panel id (a string)`);
+      } else if (split) {
+        walk(child, childPath);
       } else {
-        err('invalid-children', `${at}: needs \`panel\` or nested \`direction\`/\`children\``);
+        err('invalid-children', childPath, `${cat}: needs \`panel\` or nested \`direction\`/\`children\``);
       }
     });
   };
-  walk(root, `layout.layouts.${layoutName}`);
-  if (mains > 1) err('multiple-main', `${mains} children are marked \`main: true\`; at most one may be`);
-  if (mains === 0) err('missing-main', 'no child is marked `main: true`');
-  return errors;
+  walk(root, rootPath);
+  if (mains > 1)
+    err('multiple-main', rootPath, `${where}: ${mains} children are marked \`main: true\`; at most one may be`);
+  if (mains === 0) err('missing-main', rootPath, `${where}: no child is marked \`main: true\``);
+}
+
+/**
+ * The boxes a valid layout tree gets in a `width` x `height` CSS px shell, as host.css lays them out:
+ * px children are fixed (`flex: 0 0 Npx`), fr children share what is left (`flex: N 1 0px`,
+ * `min-width: 0`), every child fills the cross axis. `[{panel, x, y, width, height}]`, document order.
+ */
+export function layoutBoxes(root, { width, height }) {
+  const out = [];
+  const place = (node, x, y, w, h) => {
+    const horizontal = node.direction === 'horizontal';
+    const along = horizontal ? w : h;
+    const sizes = node.children.map((c) => SIZE.exec(c.size || '1fr'));
+    const fixed = sizes.reduce((sum, m) => sum + (m[2] === 'px' ? Number(m[1]) : 0), 0);
+    const frs = sizes.reduce((sum, m) => sum + (m[2] === 'fr' ? Number(m[1]) : 0), 0);
+    const free = Math.max(0, along - fixed);
+    let at = horizontal ? x : y;
+    node.children.forEach((child, i) => {
+      const m = sizes[i];
+      const size = m[2] === 'px' ? Number(m[1]) : frs > 0 ? (free * Number(m[1])) / frs : 0;
+      const [cx, cy, cw, ch] = horizontal ? [at, y, size, h] : [x, at, w, size];
+      if (child.panel !== undefined) out.push({ panel: child.panel, x: cx, y: cy, width: cw, height: ch });
+      else place(child, cx, cy, cw, ch);
+      at += size;
+    });
+  };
+  place(root, 0, 0, width, height);
+  return out;
+}
+
+/** Every split's fixed (px) children must fit the length the split gets along its direction. */
+function checkFit(root, rootPath, viewport, err) {
+  const visit = (node, path, w, h) => {
+    const horizontal = node.direction === 'horizontal';
+    const along = horizontal ? w : h;
+    const fixed = [];
+    let sum = 0;
+    let frs = 0;
+    node.children.forEach((child, i) => {
+      const m = SIZE.exec(child.size || '1fr');
+      if (m[2] === 'px') {
+        sum += Number(m[1]);
+        fixed.push(`${child.panel ?? showPath([...path, 'children', i])} ${child.size}`);
+      } else {
+        frs += Number(m[1]);
+      }
+    });
+    if (sum > along) {
+      const side = horizontal ? 'width' : 'height';
+      const of =
+        path === rootPath
+          ? `the ${along}px ${side} of the ${viewport.width}x${viewport.height} CSS px viewport`
+          : `its ${along}px ${side}`;
+      const panels = node.children.filter((c) => c.panel !== undefined && SIZE.exec(c.size || '1fr')[2] === 'px');
+      err(
+        'does-not-fit',
+        path,
+        `${showPath(path)}: fixed sizes ${fixed.join(' + ')} = ${sum}px do not fit in ${of}`,
+        panels.length === 1 ? panels[0].panel : undefined,
+      );
+      return;
+    }
+    const free = along - sum;
+    node.children.forEach((child, i) => {
+      if (child.panel !== undefined) return;
+      const m = SIZE.exec(child.size || '1fr');
+      const size = m[2] === 'px' ? Number(m[1]) : frs > 0 ? (free * Number(m[1])) / frs : 0;
+      const [cw, ch] = horizontal ? [size, h] : [w, size];
+      visit(child, [...path, 'children', i], cw, ch);
+    });
+  };
+  visit(root, rootPath, viewport.width, viewport.height);
+}
+
+/**
+ * Checks a declaration file's text: strict JSON (`invalid-json` at its line and column, a member
+ * given twice is a `duplicate-key`), then [`validateDeclaration`]. Every problem carries the `line`
+ * and `column` it is at. Returns `{declaration, problems}` (`declaration` null when not JSON).
+ */
+export function checkDeclarationText(text, { viewport, layoutName = 'default', checkSrc } = {}) {
+  let source;
+  try {
+    source = parseJsonSource(text);
+  } catch (e) {
+    if (!(e instanceof JsonSyntaxError)) throw e;
+    return {
+      declaration: null,
+      problems: [{ kind: 'invalid-json', message: e.message, line: e.line, column: e.column }],
+    };
+  }
+  const problems = source.duplicates.map((d) => ({
+    kind: 'duplicate-key',
+    message: `\`${showPath(d.path)}\` is given twice`,
+    line: d.line,
+    column: d.column,
+  }));
+  const rules = validateDeclaration(source.value, layoutName, { viewport });
+  // What only the side holding the files can check (the CLI, `checkSrc`): does each `src` lead to a
+  // page inside the layout file's folder. `checkSrc(src)` returns null or `{kind, message}`.
+  if (checkSrc && rules.length === 0) {
+    for (const [panelId, panel] of Object.entries(source.value.layout.panels)) {
+      if (panel.kind !== 'page' || panel.src === undefined) continue;
+      const bad = checkSrc(normalizeSrc(panel.src), panel.src);
+      if (bad)
+        rules.push({
+          kind: bad.kind,
+          message: `panel \`${panelId}\`: ${bad.message}`,
+          panelId,
+          path: ['layout', 'panels', panelId, 'src'],
+        });
+    }
+  }
+  for (const { path, ...p } of rules) {
+    problems.push({ ...p, ...source.at(path, { key: p.kind === 'unknown-key' }) });
+  }
+  // In the file's order, as a compiler lists them (stable: same place keeps the rules' order).
+  problems.sort((a, b) => a.line - b.line || a.column - b.column);
+  return { declaration: source.value, problems };
+}
+
+/** The one form every problem is shown in, by the Host and the CLI alike: `FILE:LINE:COL: kind: message`. */
+export function formatProblem(file, p) {
+  return `${file}:${p.line ?? 1}:${p.column ?? 1}: ${p.kind}: ${p.message}`;
 }

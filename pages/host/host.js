@@ -4,11 +4,20 @@
 //
 // ES module, no build step. The markup it produces follows the contract in pages/README.md: every Host
 // boundary carries data-wippy-kind and a deterministic data-wippy-mount-id, every point tests or the CLI
-// name carries data-landmark. Sizes are fixed pixels so geometry is the same on every run (1280x720).
+// name carries data-landmark. The shell follows the viewport (1280x720 by default); every other size is
+// fixed pixels, so geometry is the same on every run at one viewport.
 
 import { attachSession } from './composer.js';
 import { attachOverlay } from './overlay.js';
-import { BUILTIN_IDS, PAGE_IDS, SIZE, validateDeclaration } from './declaration.js';
+import {
+  BUILTIN_IDS,
+  PAGE_IDS,
+  SIZE,
+  checkDeclarationText,
+  formatProblem,
+  normalizeSrc,
+  validateDeclaration,
+} from './declaration.js';
 
 export { validateDeclaration };
 
@@ -57,8 +66,13 @@ window.__host = {
   remount: (artifactId) => remount(artifactId),
   /** `{declaration}` the managed layout was built from (null in compat). */
   declaration: null,
-  /** Validate any declaration object with the same rules managed.html applies: `[{kind, message, panelId?}]`. */
+  /** Validate any declaration object with the same rules managed.html applies: `[{kind, message, panelId?, path}]`. */
   validate: (decl) => validateDeclaration(decl),
+  /**
+   * Check a declaration file's text as managed.html does (strict JSON, the rules, the fit in this
+   * viewport): `[{kind, message, panelId?, line, column}]`, in the file's order.
+   */
+  check: (text) => checkDeclarationText(text, { viewport: shellViewport() }).problems,
   /** Texts submitted through the composer, oldest first. */
   composerSubmits: [],
   /**
@@ -93,6 +107,11 @@ function deepQuery(root, selector) {
     }
   }
   return null;
+}
+
+/** The CSS px box the managed shell lays out in: the layout viewport. */
+function shellViewport() {
+  return { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight };
 }
 
 function reportError(error) {
@@ -418,7 +437,14 @@ function createMount(artifactId) {
   const mountId = `mount-${artifactId}`;
   let el;
   let loaded;
-  if (spec.blankNav) {
+  if (spec.qa && state.engine === 'fragment') {
+    el = h('web-fragment', { 'fragment-id': artifactId, src: `/fragments/${spec.qa}`, 'data-wippy-mount-id': mountId });
+    loaded = fragmentContent(el);
+  } else if (spec.qa) {
+    const origin = spec.sameOrigin ? location.origin : state.childOrigin;
+    el = h('iframe', { title: spec.label, src: `${origin}/${spec.qa}`, 'data-wippy-mount-id': mountId });
+    loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
+  } else if (spec.blankNav) {
     el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = blankThenNavigate(el, `${location.origin}/apps/${spec.app}.html`);
   } else if (spec.srcdoc) {
@@ -482,6 +508,25 @@ function createMount(artifactId) {
   state.mounts = state.mounts.filter((m) => m.artifactId !== artifactId);
   state.mounts.push(mount);
   return el;
+}
+
+/**
+ * A QA application's fragment has loaded when its realm window fired `load` (web-fragments fires it
+ * after the content's scripts ran and its images loaded); third-party pages send no
+ * `wippy-app-ready`. Polled per animation frame, as nothing announces the realm iframe.
+ */
+function fragmentContent(el) {
+  return new Promise((resolve) => {
+    const check = () => {
+      const host =
+        el.querySelector('web-fragment-host') || (el.shadowRoot && el.shadowRoot.querySelector('web-fragment-host'));
+      const realm = host && document.querySelector(`iframe[name="wf:${CSS.escape(el.getAttribute('fragment-id'))}"]`);
+      const body = host && host.shadowRoot && host.shadowRoot.querySelector('wf-body');
+      if (body && (!realm || (realm.contentDocument && realm.contentDocument.readyState === 'complete'))) resolve();
+      else requestAnimationFrame(check);
+    };
+    check();
+  });
 }
 
 /**
@@ -806,9 +851,10 @@ function renderManagedNode(node, panels) {
 }
 
 function renderPanel(panelId, panel, style) {
+  const app = panel.kind === 'page' && panel.src !== undefined;
   const kindClass =
     panel.kind === 'page'
-      ? panel.id === 'home'
+      ? panel.id === 'home' || app
         ? 'page-region'
         : 'tools-region'
       : panel.id === '@HOST/chat'
@@ -827,6 +873,9 @@ function renderPanel(panelId, panel, style) {
   });
   if (panel.kind === 'builtin') {
     el.append(BUILTINS[panel.id]());
+  } else if (app) {
+    el.append(h('h2', { class: 'panel-title' }, panelId));
+    el.append(renderAppPage(panelId, panel));
   } else {
     el.append(h('h2', { class: 'panel-title' }, PAGES[panel.id].title));
     const page = h(
@@ -846,6 +895,45 @@ function renderPanel(panelId, panel, style) {
   return el;
 }
 
+/**
+ * QA's own application page (`{kind: 'page', src, origin?}`): one artifact filling the panel under
+ * its title, mounted as Wippy mounts a page: engine iframe a cross-origin (out-of-process) iframe of
+ * the Child site, or a same-origin one with `origin: 'same'`; engine fragment a Web Fragment through
+ * the gateway. The harness serves the layout file's folder at `/qa/<layout name>/`.
+ */
+function renderAppPage(panelId, panel) {
+  const path = `qa/${encodeURIComponent(state.layoutName)}/${normalizeSrc(panel.src)}`;
+  const artifactId = `app-${panelId}`;
+  ARTIFACTS[artifactId] = {
+    qa: path,
+    sameOrigin: panel.origin === 'same',
+    label: panelId,
+    landmark: `${artifactId}`,
+  };
+  const artifact = h('div', {
+    class: 'artifact',
+    'data-wippy-kind': 'artifact',
+    'data-wippy-artifact-id': artifactId,
+    'data-wippy-mount-id': `artifact-${artifactId}`,
+    'data-wippy-label': panelId,
+    'data-wippy-package-id': 'qa.apps',
+    style: 'width:100%;height:100%',
+  });
+  artifact.append(createMount(artifactId));
+  return h(
+    'div',
+    {
+      class: 'page',
+      style: 'height:calc(100% - 32px)',
+      'data-wippy-kind': 'page',
+      'data-wippy-page-id': panelId,
+      'data-wippy-mount-id': `page-${panelId}`,
+      'data-wippy-label': panelId,
+    },
+    artifact,
+  );
+}
+
 function renderErrors() {
   document.body.replaceChildren(
     h(
@@ -859,7 +947,7 @@ function renderErrors() {
           h(
             'li',
             { 'data-error-kind': e.kind, 'data-panel-id': e.panelId },
-            `${e.kind}: ${e.message}` + (e.panelId ? ` [panel ${e.panelId}]` : ''),
+            e.file ? formatProblem(e.file, e) : `${e.kind}: ${e.message}`,
           ),
         ),
       ),
@@ -925,27 +1013,24 @@ export async function bootManaged() {
   document.documentElement.setAttribute('data-host-state', 'loading');
   await prepareEngine();
   const name = params.get('layout') || 'default';
+  state.layoutName = name;
+  const file = `layouts/${name}.json`;
   let decl = null;
   if (!/^[a-z0-9-]+$/.test(name)) {
     reportError({ kind: 'invalid-declaration', message: `layout name \`${name}\` must match [a-z0-9-]+` });
   } else {
     try {
-      const res = await fetch(new URL(`layouts/${name}.json`, import.meta.url), { cache: 'no-store' });
+      const res = await fetch(new URL(file, import.meta.url), { cache: 'no-store' });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const text = await res.text();
-      try {
-        decl = JSON.parse(text);
-      } catch (e) {
-        reportError({ kind: 'invalid-json', message: `layouts/${name}.json: ${e.message}` });
-      }
+      const { declaration, problems } = checkDeclarationText(await res.text(), { viewport: shellViewport() });
+      for (const e of problems) reportError({ ...e, file });
+      if (problems.length === 0) decl = declaration;
     } catch (e) {
-      reportError({ kind: 'load-failed', message: `layouts/${name}.json: ${e.message}` });
+      reportError({ kind: 'load-failed', message: `${file}: ${e.message}` });
     }
   }
-  const blocking = decl ? validateDeclaration(decl) : [];
-  for (const e of blocking) reportError(e);
   window.__host.declaration = decl;
-  if (!decl || blocking.length) {
+  if (!decl) {
     document.documentElement.setAttribute('data-host-rejected', '');
     document.documentElement.setAttribute('data-host-state', 'error');
     renderErrors();

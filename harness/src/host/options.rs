@@ -253,7 +253,7 @@ pub struct HostOptions {
 #[derive(Debug, Clone, PartialEq)]
 enum DeclarationSource {
     Shipped(Declaration),
-    Served { name: String, json: std::sync::Arc<str> },
+    Served { name: String, json: std::sync::Arc<str>, folder: Option<std::path::PathBuf> },
 }
 
 impl HostOptions {
@@ -320,14 +320,40 @@ impl HostOptions {
         let json: String = json.into();
         let digest = sha2::Sha256::digest(json.as_bytes());
         let name = format!("file-{}", digest.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>());
-        self.declaration = Some(DeclarationSource::Served { name, json: json.into() });
+        self.declaration = Some(DeclarationSource::Served { name, json: json.into(), folder: None });
         self
+    }
+
+    /// [`HostOptions::declaration_json`] for a layout file in `folder`: its application pages
+    /// (`{"kind": "page", "src": ...}`) are served from that folder at `/qa/<name>/` on both sites,
+    /// and nothing outside it.
+    pub fn declaration_in(self, json: impl Into<String>, folder: std::path::PathBuf) -> HostOptions {
+        use sha2::Digest as _;
+        let json: String = json.into();
+        // Named by the text and the folder: the same file text in two folders serves two folders.
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(json.as_bytes());
+        hasher.update(b"\0");
+        hasher.update(folder.to_string_lossy().as_bytes());
+        let digest = hasher.finalize();
+        let name = format!("file-{}", digest.iter().take(8).map(|b| format!("{b:02x}")).collect::<String>());
+        let mut o = self;
+        o.declaration = Some(DeclarationSource::Served { name, json: json.into(), folder: Some(folder) });
+        o
+    }
+
+    /// The folder the served declaration's application pages come from ([`HostOptions::declaration_in`]).
+    pub fn served_folder(&self) -> Option<&std::path::Path> {
+        match &self.declaration {
+            Some(DeclarationSource::Served { folder, .. }) => folder.as_deref(),
+            _ => None,
+        }
     }
 
     /// The served declaration's layout name and JSON, when [`HostOptions::declaration_json`] set one.
     pub fn served_declaration(&self) -> Option<(&str, &str)> {
         match &self.declaration {
-            Some(DeclarationSource::Served { name, json }) => Some((name, json)),
+            Some(DeclarationSource::Served { name, json, .. }) => Some((name, json)),
             _ => None,
         }
     }

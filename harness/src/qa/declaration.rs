@@ -1,17 +1,21 @@
-//! A managed layout declaration from a file (`--layout-file`), validated before anything is
-//! mounted by the reference Host's own rules: `pages/host/declaration.js`, the module host.js
-//! validates with, run under Node (already the harness's build tool for the runtime bundle). A
-//! file the Host would reject is rejected here with the Host's `{kind, message, panelId?}` errors,
-//! so the CLI can print them and exit 2 without starting a browser.
+//! A managed layout declaration from a file (`--layout-file`), checked before anything is mounted
+//! by the reference Host's own checker: `pages/host/declaration.js` (`checkDeclarationText`, what
+//! host.js runs on the file it fetches), run under Node (already the harness's build tool for the
+//! runtime bundle) at the viewport the Host will have. A file the Host would refuse is refused here
+//! with the Host's problems, each `FILE:LINE:COL: kind: message` (strict JSON, unknown keys with the
+//! nearest known one, fixed sizes that do not fit the viewport), so the CLI prints them and exits 2
+//! without starting a browser.
 
 use std::fmt;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use serde::Deserialize;
 use serde_json::Value;
 
-/// One problem the Host's validator found (`{kind, message, panelId?}`, host.js `reportError`).
+/// One problem the Host's checker found (`{kind, message, panelId?, line, column}`), and the
+/// line it is printed as (declaration.js `formatProblem`: `FILE:LINE:COL: kind: message`).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct HostProblem {
@@ -19,27 +23,27 @@ pub struct HostProblem {
     pub message: String,
     #[serde(rename = "panelId", default)]
     pub panel_id: Option<String>,
+    pub line: u32,
+    pub column: u32,
+    /// The problem as the Host shows it, with the file named as the command line named it.
+    pub shown: String,
 }
 
 impl fmt::Display for HostProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind, self.message)?;
-        if let Some(p) = &self.panel_id {
-            write!(f, " [panel {p}]")?;
-        }
-        Ok(())
+        f.write_str(&self.shown)
     }
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum DeclarationError {
-    #[error("cannot read the layout file {path}: {source}")]
+    #[error("{}:1:1: unreadable: cannot read the layout file: {source}", path.display())]
     Read {
         path: PathBuf,
         #[source]
         source: std::io::Error,
     },
-    #[error("layout file {} does not validate:{}", path.display(), problems.iter().map(|p| format!("\n  {p}")).collect::<String>())]
+    #[error("layout file {} does not validate ({} problem{}):{}", path.display(), problems.len(), if problems.len() == 1 { "" } else { "s" }, problems.iter().map(|p| format!("\n{p}")).collect::<String>())]
     Rejected { path: PathBuf, problems: Vec<HostProblem> },
     #[error("cannot run the Host's declaration validator (`node`, {module}): {detail}")]
     Validator { module: PathBuf, detail: String },
@@ -51,40 +55,69 @@ pub struct LayoutFile {
     pub path: PathBuf,
     /// The file's text, served to the Host as it is.
     pub json: String,
+    /// The folder the file is in (symbolic links resolved): what its `src` pages are served from,
+    /// and nothing outside it.
+    pub folder: PathBuf,
     /// Every landmark the declaration adds: `panel-<panel id>` and `page-<page id>` (host.js
     /// `renderPanel`).
     pub landmarks: Vec<String>,
 }
 
-/// The Node script that runs the Host's validator on one file: argv is the module, then the file.
-/// A file that is not JSON gets the Host's own kind for that, `invalid-json`.
+/// The Node script that runs the Host's checker on one file's text (stdin): argv is the module,
+/// the file's name as shown, the viewport's width and height in CSS px.
+/// A page's `src` is checked on disk here too: it must exist, be an HTML file or a folder with an
+/// `index.html`, and lead (symbolic links followed) to a place inside the layout file's folder.
 const VALIDATE: &str = r#"
 const fs = await import('node:fs');
 const url = await import('node:url');
-const [mod, file] = process.argv.slice(1);
-const { validateDeclaration } = await import(url.pathToFileURL(mod).href);
-let problems;
-try {
-  problems = validateDeclaration(JSON.parse(fs.readFileSync(file, 'utf8')));
-} catch (e) {
-  problems = [{ kind: 'invalid-json', message: `${file}: ${e.message}` }];
-}
-process.stdout.write(JSON.stringify(problems));
+const path = await import('node:path');
+const [mod, file, width, height] = process.argv.slice(1);
+const { checkDeclarationText, formatProblem } = await import(url.pathToFileURL(mod).href);
+const viewport = { width: Number(width), height: Number(height) };
+const folder = fs.realpathSync(path.dirname(path.resolve(file)));
+const inside = (p) => p === folder || p.startsWith(folder + path.sep);
+const real = (p) => { try { return fs.realpathSync(p); } catch { return null; } };
+const checkSrc = (rel, raw) => {
+  const target = path.join(folder, rel || '.');
+  const found = real(target);
+  if (found === null) return { kind: 'missing-src', message: `src \`${raw}\` does not exist (${target})` };
+  if (!inside(found)) return { kind: 'src-outside', message: `src \`${raw}\` leads to ${found}, outside the layout file's folder ${folder}` };
+  if (fs.statSync(found).isDirectory()) {
+    const index = real(path.join(found, 'index.html'));
+    if (index === null) return { kind: 'missing-src', message: `src \`${raw}\` is a folder without an index.html` };
+    if (!inside(index)) return { kind: 'src-outside', message: `src \`${raw}\`: its index.html leads to ${index}, outside the layout file's folder ${folder}` };
+  } else if (!/\.html?$/i.test(found)) {
+    return { kind: 'missing-src', message: `src \`${raw}\` is not an HTML file or a folder` };
+  }
+  return null;
+};
+const { problems } = checkDeclarationText(fs.readFileSync(0, 'utf8'), { viewport, checkSrc });
+process.stdout.write(JSON.stringify(problems.map((p) => ({ ...p, shown: formatProblem(file, p) }))));
 "#;
 
 impl LayoutFile {
-    /// Reads `path` and validates it with `pages/host/declaration.js` under `pages`.
-    pub fn load(pages: &Path, path: &Path) -> Result<LayoutFile, DeclarationError> {
+    /// Reads `path` and checks it with `pages/host/declaration.js` under `pages`, for a Host whose
+    /// viewport is `css_viewport` (CSS px, what the shell lays out in).
+    pub fn load(pages: &Path, path: &Path, css_viewport: (u32, u32)) -> Result<LayoutFile, DeclarationError> {
         let json = std::fs::read_to_string(path)
             .map_err(|source| DeclarationError::Read { path: path.to_path_buf(), source })?;
         let module = pages.join("host/declaration.js");
         let fail = |detail: String| DeclarationError::Validator { module: module.clone(), detail };
-        let out = Command::new("node")
-            .args(["--input-type=module", "-e", VALIDATE])
+        let mut child = Command::new("node")
+            .args(["--no-warnings", "--input-type=module", "-e", VALIDATE])
             .arg(&module)
             .arg(path)
-            .output()
+            .arg(css_viewport.0.to_string())
+            .arg(css_viewport.1.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
             .map_err(|e| fail(e.to_string()))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(json.as_bytes()).map_err(|e| fail(e.to_string()))?;
+        }
+        let out = child.wait_with_output().map_err(|e| fail(e.to_string()))?;
         if !out.status.success() {
             return Err(fail(format!("{}: {}", out.status, String::from_utf8_lossy(&out.stderr).trim())));
         }
@@ -106,6 +139,11 @@ impl LayoutFile {
                 }
             }
         }
-        Ok(LayoutFile { path: path.to_path_buf(), json, landmarks })
+        let folder = std::fs::canonicalize(path)
+            .map_err(|source| DeclarationError::Read { path: path.to_path_buf(), source })?
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or_default();
+        Ok(LayoutFile { path: path.to_path_buf(), json, folder, landmarks })
     }
 }

@@ -127,7 +127,12 @@ mod tests {
 
     #[test]
     fn a_layout_file_adds_its_panels_and_pages() {
-        let f = LayoutFile { path: "x.json".into(), json: String::new(), landmarks: vec!["panel-side".into()] };
+        let f = LayoutFile {
+            path: "x.json".into(),
+            json: String::new(),
+            folder: ".".into(),
+            landmarks: vec!["panel-side".into()],
+        };
         assert_eq!(target("panel-side", (1280, 720), Some(&f)), Ok(Target::Landmark("panel-side".into())));
         assert!(target("panel-side", (1280, 720), None).is_err());
     }

@@ -50,13 +50,14 @@ pub struct View {
 }
 
 impl ViewArgs {
-    /// Validates the options (the layout file with the Host's rules under `pages`).
+    /// Validates the options (the layout file with the Host's rules under `pages`, at the CSS
+    /// viewport these options give the page).
     pub fn check(&self, pages: &Path) -> Result<View, ViewError> {
-        let layout_file = match &self.layout_file {
-            Some(p) => Some(LayoutFile::load(pages, p)?),
-            None => None,
-        };
-        Ok(View { layout_file, window: self.viewport, dpr: self.dpr, zoom: self.zoom })
+        let mut view = View { layout_file: None, window: self.viewport, dpr: self.dpr, zoom: self.zoom };
+        if let Some(p) = &self.layout_file {
+            view.layout_file = Some(LayoutFile::load(pages, p, view.css_viewport())?);
+        }
+        Ok(view)
     }
 }
 
@@ -86,7 +87,7 @@ impl View {
             o = o.zoom(zoom);
         }
         match &self.layout_file {
-            Some(f) if managed => o.declaration_json(f.json.clone()),
+            Some(f) if managed => o.declaration_in(f.json.clone(), f.folder.clone()),
             _ => o,
         }
     }

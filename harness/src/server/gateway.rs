@@ -3,6 +3,7 @@
 //! (`Sec-Fetch-Dest: iframe`) with the reframed stub, and the client's content fetch (with
 //! `X-Web-Fragment-Id`) with `pages/apps/<app>.html` renamed to `wf-*`. The stub gets the runtime,
 //! playing Wippy's `proxy-fragment.js`; the content does not (its scripts run in that realm).
+//! `/fragments/qa/<layout name>/<path>` does the same for QA's application pages (server/qa_apps.rs).
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -18,6 +19,34 @@ pub async fn respond(shared: &Shared, site: Site, rest: &str, query: Option<&str
     if app.is_empty() || app.contains("..") {
         return status(StatusCode::BAD_REQUEST, "fragment name required");
     }
+    let dest = headers.get("sec-fetch-dest").and_then(|v| v.to_str().ok()).unwrap_or("");
+    let fragment_id = headers.get("x-web-fragment-id").is_some();
+    if app == "qa" {
+        // QA's application pages, `/fragments/qa/<layout name>/<path>` (server/qa_apps.rs): the
+        // stub for the realm iframe, the page renamed for the content fetch, any other file as it is.
+        if dest == "iframe" && !fragment_id {
+            return ok("text/html; charset=utf-8", inject_runtime(STUB, Inject::Runtime).into_bytes());
+        }
+        let file = match super::qa_apps::resolve(shared, sub) {
+            Ok(f) => f,
+            Err((code, why)) => return status(code, why),
+        };
+        let html = matches!(file.extension().and_then(|e| e.to_str()), Some("html" | "htm"));
+        if !(fragment_id && html) {
+            return super::qa_apps::serve(&file, Inject::unless(!html)).await;
+        }
+        // The content lands in the Host document, whose URL its relative `src`/`href` would resolve
+        // against: they are made absolute, under the folder's own route `/qa/...` (its styles and
+        // scripts as they are, its own iframes as documents with the runtime, not as the stub).
+        let dir = rest.rsplit_once('/').map_or("", |(d, _)| d);
+        return match tokio::fs::read_to_string(&file).await {
+            Ok(text) => {
+                let text = absolute_urls(&text, &format!("/{dir}/"));
+                ok("text/html; charset=utf-8", prefix_html_head_body(&text).into_bytes())
+            }
+            Err(_) => status(StatusCode::NOT_FOUND, "no such fragment"),
+        };
+    }
     // Sub-resources of a fragment (scripts, styles) come from pages/apps/.
     if !sub.is_empty() {
         return match safe_join(&shared.pages.join("apps"), sub) {
@@ -25,8 +54,6 @@ pub async fn respond(shared: &Shared, site: Site, rest: &str, query: Option<&str
             None => status(StatusCode::BAD_REQUEST, "path not allowed"),
         };
     }
-    let dest = headers.get("sec-fetch-dest").and_then(|v| v.to_str().ok()).unwrap_or("");
-    let fragment_id = headers.get("x-web-fragment-id").is_some();
     if dest == "iframe" && !fragment_id {
         return ok("text/html; charset=utf-8", inject_runtime(STUB, Inject::Runtime).into_bytes());
     }
@@ -44,5 +71,40 @@ pub async fn respond(shared: &Shared, site: Site, rest: &str, query: Option<&str
             ok("text/html; charset=utf-8", prefix_html_head_body(&text).into_bytes())
         }
         Err(_) => status(StatusCode::NOT_FOUND, "no such fragment"),
+    }
+}
+
+/// `src="x"` / `href="x"` attributes with a relative URL (no scheme, not `/`, `#`, `?`) rewritten
+/// to `base` + URL.
+fn absolute_urls(text: &str, base: &str) -> String {
+    static ATTR: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let re = ATTR.get_or_init(|| {
+        regex::Regex::new(r#"(?i)(\s(?:src|href)\s*=\s*)(["'])([^"'#?/][^"']*)(["'])"#).expect("a valid pattern")
+    });
+    re.replace_all(text, |c: &regex::Captures| {
+        let url = &c[3];
+        let scheme = url.split_once(':').is_some_and(|(s, _)| {
+            !s.is_empty() && s.chars().all(|ch| ch.is_ascii_alphanumeric() || "+-.".contains(ch))
+        });
+        if scheme {
+            c[0].to_string()
+        } else {
+            format!("{}{}{base}{url}{}", &c[1], &c[2], &c[4])
+        }
+    })
+    .into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::absolute_urls;
+
+    #[test]
+    fn relative_urls_of_fragment_content_resolve_under_its_route() {
+        let html = r##"<link href="app.css"><script src='x/y.js'></script><a href="#a"></a><img src="/abs.png"><a href="https://e.org/">"##;
+        assert_eq!(
+            absolute_urls(html, "/qa/n/app/"),
+            r##"<link href="/qa/n/app/app.css"><script src='/qa/n/app/x/y.js'></script><a href="#a"></a><img src="/abs.png"><a href="https://e.org/">"##
+        );
     }
 }

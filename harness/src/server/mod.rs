@@ -10,6 +10,7 @@
 
 mod gateway;
 mod html;
+mod qa_apps;
 pub mod runtime_bundle;
 pub mod session;
 
@@ -68,6 +69,9 @@ struct Shared {
     /// Managed layout declarations served at `/host/layouts/<name>.json` on the Host site, beside
     /// the shipped files (QA's `--layout-file`, [`Server::serve_layout`]).
     layouts: Mutex<std::collections::HashMap<String, Arc<str>>>,
+    /// The folders of served layout files, canonical: their application pages are served at
+    /// `/qa/<layout name>/` on both sites ([`Server::serve_folder`], [`qa_apps`]).
+    folders: Mutex<std::collections::HashMap<String, PathBuf>>,
 }
 
 /// A running reference server. Dropping it stops both sites.
@@ -132,6 +136,7 @@ impl Server {
             child_origin,
             log: Mutex::new(Vec::new()),
             layouts: Mutex::new(std::collections::HashMap::new()),
+            folders: Mutex::new(std::collections::HashMap::new()),
         });
         let mut tasks = Vec::new();
         for (listener, site) in [(host, Site::Host), (child, Site::Child)] {
@@ -180,6 +185,16 @@ impl Server {
     pub fn serve_layout(&self, name: &str, json: &str) {
         if let Ok(mut l) = self.shared.layouts.lock() {
             l.insert(name.to_string(), Arc::from(json));
+        }
+    }
+
+    /// Serves `folder` (a layout file's folder, with the application pages it names) at
+    /// `/qa/<name>/` on both sites, with the runtime injected into its HTML documents; nothing
+    /// outside `folder` is served, through `..` or a symbolic link.
+    pub fn serve_folder(&self, name: &str, folder: &Path) {
+        let canonical = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_path_buf());
+        if let Ok(mut f) = self.shared.folders.lock() {
+            f.insert(name.to_string(), canonical);
         }
     }
 
@@ -244,6 +259,9 @@ async fn respond(shared: &Shared, site: Site, path: &str, query: Option<&str>, h
         if let Some(json) = served {
             return ok("application/json", json.as_bytes().to_vec());
         }
+    }
+    if let Some(rest) = path.strip_prefix("/qa/") {
+        return qa_apps::respond(shared, rest).await;
     }
     if let Some(rest) = path.strip_prefix("/fragments/") {
         return gateway::respond(shared, site, rest, query, headers).await;
@@ -337,7 +355,7 @@ fn status(code: StatusCode, msg: &'static str) -> Response {
 
 fn mime_for(file: &Path) -> &'static str {
     match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
-        "html" => "text/html; charset=utf-8",
+        "html" | "htm" => "text/html; charset=utf-8",
         "xhtml" => "application/xhtml+xml",
         "js" | "mjs" => "text/javascript; charset=utf-8",
         "css" => "text/css; charset=utf-8",

@@ -1,0 +1,230 @@
+//! QA's own application pages in the Host (issue 40): a layout file's page panel with `src` (a folder
+//! beside the layout file) is mounted as Wippy mounts a page (engine iframe: a cross-origin,
+//! out-of-process iframe, or a same-origin one; engine fragment: a Web Fragment through the gateway),
+//! with the runtime in every realm of it. What the runtime reports at a point inside the application
+//! (the candidate's rect, role and name, its path) is compared with Chromium's box model, hit test and
+//! accessibility tree; nothing outside the layout file's folder is served or accepted.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::cli_qa::cli;
+use attention_harness::attention::SegmentKind;
+use attention_harness::checks::snapshot_at;
+use attention_harness::oracle::ax_facts;
+use attention_harness::{run_host_opts, Engine, HostOptions, Layout};
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+/// The worked example's layout file with its panel mounted `origin` (None: the default).
+fn signup_options(engine: Engine, origin: Option<&str>) -> HostOptions {
+    let file = repo("fixtures/apps/signup.layout.json");
+    let mut decl: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    if let Some(o) = origin {
+        decl["layout"]["panels"]["signup"]["origin"] = o.into();
+    }
+    let folder = std::fs::canonicalize(file.parent().unwrap()).unwrap();
+    HostOptions::new(Layout::Managed, engine).declaration_in(decl.to_string(), folder)
+}
+
+/// The element `attr=value` of the application: Chromium's box model, AX role and name, and its own
+/// hit test at the box's centre must name it; the runtime's candidate there must agree, and its path
+/// must run Host > panel > page > artifact > (iframe | web-fragment) ... as `realms` says.
+async fn agrees_with_chromium(
+    host: &attention_harness::Host,
+    attr: &str,
+    value: &str,
+    realms: &[SegmentKind],
+) -> anyhow::Result<()> {
+    let frames = host.frames();
+    // An application renders when its own scripts run, and announces nothing: its element is
+    // looked for until it is there (one animation frame apart, 5 s at most).
+    let what = format!("the application's [{attr}={value}] in the page");
+    let at = attention_harness::checks::wait_for(host, &what, Duration::from_secs(5), || async {
+        Ok(match frames.locate_attr(attr, value).await? {
+            Some(at) => attention_harness::checks::Poll::Ready(at),
+            None => attention_harness::checks::Poll::Pending("not in any frame's document".into()),
+        })
+    })
+    .await?;
+    let rect = frames.node_rect(&at).await?;
+    let ax = ax_facts(&at.session, at.backend_node_id).await?;
+    let (x, y) = (rect.x + rect.width / 2.0, rect.y + rect.height / 2.0);
+    let hit = frames.hit_at(x, y).await?.ok_or_else(|| anyhow::anyhow!("Chromium hits nothing at ({x}, {y})"))?;
+    anyhow::ensure!(
+        hit.session.id == at.session.id && hit.backend_node_id == at.backend_node_id,
+        "Chromium's hit test at the centre of [{attr}={value}] is another node"
+    );
+    let snap = snapshot_at(host, x, y).await?;
+    let top = snap.pointer.as_ref().and_then(|p| p.candidate_ids.first()).cloned().unwrap_or_default();
+    let c = snap
+        .candidates
+        .iter()
+        .find(|c| c.target_id == top)
+        .ok_or_else(|| anyhow::anyhow!("no candidate under the pointer at ({x}, {y}): {}", snap.json()))?;
+    anyhow::ensure!(
+        c.summary.role.as_deref() == Some(ax.role.as_str()) && c.summary.name.as_deref() == Some(ax.name.as_str()),
+        "[{attr}={value}]: the runtime says {:?} {:?}, Chromium's AX tree {:?} {:?}",
+        c.summary.role,
+        c.summary.name,
+        ax.role,
+        ax.name
+    );
+    let near = |a: f64, b: f64| (a - b).abs() <= 0.5;
+    anyhow::ensure!(
+        near(c.rect.x, rect.x)
+            && near(c.rect.y, rect.y)
+            && near(c.rect.width, rect.width)
+            && near(c.rect.height, rect.height),
+        "[{attr}={value}]: the runtime's rect {:?} is not Chromium's box {rect:?}",
+        c.rect
+    );
+    let kinds: Vec<SegmentKind> = c.path.iter().map(|s| s.kind).collect();
+    let mut want = vec![SegmentKind::Host, SegmentKind::Panel, SegmentKind::Page, SegmentKind::Artifact];
+    want.extend_from_slice(realms);
+    anyhow::ensure!(
+        kinds.starts_with(&want) && kinds.last() == Some(&SegmentKind::Element),
+        "[{attr}={value}]: path {kinds:?} does not run through {want:?} to the element"
+    );
+    anyhow::ensure!(
+        c.path[1].mount_id == "panel-signup" && c.path[3].artifact_id.as_deref() == Some("app-signup"),
+        "[{attr}={value}]: path {:?}",
+        c.path
+    );
+    Ok(())
+}
+
+#[test]
+fn an_application_page_from_a_folder_agrees_with_chromium_in_every_mount() {
+    use SegmentKind::{Iframe, ShadowRoot, WebFragment};
+    let cells: [(Engine, Option<&str>, SegmentKind); 3] =
+        [(Engine::Iframe, None, Iframe), (Engine::Iframe, Some("same"), Iframe), (Engine::Fragment, None, WebFragment)];
+    for (engine, origin, realm) in cells {
+        run_host_opts(signup_options(engine, origin), async |host| {
+            // The runtime ran first in the application's document and in its own iframe.
+            agrees_with_chromium(host, "id", "create", &[realm]).await?;
+            agrees_with_chromium(host, "id", "support", &[realm, Iframe]).await?;
+            agrees_with_chromium(host, "class", "plan", &[realm, SegmentKind::WebComponent, ShadowRoot]).await?;
+            Ok(())
+        });
+    }
+}
+
+/// The cross-origin mount really is out of process, the same-origin one is not, and the runtime ran
+/// before the application's own scripts in both.
+#[test]
+fn an_application_page_is_mounted_cross_origin_out_of_process_by_default_and_same_origin_on_request() {
+    for (origin, oopif) in [(None, true), (Some("same"), false)] {
+        run_host_opts(signup_options(Engine::Iframe, origin), async |host| {
+            let children = host.frames().child_targets();
+            let app = children.iter().any(|c| c.url.contains("/qa/file-") && c.url.ends_with("/signup/"));
+            anyhow::ensure!(app == oopif, "origin {origin:?}: out-of-process frames {children:?}");
+            Ok(())
+        });
+    }
+}
+
+/// A scratch folder under target/ holding a layout file whose `signup` panel names `src`.
+fn layout_with_src(name: &str, src: &str) -> PathBuf {
+    let dir = repo(&format!("target/qa-apps-tests/{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("app")).unwrap();
+    std::fs::write(dir.join("app/index.html"), "<!doctype html><title>app</title><p>app</p>").unwrap();
+    let text = std::fs::read_to_string(repo("fixtures/apps/signup.layout.json")).unwrap().replace("signup/", src);
+    std::fs::write(dir.join("layout.json"), text).unwrap();
+    dir
+}
+
+#[test]
+fn a_src_outside_the_layout_files_folder_is_refused_up_front_through_dotdot_or_a_symbolic_link() {
+    let refused = |dir: &Path, names: &[&str]| {
+        let file = dir.join("layout.json");
+        let (out, took) = cli(&["snapshot", "--point", "panel-signup", "--layout-file", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(took < Duration::from_secs(2), "took {took:?}: {err}");
+        for n in names {
+            assert!(err.contains(n), "the error does not name {n:?}: {err}");
+        }
+    };
+    // `..` above the folder: the Host's own rule, no file system needed.
+    let dir = layout_with_src("dotdot", "../outside/");
+    refused(&dir, &["src-outside", "src `../outside/` must be a path inside the layout file's folder"]);
+    // `..` that stays inside is fine, up to the file system check.
+    let dir = layout_with_src("dotdot-inside", "app/../app/");
+    let file = dir.join("layout.json");
+    attention_harness::qa::LayoutFile::load(&repo("pages"), &file, (1280, 720)).expect("app/../app/ is inside");
+    // A symbolic link inside the folder that leads outside it.
+    let dir = layout_with_src("symlink", "escape/");
+    let outside = repo("target/qa-apps-tests/outside-of-symlink");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("index.html"), "<p>secret</p>").unwrap();
+    std::os::unix::fs::symlink(&outside, dir.join("escape")).unwrap();
+    refused(&dir, &["src-outside", "src `escape/` leads to", "outside the layout file's folder"]);
+    // A folder without index.html, and a path that does not exist.
+    let dir = layout_with_src("missing", "nothing-here/");
+    refused(&dir, &["missing-src", "src `nothing-here/` does not exist"]);
+    let dir = layout_with_src("absolute", "/etc/");
+    refused(&dir, &["src-outside"]);
+}
+
+/// The server serves a layout file's folder and nothing beside it: not through `..`, not through a
+/// symbolic link inside it that leads outside.
+#[test]
+fn nothing_outside_the_layout_files_folder_is_served() {
+    let dir = layout_with_src("served", "app/");
+    let outside = repo("target/qa-apps-tests/outside-of-served");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret.txt"), "SECRET").unwrap();
+    std::os::unix::fs::symlink(outside.join("secret.txt"), dir.join("app/link.txt")).unwrap();
+    std::fs::write(dir.join("app/own.txt"), "OWN").unwrap();
+    let h = attention_harness::Harness::global();
+    h.block_on(async {
+        let server = attention_harness::server::Server::start(repo("pages")).await.unwrap();
+        server.serve_folder("t", &dir);
+        for origin in [server.host_origin().to_string(), server.child_origin().to_string()] {
+            let get = |path: &str| {
+                let url = format!("{origin}{path}");
+                async move {
+                    let (status, body) = http_get(&url).await;
+                    (status, body)
+                }
+            };
+            let (s, body) = get("/qa/t/app/own.txt").await;
+            assert_eq!((s, body.as_str()), (200, "OWN"));
+            let (s, body) = get("/qa/t/app/").await;
+            assert!(s == 200 && body.contains("/runtime/attention.js") && body.contains("<p>app</p>"), "{s} {body}");
+            for bad in [
+                "/qa/t/app/link.txt",
+                "/qa/t/../outside-of-served/secret.txt",
+                "/qa/t/%2e%2e/outside-of-served/secret.txt",
+                "/qa/other/app/own.txt",
+            ] {
+                let (s, body) = get(bad).await;
+                assert!(s >= 400 && !body.contains("SECRET"), "{bad}: {s} {body}");
+            }
+            let (s, body) = get("/fragments/qa/t/app/link.txt").await;
+            assert!(s >= 400 && !body.contains("SECRET"), "fragment route: {s} {body}");
+        }
+    });
+}
+
+/// A bare HTTP/1.1 GET (the path sent as it is, not normalized by a client library).
+async fn http_get(url: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (authority, path) = rest.split_at(rest.find('/').unwrap());
+    let addr = authority.replace("localhost", "127.0.0.1");
+    let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n").as_bytes())
+        .await
+        .unwrap();
+    let mut buf = Vec::new();
+    s.read_to_end(&mut buf).await.unwrap();
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
+    (status, body)
+}
