@@ -213,15 +213,20 @@ fn main() -> ExitCode {
                 }
             };
             with_harness(pages, |h| {
-                let runs = cli::replay::run_all(h, &loaded, html.is_some());
-                if let Some(dir) = &html {
-                    cli::replay::write_html(dir, &loaded, &runs)?;
-                }
-                Ok(if record {
+                let options = attention_harness::scenario::run::ReplayOptions {
+                    pictures: html.is_some(),
+                    compare_goldens: !record,
+                };
+                let mut runs = cli::replay::run_all(h, &loaded, options);
+                let code = if record {
                     cli::replay::record_cmd(&loaded, &runs)
                 } else {
-                    cli::replay::replay_cmd(h, &loaded, &runs)
-                })
+                    cli::replay::replay_cmd(&loaded, &runs)
+                };
+                if let Some(dir) = &html {
+                    cli::replay::write_html(dir, &loaded, &mut runs)?;
+                }
+                Ok(code)
             })
         }
         Command::Verify { layout, engine, json, check, html, view } => {
@@ -351,8 +356,8 @@ struct Row {
     check: String,
     pass: bool,
     detail: String,
-    picture: Option<Vec<u8>>,
-    snapshot: Option<Value>,
+    duration: std::time::Duration,
+    shown: report::html::Pictures,
 }
 
 fn verify(
@@ -372,12 +377,13 @@ fn verify(
             h.block_on(async {
                 for check in &selected {
                     // A fresh context per check, as in the test suite: no check sees another's input.
-                    let mut shown = (None, None);
+                    let mut shown = report::html::Pictures::default();
+                    let started = std::time::Instant::now();
                     let outcome = match h.open_with(view.apply((check.host)(HostOptions::new(layout, engine)))).await {
                         Ok(host) => {
                             let r = (check.run)(&host).await;
                             if html.is_some() {
-                                shown = report::html::picture_of(&host).await;
+                                shown = report::html::pictures_of(&host, None, None).await;
                             }
                             host.close().await;
                             r
@@ -391,8 +397,8 @@ fn verify(
                     if !as_json {
                         eprintln!("{} {layout}/{engine} {}", if pass { "pass" } else { "FAIL" }, check.name);
                     }
-                    let (picture, snapshot) = shown;
-                    rows.push(Row { layout, engine, check: check.name.to_string(), pass, detail, picture, snapshot });
+                    let duration = started.elapsed();
+                    rows.push(Row { layout, engine, check: check.name.to_string(), pass, detail, duration, shown });
                 }
             });
         }
@@ -407,10 +413,12 @@ fn verify(
                 .iter_mut()
                 .map(|r| report::html::Row {
                     name: format!("{}/{} {}", r.layout.name(), r.engine.name(), r.check),
-                    pass: r.pass,
+                    status: report::html::Status::of(r.pass),
                     detail: r.detail.clone(),
-                    picture: r.picture.take(),
-                    snapshot: r.snapshot.take(),
+                    duration: Some(r.duration),
+                    picture: r.shown.picture.take(),
+                    crop: r.shown.crop.take(),
+                    snapshot: r.shown.snapshot.take(),
                 })
                 .collect(),
         };
