@@ -153,8 +153,8 @@ enum Command {
         /// The emulated window, CSS px (default 1280x720).
         #[arg(long, value_name = "WxH", value_parser = attention_harness::qa::view::parse_viewport)]
         viewport: Option<(u32, u32)>,
-        /// Device pixels per CSS px.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+        /// Device pixels per CSS px: 1, 2 or 3.
+        #[arg(long, value_name = "1|2|3", default_value_t = 1, value_parser = attention_harness::qa::view::parse_dpr)]
         dpr: u8,
         /// Print the typed JSON report instead of the rates and the list of disagreements.
         #[arg(long)]

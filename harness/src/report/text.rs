@@ -31,7 +31,7 @@ pub fn wanted(role: Option<&str>, name: Option<&str>) -> String {
 
 /// A rect as `x,y wxh` (CSS px, one decimal at most).
 pub fn rect(r: &BoxRect) -> String {
-    format!("{},{} {}x{}", num(r.x), num(r.y), num(r.width), num(r.height))
+    r.to_string()
 }
 
 /// A number with at most one decimal and no trailing `.0`.
