@@ -381,9 +381,16 @@ fn verify(
                     let started = std::time::Instant::now();
                     let outcome = match h.open_with(view.apply((check.host)(HostOptions::new(layout, engine)))).await {
                         Ok(host) => {
-                            let r = (check.run)(&host).await;
+                            let mut r = (check.run)(&host).await;
                             if html.is_some() {
                                 shown = report::html::pictures_of(&host, None, None).await;
+                            }
+                            // A failed check leaves its screenshot, snapshot and console, named.
+                            if let Err(e) = r {
+                                let name = format!("verify-{}-{}-{}", layout.name(), engine.name(), check.name);
+                                let dir = report::write_artifacts(&name, &host).await;
+                                report::write_failure(&dir, &format!("{e:#}"));
+                                r = Err(anyhow::anyhow!("{e:#} (artifacts: {})", dir.display()));
                             }
                             host.close().await;
                             r

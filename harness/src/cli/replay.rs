@@ -19,7 +19,7 @@ use attention_harness::Harness;
 /// Runs every engine; returns the runs (each stops at its first failed step).
 pub fn run_all(h: &Harness, loaded: &Loaded, options: ReplayOptions) -> Vec<EngineRun> {
     let progress = |o: &StepOutcome| {
-        let detail = o.full_detail(&loaded.path);
+        let detail = with_artifacts(&o.full_detail(&loaded.path), o);
         let first = detail.lines().next().unwrap_or("");
         let status = match o.status() {
             Status::Pass => "pass",
@@ -99,7 +99,7 @@ pub fn replay_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
                     run.engine,
                     o.index,
                     o.step,
-                    o.full_detail(&loaded.path)
+                    with_artifacts(&o.full_detail(&loaded.path), o)
                 );
             }
         }
@@ -116,6 +116,20 @@ pub fn replay_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// `detail` with the artifacts folder at the end of its first line (a diff follows on the next).
+fn with_artifacts(detail: &str, o: &StepOutcome) -> String {
+    let Some(dir) = &o.artifacts else { return detail.to_string() };
+    let (first, rest) = detail.split_once('\n').map_or((detail, None), |(a, b)| (a, Some(b)));
+    let mut s = match first.strip_suffix(':') {
+        Some(head) => format!("{head} (artifacts: {}):", dir.display()),
+        None => format!("{first} (artifacts: {})", dir.display()),
+    };
+    if let Some(rest) = rest {
+        s = format!("{s}\n{rest}");
+    }
+    s
 }
 
 /// `record --scenario`: writes each named snapshot as a golden beside the scenario, printing the

@@ -41,6 +41,8 @@ pub struct StepOutcome {
     pub picture: Option<Vec<u8>>,
     /// The part of the picture around the pointer (or the step's input point), zoomed.
     pub crop: Option<Vec<u8>>,
+    /// The folder of a failed step's artifacts ([`write_artifacts`]).
+    pub artifacts: Option<std::path::PathBuf>,
 }
 
 /// How a named snapshot compared with the golden beside its scenario.
@@ -584,14 +586,7 @@ pub async fn replay(
                 golden = Some(compare_golden(&loaded.path, n, engine, s));
             }
         }
-        let mut shown = crate::report::html::Pictures::default();
-        if options.pictures || !pass {
-            if let Some(on) = host.as_ref() {
-                let blank = Some(snapshot.clone().unwrap_or_else(|| json!({})));
-                shown = crate::report::html::pictures_of(on, blank, ctx.at).await;
-            }
-        }
-        let o = StepOutcome {
+        let mut o = StepOutcome {
             index,
             step: step.name(),
             pass,
@@ -599,9 +594,21 @@ pub async fn replay(
             duration,
             golden,
             snapshot,
-            picture: shown.picture,
-            crop: shown.crop,
+            picture: None,
+            crop: None,
+            artifacts: None,
         };
+        let failed = o.status().failed();
+        if options.pictures || failed {
+            if let Some(on) = host.as_ref() {
+                let blank = Some(o.snapshot.clone().unwrap_or_else(|| json!({})));
+                let shown = crate::report::html::pictures_of(on, blank, ctx.at).await;
+                (o.picture, o.crop) = (shown.picture, shown.crop);
+            }
+        }
+        if failed {
+            o.artifacts = Some(write_artifacts(loaded, engine, &o, host.as_ref(), ctx.read.as_ref()).await);
+        }
         progress(&o);
         run.steps.push(o);
         if !pass {
@@ -613,6 +620,52 @@ pub async fn replay(
         let _ = tokio::time::timeout(Duration::from_secs(10), old.close()).await;
     }
     run
+}
+
+/// Leaves what a failed step needs to be understood without running it again, with or without
+/// `--html`, in `<artifacts root>/replay-<stem>-<engine>-steps-<i>/`: `failure.txt` (the step and
+/// its detail, with a golden's diff), `screenshot.png` (the annotated picture), `crop.png`,
+/// `snapshot.json` (the step's snapshot, else the Host's last), `read.json` (the last read: its
+/// summary and what the model keeps), `console.log` and `host.txt`. Best effort: a dead browser
+/// still leaves the failure and the console.
+async fn write_artifacts(
+    loaded: &Loaded,
+    engine: Engine,
+    o: &StepOutcome,
+    host: Option<&Host>,
+    read: Option<&crate::agent::ReadResult>,
+) -> std::path::PathBuf {
+    let stem = loaded.path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
+    let name = format!("replay-{stem}-{engine}-steps-{}", o.index);
+    let dir = match host {
+        Some(h) => tokio::time::timeout(Duration::from_secs(20), crate::report::write_artifacts(&name, h))
+            .await
+            .unwrap_or_else(|_| crate::report::artifacts_root().join(&name)),
+        None => crate::report::artifacts_root().join(&name),
+    };
+    let _ = std::fs::create_dir_all(&dir);
+    let failure = format!(
+        "{} in {engine}: steps[{}] ({}): {}",
+        loaded.path.display(),
+        o.index,
+        o.step,
+        o.full_detail(&loaded.path)
+    );
+    crate::report::write_failure(&dir, &failure);
+    if let Some(png) = &o.picture {
+        let _ = std::fs::write(dir.join("screenshot.png"), png);
+    }
+    if let Some(png) = &o.crop {
+        let _ = std::fs::write(dir.join("crop.png"), png);
+    }
+    if let Some(s) = &o.snapshot {
+        let _ = std::fs::write(dir.join("snapshot.json"), serde_json::to_string_pretty(s).unwrap_or_default());
+    }
+    if let Some(r) = read {
+        let v = json!({"summary": read::summary(r), "kept": serde_json::from_str::<Value>(&read::kept(r)).ok()});
+        let _ = std::fs::write(dir.join("read.json"), serde_json::to_string_pretty(&v).unwrap_or_default());
+    }
+    dir
 }
 
 /// Compares a named snapshot with its golden beside the scenario.
