@@ -13,6 +13,8 @@ mod budgets;
 mod cli;
 #[path = "cli_envelope_v4.rs"]
 mod cli_envelope_v4;
+#[path = "cli_messages.rs"]
+mod cli_messages;
 #[path = "cli_qa.rs"]
 mod cli_qa;
 #[path = "conformance.rs"]

@@ -127,3 +127,24 @@ fn snapshot_json_at_the_privacy_probes_carries_no_canary() {
         assert!(n > 0, "{point}: the snapshot has no candidates, so the absent canary proves nothing: {payload}");
     }
 }
+
+#[test]
+fn verify_list_prints_the_checks_it_would_run_and_starts_no_browser() {
+    let all: Vec<&str> = attention_harness::checks::all().iter().map(|c| c.name).collect();
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness")).args(["verify", "--list"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let listed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect();
+    assert_eq!(listed, all, "verify --list names every check, in order");
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["verify", "--list", "--check", "checklist-2"])
+        .output()
+        .unwrap();
+    let want: Vec<&str> = all.iter().copied().filter(|n| n.starts_with("checklist-2")).collect();
+    assert!(!want.is_empty());
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().collect::<Vec<_>>(), want);
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["verify", "--list", "--check", "no-such-check"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

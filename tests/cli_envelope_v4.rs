@@ -1,4 +1,4 @@
-//! `snapshot --envelope --version 1|4` (issue 21): prints the envelope of the version asked for and
+//! `snapshot --envelope --envelope-version 1|4` (issue 21): prints the envelope of the version asked for and
 //! says on stderr which version the runtime wrote; `contract validate` accepts that output as it is
 //! and `contract expand` turns the v4 one back into the v1 payload, whose candidates are the same
 //! as those of the v1 envelope printed at the same point.
@@ -30,7 +30,7 @@ fn names(payload: &Value) -> Vec<String> {
 
 #[test]
 fn snapshot_envelope_version_4_is_validated_and_expanded_by_the_contract_commands() {
-    let v4 = cli(&["snapshot", "--layout", "managed", "--point", "boundary", "--envelope", "--version", "4"]);
+    let v4 = cli(&["snapshot", "--layout", "managed", "--point", "boundary", "--envelope", "--envelope-version", "4"]);
     assert!(v4.status.success(), "{}", String::from_utf8_lossy(&v4.stderr));
     assert!(
         String::from_utf8_lossy(&v4.stderr).contains("wippy.attention version 4 (asked for 4)"),
@@ -53,7 +53,7 @@ fn snapshot_envelope_version_4_is_validated_and_expanded_by_the_contract_command
         "{got:?}"
     );
 
-    let v1 = cli(&["snapshot", "--layout", "managed", "--point", "boundary", "--envelope", "--version", "1"]);
+    let v1 = cli(&["snapshot", "--layout", "managed", "--point", "boundary", "--envelope", "--envelope-version", "1"]);
     assert!(v1.status.success(), "{}", String::from_utf8_lossy(&v1.stderr));
     assert!(String::from_utf8_lossy(&v1.stderr).contains("wippy.attention version 1 (asked for 1)"));
     let array: Value = serde_json::from_slice(&v1.stdout).unwrap();
@@ -62,7 +62,7 @@ fn snapshot_envelope_version_4_is_validated_and_expanded_by_the_contract_command
     assert_eq!(names(&content), got, "v1 and v4 at the boundary name different candidates");
 }
 
-/// Without `--version`, `--envelope` writes the current version, 4, within the 16,384-byte v2-v4
+/// Without `--envelope-version`, `--envelope` writes the current version, 4, within the 16,384-byte v2-v4
 /// envelope limit.
 #[test]
 fn snapshot_envelope_without_a_version_writes_version_4() {
@@ -82,8 +82,8 @@ fn snapshot_envelope_without_a_version_writes_version_4() {
 #[test]
 fn snapshot_version_outside_1_to_4_or_without_envelope_is_a_usage_error() {
     for args in [
-        &["snapshot", "--layout", "managed", "--point", "boundary", "--envelope", "--version", "5"][..],
-        &["snapshot", "--layout", "managed", "--point", "boundary", "--version", "4"][..],
+        &["snapshot", "--layout", "managed", "--point", "boundary", "--envelope", "--envelope-version", "5"][..],
+        &["snapshot", "--layout", "managed", "--point", "boundary", "--envelope-version", "4"][..],
     ] {
         let out = cli(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));

@@ -43,8 +43,8 @@ fn validate_exit_codes() {
 
 #[test]
 fn clap_rejects_unknown_versions() {
-    assert!(TestCli::try_parse_from(["contract", "encode", "--version", "5", "x"]).is_err());
-    assert!(TestCli::try_parse_from(["contract", "encode", "--version", "4", "-"]).is_ok());
+    assert!(TestCli::try_parse_from(["contract", "encode", "--envelope-version", "5", "x"]).is_err());
+    assert!(TestCli::try_parse_from(["contract", "encode", "--envelope-version", "4", "-"]).is_ok());
 }
 
 #[test]
@@ -52,8 +52,8 @@ fn encode_expand_project_run() {
     let payload = tmp("payload.json", &canonical_json(&v1_payload_with_action_ref()).unwrap());
     let env = fixture_path("spec-v1-envelope.json");
     for v in ["2", "3", "4"] {
-        assert_eq!(run(&parse(&["encode", "--version", v, payload.to_str().unwrap()])), 0);
-        assert_eq!(run(&parse(&["encode", "--version", v, env.to_str().unwrap()])), 0);
+        assert_eq!(run(&parse(&["encode", "--envelope-version", v, payload.to_str().unwrap()])), 0);
+        assert_eq!(run(&parse(&["encode", "--envelope-version", v, env.to_str().unwrap()])), 0);
     }
     let compact = attention_harness::contract::codec::encode(&v1_payload(), 4).unwrap();
     let compact_env = tmp("compact.json", &seal("a", "wippy.attention", 4, &compact).to_string());

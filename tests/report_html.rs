@@ -60,8 +60,14 @@ fn replay_html_report_has_a_row_per_step_with_decoded_pictures_and_no_network() 
         .collect();
     assert_eq!(got, want, "the report's rows are the steps with their statuses");
     // Every step runs on an open Host, so every row has its picture: the 1280 px window at zoom
-    // 1.25 (a 1024 CSS px viewport, 1280 device px).
-    assert!(rows.iter().all(|x| x["images"].as_array().unwrap().len() == 1), "{rows:?}");
+    // 1.25 (a 1024 CSS px viewport, 1280 device px); every row after the first pointer input also
+    // has the zoomed crop around it.
+    for x in rows {
+        let kinds: Vec<&str> = x["images"].as_array().unwrap().iter().map(|i| i["kind"].as_str().unwrap()).collect();
+        let pointed = !x["name"].as_str().unwrap().ends_with("steps[0] open");
+        assert_eq!(kinds, if pointed { vec!["shot", "crop"] } else { vec!["shot"] }, "{x}");
+        assert!(x["time"].as_str().unwrap().ends_with(" ms") || x["time"].as_str().unwrap().ends_with(" s"), "{x}");
+    }
     assert_images_decoded(rows, 1280);
     // The legend of each move lists the candidate the expectation after it proved is on top.
     for (i, x) in rows.iter().enumerate() {
@@ -116,7 +122,8 @@ fn verify_html_report_has_a_row_per_check_and_cell_matching_the_json() {
     assert_eq!(got, want, "the report's rows are verify's rows");
     for (x, j) in rows.iter().zip(&json) {
         assert_eq!(x["detail"], j["detail"], "detail of {}", x["name"]);
-        assert_eq!(x["images"].as_array().unwrap().len(), 1, "{}: a picture per check", x["name"]);
+        let shots = x["images"].as_array().unwrap().iter().filter(|i| i["kind"] == "shot").count();
+        assert_eq!(shots, 1, "{}: a picture per check", x["name"]);
     }
     assert_images_decoded(rows, 1280);
     assert_offline(&r);
@@ -146,8 +153,9 @@ fn a_hostile_string_in_a_report_is_shown_as_text() {
     assert_eq!(rows[2]["status"], json!("fail"));
     // The scenario's description is the report's subtitle: shown as the very text, not parsed.
     assert_eq!(r.dom["subtitle"], json!(hostile), "{:?}", r.dom);
-    // Only the three screenshots are images: the hostile string made no element.
-    assert_eq!(r.dom["images"], json!(3), "{:?}", r.dom);
+    // Only the three screenshots and the two crops around the pointer (after the move) are images:
+    // the hostile string made no element.
+    assert_eq!(r.dom["images"], json!(5), "{:?}", r.dom);
     assert_offline(&r);
 }
 
@@ -175,7 +183,7 @@ fn hostile_snapshot(hostile: &str) -> Value {
 
 #[test]
 fn a_hostile_page_label_name_and_detail_in_a_report_row_are_shown_as_text_and_no_script_runs() {
-    use attention_harness::report::html::{write, Report, Row};
+    use attention_harness::report::html::{write, Report, Row, Status};
     // What a hostile page could put into its labels and names, and so into a row's detail.
     let hostile = "<script>window.__owned = 1; document.title = 'owned'</script>\
                    <img src=x onerror=\"window.__owned = 2\"><b>bold</b>&amp;";
@@ -186,9 +194,11 @@ fn a_hostile_page_label_name_and_detail_in_a_report_row_are_shown_as_text_and_no
         legend: None,
         rows: vec![Row {
             name: hostile.into(),
-            pass: false,
+            status: Status::Fail,
             detail: format!("the candidate under the pointer is {hostile}"),
+            duration: None,
             picture: None,
+            crop: None,
             snapshot: Some(hostile_snapshot(hostile)),
         }],
     };
@@ -219,4 +229,198 @@ fn a_hostile_page_label_name_and_detail_in_a_report_row_are_shown_as_text_and_no
     );
     assert_eq!(row["omissions"], json!([format!("omission redacted p0 {hostile}")]), "{row}");
     assert_offline(&r);
+}
+
+/// Replays `sc` (written as `NAME.json` in a scratch folder, goldens from `goldens` beside it) with
+/// `--html`, and reads the report back in Chromium.
+fn replay_with_report(name: &str, sc: Value, prepare: impl FnOnce(&Path)) -> (Output, crate::report_support::Read) {
+    let dir = scratch(name);
+    let file = dir.join(format!("{name}.json"));
+    std::fs::write(&file, serde_json::to_string_pretty(&sc).unwrap()).unwrap();
+    prepare(&file);
+    let out = cli(&["replay", file.to_str().unwrap(), "--html", dir.join("out").to_str().unwrap()]);
+    let r = open_report(&dir.join("out/report.html"));
+    (out, r)
+}
+
+/// The report agrees with the exit code: its verdict, its counts (computed here from the rows it
+/// shows), its failure list (every failing row, linked, and only those) and the stdout's count line.
+fn assert_report_agrees(out: &Output, r: &crate::report_support::Read) -> Vec<Value> {
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    let rows = r.dom["rows"].as_array().unwrap().clone();
+    let status = |s: &str| rows.iter().filter(|x| x["status"] == s).count();
+    let (passed, failed, missing, not_run) =
+        (status("pass"), status("fail") + status("missing golden"), status("missing golden"), status("not run"));
+    assert_eq!(passed + failed + not_run, rows.len(), "a row with an unknown status: {rows:?}");
+    let exit = out.status.code();
+    assert_eq!(exit, Some(if failed > 0 { 1 } else { 0 }), "exit code vs the report's rows\n{stdout}\n{stderr}");
+    assert_eq!(r.dom["verdict"], json!(if failed > 0 { "fail" } else { "pass" }), "{}", r.dom["totals"]);
+    let mut totals = format!("{passed} passed, {failed} failed");
+    if missing > 0 {
+        totals += &format!(" ({missing} missing golden)");
+    }
+    if not_run > 0 {
+        totals += &format!(", {not_run} not run");
+    }
+    let head = if failed > 0 { "FAILED" } else { "PASSED" };
+    assert_eq!(r.dom["totals"], json!(format!("{head}: {totals}")));
+    assert!(stdout.contains(&format!("{passed} passed, {failed} failed, {not_run} not run")), "{stdout}");
+    // The failure list names exactly the failing rows, each linked to its row.
+    let failing: Vec<(String, String)> = rows
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x["status"] == "fail" || x["status"] == "missing golden")
+        .map(|(i, x)| (format!("#row-{}", i + 1), x["name"].as_str().unwrap().to_string()))
+        .collect();
+    let listed: Vec<(String, String)> = r.dom["failures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["target"].as_str().unwrap().to_string(), f["text"].as_str().unwrap().to_string()))
+        .collect();
+    assert_eq!(listed.len(), failing.len(), "{listed:?} vs {failing:?}");
+    for ((t, text), (want_t, name)) in listed.iter().zip(&failing) {
+        assert_eq!(t, want_t);
+        assert!(text.starts_with(name.as_str()), "{text} names {name}");
+    }
+    // Every row that ran has its duration; a row that did not run has none.
+    for x in &rows {
+        let time = x["time"].as_str().unwrap();
+        assert_eq!(time.is_empty(), x["status"] == "not run", "{x}");
+    }
+    // Each failing line of stdout is a failing row of the report.
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("FAIL ")).count(), failed, "{stdout}");
+    assert_offline(r);
+    rows
+}
+
+fn statuses(rows: &[Value]) -> Vec<&str> {
+    rows.iter().map(|x| x["status"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn the_replay_report_agrees_with_the_exit_code_in_every_failure_class() {
+    let left = "Attention target left";
+    // A failed expect: the row says what was expected beside what was found; the rest is not run.
+    let (out, r) = replay_with_report(
+        "class-expect",
+        json!({"engines": ["iframe"], "steps": [
+            {"do": "open"}, {"do": "move", "at": "left-leaf"},
+            {"do": "expect", "top": {"role": "button", "name": "Attention target right"}, "timeout_ms": 300},
+            {"do": "snapshot"}
+        ]}),
+        |_| {},
+    );
+    let rows = assert_report_agrees(&out, &r);
+    assert_eq!(statuses(&rows), ["pass", "pass", "fail", "not run"]);
+    let d = rows[2]["detail"].as_str().unwrap();
+    assert!(d.contains("Attention target right") && d.contains(left), "expected and found: {d}");
+    let kinds: Vec<&str> = rows[2]["images"].as_array().unwrap().iter().map(|i| i["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["shot", "crop"], "a failing row shows the screenshot and the crop around the pointer");
+    assert_images_decoded(&rows, 1280);
+    let shot = &rows[2]["images"][0];
+    assert!(shot["shown_width"].as_f64().unwrap() >= 600.0, "the screenshot is shown large enough: {shot}");
+
+    // A golden that differs (its diff in the row) and a golden that is missing (the command that
+    // records it): both fail, and the replay goes on past them.
+    let sc = json!({"engines": ["iframe"], "steps": [
+        {"do": "open"}, {"do": "move", "at": "left-leaf"},
+        {"do": "snapshot", "name": "differs"}, {"do": "snapshot", "name": "missing"}, {"do": "snapshot"}
+    ]});
+    let (out, r) = replay_with_report("class-golden", sc, |file| {
+        let rec = cli(&["record", "--scenario", file.to_str().unwrap()]);
+        assert!(rec.status.success(), "{}", text(&rec.stdout));
+        let stem = file.file_stem().unwrap().to_str().unwrap();
+        let g = file.with_file_name(format!("{stem}.differs.iframe.golden.json"));
+        let old = std::fs::read_to_string(&g).unwrap();
+        assert!(old.contains(left), "{old}");
+        std::fs::write(&g, old.replace(left, "Attention target elsewhere")).unwrap();
+        std::fs::remove_file(file.with_file_name(format!("{stem}.missing.iframe.golden.json"))).unwrap();
+    });
+    let rows = assert_report_agrees(&out, &r);
+    assert_eq!(statuses(&rows), ["pass", "pass", "fail", "missing golden", "pass"]);
+    let d = rows[2]["detail"].as_str().unwrap();
+    assert!(d.contains("differs from its golden") && d.contains("-") && d.contains("elsewhere"), "{d}");
+    let d = rows[3]["detail"].as_str().unwrap();
+    assert!(d.contains("has no golden") && d.contains("attention-harness record --scenario"), "{d}");
+    assert!(r.dom["totals"].as_str().unwrap().contains("(1 missing golden)"), "{}", r.dom["totals"]);
+
+    // A step error (an action with no snapshot to act on) and a timeout (a selector that never
+    // appears): each fails its step, the rest is not run.
+    let (out, r) = replay_with_report(
+        "class-step-error",
+        json!({"engines": ["iframe"], "steps": [{"do": "open"}, {"do": "action", "mode": "highlight"}, {"do": "snapshot"}]}),
+        |_| {},
+    );
+    let rows = assert_report_agrees(&out, &r);
+    assert_eq!(statuses(&rows), ["pass", "fail", "not run"]);
+    assert!(rows[1]["detail"].as_str().unwrap().contains("needs a snapshot first"), "{}", rows[1]);
+    let (out, r) = replay_with_report(
+        "class-timeout",
+        json!({"engines": ["iframe"], "steps": [
+            {"do": "open"}, {"do": "wait-for", "selector": ".never-there", "timeout_ms": 500}, {"do": "snapshot"}
+        ]}),
+        |_| {},
+    );
+    let rows = assert_report_agrees(&out, &r);
+    assert_eq!(statuses(&rows), ["pass", "fail", "not run"]);
+    assert!(rows[1]["detail"].as_str().unwrap().contains("did not happen within 500ms"), "{}", rows[1]);
+}
+
+#[test]
+fn a_browser_that_crashes_mid_replay_fails_its_step_in_the_report_and_the_exit_code() {
+    use std::io::BufRead;
+    let dir = scratch("class-crash");
+    let file = dir.join("crash.json");
+    let sc = json!({"engines": ["iframe"], "steps": [
+        {"do": "open"}, {"do": "move", "at": "left-leaf"},
+        {"do": "wait-for", "selector": ".never-there", "timeout_ms": 60000}, {"do": "snapshot"}
+    ]});
+    std::fs::write(&file, serde_json::to_string_pretty(&sc).unwrap()).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["replay", file.to_str().unwrap(), "--html", dir.join("out").to_str().unwrap()])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run attention-harness");
+    let cli_pid = child.id();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    loop {
+        let line = rx
+            .recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+            .unwrap_or_else(|_| panic!("the replay never passed steps[1] within 120 s: {seen:?}"));
+        let moved = line.starts_with("pass steps[1] move");
+        seen.push(line);
+        if moved {
+            break;
+        }
+    }
+    // The browser this CLI launched (its child whose name says so), killed by its pid.
+    let browser = attention_harness::harness::cpu::tree_pids(cli_pid)
+        .into_iter()
+        .filter(|&p| p != cli_pid)
+        .find(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            let ppid = stat.rsplit_once(')').and_then(|(_, r)| r.split_whitespace().nth(1)?.parse::<u32>().ok());
+            let comm = std::fs::read_to_string(format!("/proc/{p}/comm")).unwrap_or_default();
+            ppid == Some(cli_pid) && comm.to_lowercase().contains("chrom")
+        })
+        .unwrap_or_else(|| panic!("no browser child of the CLI (pid {cli_pid})"));
+    assert_eq!(unsafe { libc::kill(browser as i32, libc::SIGKILL) }, 0, "kill the browser {browser}");
+    let out = child.wait_with_output().expect("the replay ends");
+    let out = Output { stderr: seen.join("\n").into_bytes(), ..out };
+    let r = open_report(&dir.join("out/report.html"));
+    let rows = assert_report_agrees(&out, &r);
+    assert_eq!(statuses(&rows), ["pass", "pass", "fail", "not run"]);
+    let d = rows[2]["detail"].as_str().unwrap();
+    assert!(d.contains("Chromium exited or crashed"), "{d}");
 }

@@ -101,7 +101,7 @@ fn a_changed_shipped_golden_fails_replay_naming_the_step_with_a_readable_diff() 
     // The untouched engine and goldens still pass; the changed one names its step and file.
     assert!(stdout.contains(&format!("pass {} in iframe", file.display())), "{stdout}");
     let head = format!(
-        "FAIL {} in fragment: steps[6] (snapshot \"right-of-boundary\") differs from its golden {}",
+        "FAIL {} in fragment: steps[6] (snapshot): \u{201c}right-of-boundary\u{201d} differs from its golden {}",
         file.display(),
         golden.display()
     );
@@ -211,7 +211,7 @@ fn record_writes_goldens_beside_the_scenario_and_a_changed_golden_shows_a_readab
     let (out, _) = cli(&["replay", &file]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("steps[2] (snapshot \"at-left\") differs from its golden"), "{stdout}");
+    assert!(stdout.contains("steps[2] (snapshot): \u{201c}at-left\u{201d} differs from its golden"), "{stdout}");
     assert!(
         stdout.contains("-      \"name\": \"Attention target elsewhere\"")
             || stdout.contains("-") && stdout.contains("elsewhere"),
@@ -250,7 +250,9 @@ fn a_read_steps_result_is_checked_by_a_later_expect_and_its_target_can_be_acted_
         assert!(stdout.contains(&format!("pass {file} in {engine}: 6 steps")), "{stdout}");
     }
     assert!(
-        stderr.contains("attention_find_semantic ended \"inspected\": [\"button \\\"Attention target left\\\"\"]"),
+        stderr.contains(
+            "attention_find_semantic ended inspected, outcome ok: 1 node: button \u{201c}Attention target left\u{201d}"
+        ),
         "{stderr}"
     );
     // The same read, expected to find another node: exit 1 naming the expect step and what it found.
@@ -267,7 +269,12 @@ fn a_read_steps_result_is_checked_by_a_later_expect_and_its_target_can_be_acted_
     let (out, _) = cli(&["replay", &file]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{}", text(&out.stderr));
-    assert!(stdout.contains("steps[2] (expect): the read expectation did not hold: no node like"), "{stdout}");
+    assert!(
+        stdout.contains(
+            "steps[2] (expect): the read expectation did not hold: expected a node any role named \u{201c}Attention target right\u{201d}, found:"
+        ),
+        "{stdout}"
+    );
     assert!(stdout.contains("Attention target left"), "the message lists what the read found: {stdout}");
     assert!(!text(&out.stderr).contains("steps[3]"), "replay went on after the failed step");
 }
@@ -326,4 +333,113 @@ fn wait_for_a_selector_waits_for_an_element_a_step_makes_appear_and_names_it_whe
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("steps[1] (wait-for): the inspection API refused the selector \"li:hover\""), "{stdout}");
     assert!(t0.elapsed() < Duration::from_secs(30), "it waited out the timeout: {:?}", t0.elapsed());
+}
+
+#[test]
+fn binding_the_agent_for_a_read_leaves_pointer_focus_and_selection_where_the_scenario_left_them() {
+    let d = scratch("bind-untouched");
+    // Without the read: the pointer and the focus on the left button, recorded as the golden.
+    let plain = write(
+        &d,
+        "plain.json",
+        serde_json::json!({"engines": ["iframe"], "steps": [
+            {"do": "open"}, {"do": "click", "at": "left-leaf"}, {"do": "snapshot", "name": "after"}
+        ]}),
+    );
+    let (out, _) = cli(&["record", "--scenario", &plain]);
+    assert!(out.status.success(), "{}\n{}", text(&out.stdout), text(&out.stderr));
+    // The same with a read in between (its first read binds the agent): the same golden holds.
+    let with_read = write(
+        &d,
+        "with-read.json",
+        serde_json::json!({"engines": ["iframe"], "steps": [
+            {"do": "open"}, {"do": "click", "at": "left-leaf"},
+            {"do": "read", "tool": "attention_get_focus"},
+            {"do": "snapshot", "name": "after"}
+        ]}),
+    );
+    std::fs::copy(d.join("plain.after.iframe.golden.json"), d.join("with-read.after.iframe.golden.json")).unwrap();
+    let (out, _) = cli(&["replay", &with_read]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "the read moved something of the user's:\n{stdout}\n{stderr}");
+    assert!(stdout.contains(&format!("pass {with_read} in iframe: 4 steps")), "{stdout}");
+    // The read itself saw the focus the click left, not the composer.
+    assert!(stderr.contains("attention_get_focus ended inspected"), "{stderr}");
+    let golden = std::fs::read_to_string(d.join("plain.after.iframe.golden.json")).unwrap();
+    assert!(golden.contains("Attention target left"), "{golden}");
+}
+
+#[test]
+fn a_read_that_ends_refused_fails_its_step_with_the_reason_unless_the_scenario_expects_it() {
+    let d = scratch("read-refused");
+    // A typo in the args is refused before a browser starts, naming it and the tool's arguments.
+    let typo = write(
+        &d,
+        "typo.json",
+        serde_json::json!({"engines": ["iframe"], "steps": [
+            {"do": "open"}, {"do": "read", "tool": "attention_get_tree", "args": {"depht": 3}}
+        ]}),
+    );
+    let (out, _) = cli(&["replay", &typo]);
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "steps[1] (read): attention_get_tree takes no argument \u{201c}depht\u{201d} (its arguments: root, depth, limit, continuation)"
+        ),
+        "{stderr}"
+    );
+    // A read the Session refuses (no filter) fails its own step, saying why and what the model keeps.
+    let refused = write(
+        &d,
+        "refused.json",
+        serde_json::json!({"engines": ["iframe"], "steps": [
+            {"do": "open"}, {"do": "read", "tool": "attention_find_semantic", "args": {}}, {"do": "snapshot"}
+        ]}),
+    );
+    let (out, _) = cli(&["replay", &refused]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("steps[1] (read): attention_find_semantic ended rejected, reason semantic-filter-required"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("the model keeps: {"), "{stdout}");
+    assert!(!stderr.contains("steps[2]"), "replay went on after the failed read: {stderr}");
+    // Expected to end so (status and reason), the same read passes, and the typo too.
+    let expected = write(
+        &d,
+        "expected.json",
+        serde_json::json!({"engines": ["iframe"], "steps": [
+            {"do": "open"},
+            {"do": "read", "tool": "attention_find_semantic", "args": {}},
+            {"do": "expect", "read": {"status": "rejected", "reason": "semantic-filter-required"}},
+            {"do": "read", "tool": "attention_get_tree", "args": {"depht": 3}},
+            {"do": "expect", "read": {"status": "rejected", "reason": "unexpected-field"}}
+        ]}),
+    );
+    let (out, _) = cli(&["replay", &expected]);
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stderr.contains("attention_get_tree ended rejected, reason unexpected-field"), "{stderr}");
+    assert!(stderr.contains("    the model keeps: {"), "the kept result on stderr: {stderr}");
+    // An expectation of another reason fails, saying what was expected and found.
+    let wrong = write(
+        &d,
+        "wrong.json",
+        serde_json::json!({"engines": ["iframe"], "steps": [
+            {"do": "open"},
+            {"do": "read", "tool": "attention_find_semantic", "args": {}},
+            {"do": "expect", "read": {"status": "rejected", "reason": "unexpected-field"}}
+        ]}),
+    );
+    let (out, _) = cli(&["replay", &wrong]);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "expected the reason unexpected-field, found: attention_find_semantic ended rejected, reason semantic-filter-required"
+        ),
+        "{stdout}"
+    );
 }

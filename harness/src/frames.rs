@@ -37,14 +37,31 @@ pub enum HostError {
     Model { what: String, model: &'static str, source: crate::attention::ParseError },
 }
 
-/// A frame of the opened Host, for ground-truth reads.
-#[derive(Debug, Clone)]
+/// A frame of the opened Host, for ground-truth reads. It prints as words (`the frame whose URL
+/// contains “x”`), in Debug form too, since errors name it.
+#[derive(Clone)]
 pub enum Frame {
     Top,
     /// The first frame whose URL contains this text (out-of-process iframes are searched first).
     UrlContains(String),
     /// The frame whose `name` attribute is this.
     Name(String),
+}
+
+impl std::fmt::Display for Frame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Frame::Top => write!(f, "the top frame"),
+            Frame::UrlContains(part) => write!(f, "the frame whose URL contains \u{201c}{part}\u{201d}"),
+            Frame::Name(name) => write!(f, "the frame named \u{201c}{name}\u{201d}"),
+        }
+    }
+}
+
+impl std::fmt::Debug for Frame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 impl Frame {
@@ -170,7 +187,7 @@ impl FrameSessions {
             // An in-process frame inside an out-of-process frame (a grandchild realm of the Child site).
             None => self.find_in_child_trees(frame).await,
         };
-        let Some(f) = found else { return Err(HostError::NoFrame(format!("{frame:?}"))) };
+        let Some(f) = found else { return Err(HostError::NoFrame(frame.to_string())) };
         let id = f["id"].as_str().unwrap_or_default().to_string();
         // An out-of-process frame named by `name`: its target id is its frame id.
         if let Some(child) = self.child_targets().into_iter().find(|c| c.target_id == id) {
@@ -182,7 +199,7 @@ impl FrameSessions {
         }
         match self.tracked.lock().ok().and_then(|t| t.frame_contexts.get(&id).cloned()) {
             Some((sid, c)) => Ok((Session { cdp: self.cdp.clone(), id: sid }, Some(c))),
-            None => Err(HostError::NoFrame(format!("{frame:?} (no main-world context yet)"))),
+            None => Err(HostError::NoFrame(format!("{frame} (no main-world context yet)"))),
         }
     }
 

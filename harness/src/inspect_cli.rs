@@ -18,9 +18,10 @@ use crate::{Engine, Frame, Harness, Host, HostOptions, Layout};
 /// [--from-root] <read>`.
 #[derive(Debug, Args)]
 pub struct InspectArgs {
-    /// The Host shell (managed when --layout-file is given).
+    /// The Host shell: required unless --layout-file is given (then managed).
     #[arg(long, value_enum, required_unless_present = "layout_file")]
     pub layout: Option<Layout>,
+    /// How the child apps are mounted: iframes or Web Fragments.
     #[arg(long, value_enum, default_value = "iframe")]
     pub engine: Engine,
     /// Call from inside the child realm whose frame URL contains this (`about:srcdoc`, `leaf.html?side=left`).
@@ -58,30 +59,40 @@ pub struct Target {
 pub enum Read {
     /// Semantic search: at least one of --role, --name, --text, --resource-id, or --node-id.
     Find {
+        /// The ARIA role to match (`button`, `link` ...).
         #[arg(long)]
         role: Option<String>,
+        /// The accessible name to match.
         #[arg(long)]
         name: Option<String>,
+        /// Text the node contains.
         #[arg(long)]
         text: Option<String>,
+        /// The resource id to match (a panel's or an artifact's).
         #[arg(long)]
         resource_id: Option<String>,
+        /// One node by its id, from a snapshot or a read of this same page (ids differ between runs).
         #[arg(long, conflicts_with_all = ["role", "name", "text", "resource_id"])]
         node_id: Option<String>,
-        #[arg(long)]
+        /// At most this many nodes (absent: the runtime's default; it refuses values outside its range).
+        #[arg(long, value_name = "N")]
         limit: Option<u32>,
     },
     /// CSS search in the calling realm's document (its tree's root).
     Css {
+        /// The CSS selector, matched by Chromium's own engine in one document.
         selector: String,
-        #[arg(long)]
+        /// At most this many nodes (absent: the runtime's default; it refuses values outside its range).
+        #[arg(long, value_name = "N")]
         limit: Option<u32>,
     },
     /// The tree from the caller's scope root.
     Tree {
-        #[arg(long)]
+        /// Levels below the root (absent: the runtime's default; it refuses values outside its range).
+        #[arg(long, value_name = "N")]
         depth: Option<u32>,
-        #[arg(long)]
+        /// At most this many nodes per page (absent: the runtime's default).
+        #[arg(long, value_name = "N")]
         limit: Option<u32>,
     },
     /// One node's record.
@@ -90,11 +101,15 @@ pub enum Read {
     Geometry(Target),
     /// What is under a Host-viewport point (CSS px).
     Hit {
+        /// Host-viewport x, CSS px.
         x: f64,
+        /// Host-viewport y, CSS px.
         y: f64,
-        #[arg(long)]
+        /// Also sample within this radius around the point, CSS px (absent: the point only).
+        #[arg(long, value_name = "PX")]
         radius: Option<f64>,
-        #[arg(long)]
+        /// The grid step within the radius, CSS px (absent: the runtime's default).
+        #[arg(long, value_name = "PX")]
         step: Option<f64>,
     },
 }

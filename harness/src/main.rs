@@ -30,22 +30,22 @@ use attention_harness::{Engine, Harness, Host, HostOptions, Layout};
 )]
 struct Cli {
     /// The pages folder (reference Host, apps, runtime). Default: $ATTENTION_PAGES, else the repository's pages/.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Server options")]
     pages: Option<PathBuf>,
     /// Drive a browser someone else runs, at its DevTools WebSocket URL (ws://HOST:PORT/devtools/browser/ID),
     /// instead of launching one; it is never ended. Default: $ATTENTION_CDP_URL.
-    #[arg(long, global = true, value_name = "WS_URL")]
+    #[arg(long, global = true, value_name = "WS_URL", help_heading = "Server options")]
     cdp_url: Option<String>,
     /// The address both reference sites listen on (e.g. 0.0.0.0). Default: $ATTENTION_BIND, else 127.0.0.1.
-    #[arg(long, global = true, value_name = "ADDR")]
+    #[arg(long, global = true, value_name = "ADDR", help_heading = "Server options")]
     bind: Option<String>,
     /// The Host site's origin as the browser reaches it (http://HOST[:PORT]; the listener's port when none).
     /// Default: $ATTENTION_PUBLIC_ORIGIN, else http://127.0.0.1:<port>.
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(long, global = true, value_name = "URL", help_heading = "Server options")]
     public_origin: Option<String>,
     /// The child site's origin as the browser reaches it, on another host than --public-origin (two sites).
     /// Default: $ATTENTION_PUBLIC_CHILD_ORIGIN, else http://localhost:<port>.
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(long, global = true, value_name = "URL", help_heading = "Server options")]
     public_child_origin: Option<String>,
     #[command(subcommand)]
     command: Command,
@@ -69,17 +69,21 @@ enum EngineArg {
 enum Command {
     /// Run the end-to-end checks against the embedded reference Host; exits 1 if any fails.
     Verify {
-        /// Default: all (managed only with --layout-file).
+        /// The Host shells to run in. Default: all (managed only with --layout-file).
         #[arg(long, value_enum)]
         layout: Option<LayoutArg>,
+        /// How the child apps are mounted: iframes, Web Fragments, or both.
         #[arg(long, value_enum, default_value = "all")]
         engine: EngineArg,
         /// Print a JSON array of {layout, engine, check, status, detail} instead of a table.
         #[arg(long)]
         json: bool,
-        /// Run only the checks whose name starts with this (e.g. `checklist-6`).
-        #[arg(long)]
+        /// Run only the checks whose name starts with this (e.g. `checklist-6`; `--list` names them).
+        #[arg(long, value_name = "PREFIX")]
         check: Option<String>,
+        /// Print the checks' names (those --check selects, all without it) and exit; runs nothing.
+        #[arg(long)]
+        list: bool,
         /// Also write DIR/report.html: a row per check and cell with an annotated screenshot.
         #[arg(long, value_name = "DIR")]
         html: Option<PathBuf>,
@@ -88,24 +92,25 @@ enum Command {
     },
     /// Open a layout, move the pointer to a point with trusted input, print the snapshot.
     Snapshot {
-        /// The Host shell (managed when --layout-file is given).
+        /// The Host shell: required unless --layout-file is given (then managed).
         #[arg(long, value_enum, required_unless_present = "layout_file")]
         layout: Option<Layout>,
+        /// How the child apps are mounted: iframes or Web Fragments.
         #[arg(long, value_enum, default_value = "iframe")]
         engine: Engine,
         /// `X,Y` in Host-viewport CSS px, or a landmark: boundary, left-leaf, right-leaf,
         /// oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer ...
-        #[arg(long)]
+        #[arg(long, value_name = "X,Y|LANDMARK")]
         point: String,
         /// Print the `context_attachments` array (one envelope) instead of the snapshot.
         #[arg(long)]
         envelope: bool,
-        /// The `wippy.attention` version of that envelope (1-4; default 4, the current one): the
+        /// The `wippy.attention` version of that envelope, 1 to 4 (default 4, the current one): the
         /// snapshot is budgeted for it, and the version the runtime wrote is printed on stderr.
-        #[arg(long, requires = "envelope", value_parser = clap::value_parser!(u64).range(1..=4))]
-        version: Option<u64>,
+        #[arg(long, value_name = "1-4", requires = "envelope", value_parser = clap::value_parser!(u64).range(1..=4))]
+        envelope_version: Option<u64>,
         /// Also write a PNG of the viewport with the sample points and candidate rects drawn on it.
-        #[arg(long)]
+        #[arg(long, value_name = "FILE")]
         picture: Option<PathBuf>,
         #[command(flatten)]
         view: ViewArgs,
@@ -113,6 +118,8 @@ enum Command {
     /// Replay a scenario file (fixtures/scenarios/) with trusted input in every engine it names;
     /// exits 1 at the first failed step, naming it.
     Replay {
+        /// The scenario (JSON; fixtures/scenarios/ has examples, docs/ describes the steps).
+        #[arg(value_name = "FILE")]
         file: PathBuf,
         /// Also write DIR/report.html: a row per step with an annotated screenshot.
         #[arg(long, value_name = "DIR")]
@@ -120,13 +127,14 @@ enum Command {
     },
     /// Record: `--scenario FILE` writes the scenario's named snapshots as goldens beside it.
     Record {
-        #[arg(long)]
+        /// The scenario whose named snapshots to record, as `<stem>.<name>.<engine>.golden.json` beside it.
+        #[arg(long, value_name = "FILE")]
         scenario: PathBuf,
     },
     /// Serve the reference Host and its Session; print the URLs and the Session's bearer token.
     Serve {
         /// The Session's SQLite file (kept). Default: target/attention-session/serve.sqlite.
-        #[arg(long)]
+        #[arg(long, value_name = "FILE")]
         db: Option<PathBuf>,
         /// Play a Session release without Attention: the capabilities endpoint answers 404.
         #[arg(long)]
@@ -146,15 +154,15 @@ enum Command {
         /// The page (http:// or https://), checked to be reachable before a browser starts.
         #[arg(long)]
         url: String,
-        /// Grid step over the viewport, CSS px.
+        /// Grid step over the viewport, CSS px, 1 to 4096.
         #[arg(long, value_name = "PX", default_value_t = attention_harness::audit::DEFAULT_GRID,
               value_parser = clap::value_parser!(u32).range(1..=attention_harness::audit::MAX_GRID as i64))]
         grid: u32,
         /// The emulated window, CSS px (default 1280x720).
         #[arg(long, value_name = "WxH", value_parser = attention_harness::qa::view::parse_viewport)]
         viewport: Option<(u32, u32)>,
-        /// Device pixels per CSS px.
-        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=3))]
+        /// Device pixels per CSS px: 1, 2 or 3.
+        #[arg(long, value_name = "1|2|3", default_value_t = 1, value_parser = attention_harness::qa::view::parse_dpr)]
         dpr: u8,
         /// Print the typed JSON report instead of the rates and the list of disagreements.
         #[arg(long)]
@@ -213,18 +221,38 @@ fn main() -> ExitCode {
                 }
             };
             with_harness(pages, |h| {
-                let runs = cli::replay::run_all(h, &loaded, html.is_some());
-                if let Some(dir) = &html {
-                    cli::replay::write_html(dir, &loaded, &runs)?;
-                }
-                Ok(if record {
+                let options = attention_harness::scenario::run::ReplayOptions {
+                    pictures: html.is_some(),
+                    compare_goldens: !record,
+                };
+                let mut runs = cli::replay::run_all(h, &loaded, options);
+                let code = if record {
                     cli::replay::record_cmd(&loaded, &runs)
                 } else {
-                    cli::replay::replay_cmd(h, &loaded, &runs)
-                })
+                    cli::replay::replay_cmd(&loaded, &runs)
+                };
+                if let Some(dir) = &html {
+                    cli::replay::write_html(dir, &loaded, &mut runs)?;
+                }
+                Ok(code)
             })
         }
-        Command::Verify { layout, engine, json, check, html, view } => {
+        Command::Verify { list: true, check, .. } => {
+            let names: Vec<&str> = checks::all()
+                .iter()
+                .map(|c| c.name)
+                .filter(|n| check.as_deref().is_none_or(|p| n.starts_with(p)))
+                .collect();
+            if names.is_empty() {
+                eprintln!("error: no check's name starts with {}", check.unwrap_or_default());
+                return ExitCode::from(2);
+            }
+            for n in names {
+                println!("{n}");
+            }
+            ExitCode::SUCCESS
+        }
+        Command::Verify { layout, engine, json, check, html, view, list: false } => {
             // A prefix that names no check is a usage error, found before a browser starts.
             if let Some(p) = check.as_deref().filter(|p| !checks::all().iter().any(|c| c.name.starts_with(p))) {
                 eprintln!("error: no check's name starts with {p:?}");
@@ -276,8 +304,8 @@ fn main() -> ExitCode {
             };
             with_harness(pages, |h| attention_harness::inspect_cli::run(h, &args, &view, layouts[0]))
         }
-        Command::Snapshot { layout, engine, point, envelope, version, picture, view } => {
-            let envelope = envelope.then_some(version.unwrap_or(4));
+        Command::Snapshot { layout, engine, point, envelope, envelope_version, picture, view } => {
+            let envelope = envelope.then_some(envelope_version.unwrap_or(4));
             let (view, layouts) = match checked_view(&view, &pages, layout.map(|l| vec![l]).as_deref()) {
                 Ok(v) => v,
                 Err(code) => return code,
@@ -351,8 +379,8 @@ struct Row {
     check: String,
     pass: bool,
     detail: String,
-    picture: Option<Vec<u8>>,
-    snapshot: Option<Value>,
+    duration: std::time::Duration,
+    shown: report::html::Pictures,
 }
 
 fn verify(
@@ -372,12 +400,20 @@ fn verify(
             h.block_on(async {
                 for check in &selected {
                     // A fresh context per check, as in the test suite: no check sees another's input.
-                    let mut shown = (None, None);
+                    let mut shown = report::html::Pictures::default();
+                    let started = std::time::Instant::now();
                     let outcome = match h.open_with(view.apply((check.host)(HostOptions::new(layout, engine)))).await {
                         Ok(host) => {
-                            let r = (check.run)(&host).await;
+                            let mut r = (check.run)(&host).await;
                             if html.is_some() {
-                                shown = report::html::picture_of(&host).await;
+                                shown = report::html::pictures_of(&host, None, None).await;
+                            }
+                            // A failed check leaves its screenshot, snapshot and console, named.
+                            if let Err(e) = r {
+                                let name = format!("verify-{}-{}-{}", layout.name(), engine.name(), check.name);
+                                let dir = report::write_artifacts(&name, &host).await;
+                                report::write_failure(&dir, &format!("{e:#}"));
+                                r = Err(anyhow::anyhow!("{e:#} (artifacts: {})", dir.display()));
                             }
                             host.close().await;
                             r
@@ -391,8 +427,8 @@ fn verify(
                     if !as_json {
                         eprintln!("{} {layout}/{engine} {}", if pass { "pass" } else { "FAIL" }, check.name);
                     }
-                    let (picture, snapshot) = shown;
-                    rows.push(Row { layout, engine, check: check.name.to_string(), pass, detail, picture, snapshot });
+                    let duration = started.elapsed();
+                    rows.push(Row { layout, engine, check: check.name.to_string(), pass, detail, duration, shown });
                 }
             });
         }
@@ -407,10 +443,12 @@ fn verify(
                 .iter_mut()
                 .map(|r| report::html::Row {
                     name: format!("{}/{} {}", r.layout.name(), r.engine.name(), r.check),
-                    pass: r.pass,
+                    status: report::html::Status::of(r.pass),
                     detail: r.detail.clone(),
-                    picture: r.picture.take(),
-                    snapshot: r.snapshot.take(),
+                    duration: Some(r.duration),
+                    picture: r.shown.picture.take(),
+                    crop: r.shown.crop.take(),
+                    snapshot: r.shown.snapshot.take(),
                 })
                 .collect(),
         };
@@ -546,4 +584,46 @@ fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
         interrupt.recv().await;
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every option and argument of every command, with the command path that has it.
+    fn all_args(cmd: &clap::Command, path: &str, out: &mut Vec<(String, clap::Arg)>) {
+        for a in cmd.get_arguments() {
+            out.push((path.to_string(), a.clone()));
+        }
+        for sub in cmd.get_subcommands() {
+            all_args(sub, &format!("{path} {}", sub.get_name()), out);
+        }
+    }
+
+    #[test]
+    fn every_option_of_every_command_has_a_description_and_server_options_have_their_heading() {
+        let cmd = Cli::command();
+        cmd.clone().debug_assert();
+        let mut args = Vec::new();
+        all_args(&cmd, "attention-harness", &mut args);
+        let undescribed: Vec<String> = args
+            .iter()
+            .filter(|(_, a)| !["help", "version"].contains(&a.get_id().as_str()))
+            .filter(|(_, a)| a.get_help().is_none_or(|h| h.to_string().trim().is_empty()))
+            .map(|(p, a)| format!("{p} {}", a.get_id()))
+            .collect();
+        assert!(undescribed.is_empty(), "options without a description: {undescribed:?}");
+        for id in ["pages", "cdp_url", "bind", "public_origin", "public_child_origin"] {
+            let a = cmd.get_arguments().find(|a| a.get_id() == id).expect(id);
+            assert_eq!(a.get_help_heading(), Some("Server options"), "{id}");
+        }
+        // The tool's --version is the tool's: no command borrows it for something else.
+        let borrowed: Vec<String> = args
+            .iter()
+            .filter(|(_, a)| a.get_long() == Some("version") && a.get_id() != "version")
+            .map(|(p, a)| format!("{p} {}", a.get_id()))
+            .collect();
+        assert!(borrowed.is_empty(), "--version borrowed by {borrowed:?}");
+    }
 }

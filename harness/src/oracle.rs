@@ -18,13 +18,30 @@ use serde_json::Value;
 use crate::cdp::{quad_points, Session};
 use crate::frames::{FrameSessions, HostError};
 
-/// A rectangle in Host-viewport CSS pixels.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+/// A rectangle in Host-viewport CSS pixels. It prints as people read a rect, `x,y wxh` (at most
+/// one decimal), in Debug form too: check details that show a rect show it so.
+#[derive(Clone, Copy, PartialEq, serde::Serialize)]
 pub struct BoxRect {
     pub x: f64,
     pub y: f64,
     pub width: f64,
     pub height: f64,
+}
+
+impl std::fmt::Display for BoxRect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = |v: f64| {
+            let s = format!("{v:.1}");
+            s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+        };
+        write!(f, "{},{} {}x{}", n(self.x), n(self.y), n(self.width), n(self.height))
+    }
+}
+
+impl std::fmt::Debug for BoxRect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Display::fmt(self, f)
+    }
 }
 
 impl BoxRect {

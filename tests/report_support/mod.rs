@@ -26,11 +26,17 @@ const READ_BACK: &str = r#"(() => {
     legend: tr.querySelector('.picture').textContent,
     labels: [...tr.querySelectorAll('.label')].map(e => e.textContent),
     omissions: [...tr.querySelectorAll('.omissions li')].map(e => e.textContent),
-    images: [...tr.querySelectorAll('img')].map(i => ({complete: i.complete, width: i.naturalWidth, height: i.naturalHeight})),
+    time: tr.querySelector('.time') ? tr.querySelector('.time').textContent : null,
+    images: [...tr.querySelectorAll('img')].map(i => ({kind: i.className, complete: i.complete, width: i.naturalWidth,
+                                                      height: i.naturalHeight, shown_width: i.getBoundingClientRect().width})),
   }));
+  const summary = document.querySelector('#summary');
+  const failures = [...document.querySelectorAll('#failures li')].map(li => ({text: li.textContent,
+    target: li.querySelector('a').getAttribute('href')}));
   const links = [...document.querySelectorAll('[src],[href]')].map(e => e.getAttribute('src') || e.getAttribute('href'));
   const active = document.querySelectorAll('script, iframe, object, embed, svg, form, base, meta[http-equiv=refresh]').length;
-  return {rows, links, subtitle: document.querySelector('h1 + p').textContent, scripts: document.scripts.length,
+  return {rows, links, failures, verdict: summary ? summary.dataset.verdict : null,
+          totals: document.querySelector('#totals').textContent, subtitle: document.querySelector('h1 + p').textContent, scripts: document.scripts.length,
           images: document.images.length, title: document.title, heading: document.querySelector('h1').textContent,
           owned: window.__owned === undefined ? null : window.__owned, active};
 })()"#;
@@ -97,14 +103,22 @@ pub fn assert_offline(r: &Read) {
     }
     for l in r.dom["links"].as_array().unwrap() {
         let l = l.as_str().unwrap_or("");
-        assert!(l.starts_with("data:"), "a src/href that is not inline: {l:.80}");
+        // In-page links (the summary's links to its failing rows) stay in the page.
+        assert!(l.starts_with("data:") || l.starts_with("#row-"), "a src/href that is not inline: {l:.80}");
     }
     assert_eq!(r.dom["scripts"], json!(0), "a report has no scripts");
 }
 
+/// Every screenshot of `rows` is decoded at `width` device px (a zoomed crop is checked for being
+/// decoded only: its size depends on where the pointer is).
 pub fn assert_images_decoded(rows: &[Value], width: u64) {
     for row in rows {
         for img in row["images"].as_array().unwrap() {
+            if img["kind"] == "crop" {
+                assert_eq!(img["complete"], json!(true), "{}: crop not complete", row["name"]);
+                assert!(img["width"].as_u64().unwrap_or(0) > 0, "{}: crop not decoded", row["name"]);
+                continue;
+            }
             assert_eq!(img["complete"], json!(true), "{}: image not complete", row["name"]);
             assert_eq!(img["width"], json!(width), "{}: image not decoded at the screenshot's width", row["name"]);
         }

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::checks::agreement::{Disagreement, Figures};
-use crate::report::html::{Report, Row};
+use crate::report::html::{Report, Row, Status};
 use crate::report::picture::{self, CHROMIUM_COLOUR, RUNTIME_COLOUR};
 
 use super::page::PageView;
@@ -131,9 +131,11 @@ impl AuditReport {
         }
         let mut rows = vec![Row {
             name: "agreement".into(),
-            pass: self.disagreements.is_empty(),
+            status: Status::of(self.disagreements.is_empty()),
             detail: summary,
+            duration: None,
             picture: marked,
+            crop: None,
             snapshot: None,
         }];
         for d in &self.disagreements {
@@ -151,9 +153,11 @@ impl AuditReport {
             }
             rows.push(Row {
                 name: format!("({},{}) {}", d.at.x, d.at.y, d.at.aspect.name()),
-                pass: false,
+                status: Status::Fail,
                 detail,
+                duration: None,
                 picture: crop,
+                crop: None,
                 snapshot: None,
             });
         }

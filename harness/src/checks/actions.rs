@@ -124,7 +124,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::focus::await_truth;
-use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of};
+use super::session::{compose, composer_ready, enter_and_settle, session_id, session_of, settle};
 use super::{leaf_log, wait_for, LeafEvent, Poll, POINTER_TIMEOUT};
 use crate::agent::{ActionOptions, ActionResult, Agent, Status};
 use crate::input::Key;
@@ -139,6 +139,20 @@ pub async fn bound_agent(host: &Host) -> anyhow::Result<Agent> {
     let sid = session_id(&state)?;
     compose(host, "bind").await?;
     let row = enter_and_settle(host).await?;
+    ensure!(row["delivery"] == "received", "the binding message was not received: {row}");
+    Ok(Agent::bind(session_of(host)?, &sid)?)
+}
+
+/// Binds the harness as the agent to the Host tab without touching anything of the user's: the
+/// Host's composer sends the binding message itself (`window.__host.session.send`, what its form's
+/// submit calls), with no input, so the pointer, the focus, the selection and the composer's draft
+/// stay where they were. What a scenario's `read` and `action` steps use.
+pub async fn bound_agent_untouched(host: &Host) -> anyhow::Result<Agent> {
+    let state = composer_ready(host).await?;
+    let sid = session_id(&state)?;
+    let before = host.eval("window.__host.session.rows.length").await?.as_u64().unwrap_or(0);
+    host.eval("(window.__host.session.send('bind'), true)").await?;
+    let row = settle(host, before).await?;
     ensure!(row["delivery"] == "received", "the binding message was not received: {row}");
     Ok(Agent::bind(session_of(host)?, &sid)?)
 }

@@ -85,6 +85,12 @@ pub async fn compose(host: &Host, text: &str) -> anyhow::Result<()> {
 pub async fn enter_and_settle(host: &Host) -> anyhow::Result<Value> {
     let before = host.eval("window.__host.session.rows.length").await?.as_u64().unwrap_or(0);
     host.press_key(Key::ENTER).await?;
+    settle(host, before).await
+}
+
+/// Waits for the composer's row number `before` (the next one after `before` rows) to settle:
+/// received, undelivered or unconfirmed; returns it.
+pub async fn settle(host: &Host, before: u64) -> anyhow::Result<Value> {
     wait_for(host, "the submitted row's receipt", RECEIPT_WAIT, || async {
         let rows = host.eval("window.__host.session.rows").await?;
         let row = rows.as_array().and_then(|r| r.get(before as usize)).cloned();

@@ -2,7 +2,7 @@
 //!
 //! - `validate FILE [--now RFC3339] [--session-id ID]`: one JSON line, `{"ok":true}` or
 //!   `{"ok":false,"code":…,"path":…,"attachment_id":…}`; exit 0 accepted, 1 rejected.
-//! - `encode --version 2|3|4 FILE`: a v1 payload or v1 envelope (or a one-element array of it)
+//! - `encode --envelope-version 2|3|4 FILE`: a v1 payload or v1 envelope (or a one-element array of it)
 //!   to the compact envelope (same shape as the input's envelope/array).
 //! - `expand FILE`: a compact envelope or payload back to the v1 payload.
 //! - `project FILE`: the model projection of an envelope (or a v1 payload).
@@ -32,14 +32,22 @@ pub enum ContractCommand {
     },
     /// Encode a v1 snapshot (payload or envelope) as a compact v2, v3 or v4 envelope.
     Encode {
-        #[arg(long, value_parser = clap::value_parser!(u64).range(2..=4))]
+        /// The compact version to write: 2, 3 or 4.
+        #[arg(long = "envelope-version", value_name = "2-4", value_parser = clap::value_parser!(u64).range(2..=4))]
         version: u64,
+        /// JSON file, or `-` for stdin.
         file: PathBuf,
     },
     /// Expand a compact envelope (or payload) back to the v1 payload.
-    Expand { file: PathBuf },
+    Expand {
+        /// JSON file, or `-` for stdin.
+        file: PathBuf,
+    },
     /// Print the model projection of an envelope.
-    Project { file: PathBuf },
+    Project {
+        /// JSON file, or `-` for stdin.
+        file: PathBuf,
+    },
 }
 
 fn read_json(file: &PathBuf) -> Result<Value, String> {

@@ -22,8 +22,9 @@ pub struct ViewArgs {
     /// The emulated window, CSS px at zoom 1 (default 1280x720).
     #[arg(long, value_name = "WxH", value_parser = parse_viewport)]
     pub viewport: Option<(u32, u32)>,
-    /// Device pixels per CSS px.
-    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=3))]
+    /// Device pixels per CSS px: 1, 2 or 3 (default 1; for a fractional devicePixelRatio such as
+    /// 1.5, use --zoom 1.5).
+    #[arg(long, value_name = "1|2|3", value_parser = parse_dpr)]
     pub dpr: Option<u8>,
     /// Browser zoom (1.25 = 125 %): the page sees a viewport of WxH / zoom CSS px and a
     /// devicePixelRatio of dpr x zoom, as Chromium's own zoom gives it.
@@ -115,9 +116,21 @@ pub fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
     Ok((side(w)?, side(h)?))
 }
 
+/// `--dpr`: a whole 1, 2 or 3; anything else is refused naming the range (and `--zoom` for a
+/// fractional ratio).
+pub fn parse_dpr(s: &str) -> Result<u8, String> {
+    match s.trim().parse::<u8>() {
+        Ok(d @ 1..=3) => Ok(d),
+        _ => Err(format!(
+            "{s} is not a device pixel ratio this tool emulates: --dpr takes 1, 2 or 3 \
+             (for a fractional ratio such as 1.5, use --zoom 1.5)"
+        )),
+    }
+}
+
 pub fn parse_zoom(s: &str) -> Result<f64, String> {
-    let z: f64 = s.trim().parse().map_err(|_| format!("{s:?} is not a number (e.g. 1.25)"))?;
     let (lo, hi) = ZOOM_RANGE;
+    let z: f64 = s.trim().parse().map_err(|_| format!("{s} is not a number: --zoom takes {lo} to {hi} (e.g. 1.25)"))?;
     if !(z.is_finite() && (lo..=hi).contains(&z)) {
         return Err(format!("zoom {s} is outside {lo}..={hi}"));
     }

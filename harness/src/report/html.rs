@@ -1,8 +1,11 @@
 //! The offline HTML report of `verify --html DIR`, `replay --html DIR` and `audit --html DIR`: one
-//! `report.html` with a row per check (per cell), per step or per disagreement, its status and detail, and the annotated screenshot of the
-//! row (drawn by `picture::annotate`) inline as a `data:` URI beside a legend of its candidates and
-//! omissions. Nothing in it reaches the network: no scripts, inline CSS, images inline. Every string
-//! that comes from a page (labels, names, details) is escaped, so a hostile label shows as text.
+//! `report.html` that opens with a summary (the counts, then every failing row, linked), then a row
+//! per check (per cell), per step or per disagreement: its status, duration and detail, and the
+//! annotated screenshot of the row (drawn by `picture::annotate`) with a zoomed crop around the
+//! pointer, inline as `data:` URIs beside a legend of its candidates and omissions. The counts are
+//! computed from the rows' statuses, the same statuses the commands derive their exit codes from.
+//! Nothing in it reaches the network: no scripts, inline CSS, images inline. Every string that
+//! comes from a page (labels, names, details) is escaped, so a hostile label shows as text.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -14,14 +17,63 @@ use crate::attention::Snapshot;
 use crate::host::Host;
 use crate::report::picture::{annotate, candidate_colour};
 
+/// What a row says about its check or step. Every status but [`Status::Pass`] and
+/// [`Status::NotRun`] is a failure: the report counts it as failed and the command exits 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Pass,
+    Fail,
+    /// A named snapshot with no golden beside its scenario: nothing was compared, so it is no pass.
+    MissingGolden,
+    /// A step after the failed one: the replay stopped before it.
+    NotRun,
+}
+
+impl Status {
+    /// The status as the report and the CLI print it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::MissingGolden => "missing golden",
+            Status::NotRun => "not run",
+        }
+    }
+
+    /// The row's CSS class: `pass`, `fail` (every failure) or `not-run`.
+    fn class(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail | Status::MissingGolden => "fail",
+            Status::NotRun => "not-run",
+        }
+    }
+
+    pub fn failed(self) -> bool {
+        matches!(self, Status::Fail | Status::MissingGolden)
+    }
+
+    pub fn of(pass: bool) -> Status {
+        if pass {
+            Status::Pass
+        } else {
+            Status::Fail
+        }
+    }
+}
+
 /// One row of the report.
 pub struct Row {
     /// What the row is, e.g. `managed/iframe checklist-1` or `iframe steps[2] move`.
     pub name: String,
-    pub pass: bool,
+    pub status: Status,
     pub detail: String,
+    /// How long the check or step took (none for a row that did not run).
+    pub duration: Option<std::time::Duration>,
     /// The annotated screenshot (PNG), if the row has one.
     pub picture: Option<Vec<u8>>,
+    /// A zoomed crop of the picture around the pointer (PNG), if the row has one.
+    pub crop: Option<Vec<u8>>,
     /// The snapshot drawn on the picture, for the legend.
     pub snapshot: Option<Value>,
 }
@@ -55,48 +107,105 @@ pub fn escape(text: &str) -> String {
 const STYLE: &str = "body{font:14px system-ui,sans-serif;margin:1.5em}table{border-collapse:collapse;width:100%}\
 th,td{border:1px solid #ccc;padding:.4em;vertical-align:top;text-align:left}\
 tr.pass td.status{color:#1a7f37;font-weight:bold}tr.fail td.status{color:#cf222e;font-weight:bold}\
-pre{white-space:pre-wrap;margin:0;max-width:40em}img{max-width:640px;border:1px solid #999}\
+tr.not-run td.status{color:#6e7781}tr.fail{background:#fff5f5}#summary{border:1px solid #ccc;padding:.2em 1em;margin-bottom:1em}\
+#summary.fail{border-color:#cf222e;background:#fff5f5}#summary.pass{border-color:#1a7f37}\
+pre{white-space:pre-wrap;margin:0}\
+#rows tr{display:grid;grid-template-columns:3em minmax(8em,18em) 8em 5em 1fr}#rows td.picture{grid-column:1/-1}\
+#rows td.picture:empty{display:none}img.shot{width:100%;max-width:1280px;border:1px solid #999}\
+img.crop{width:320px;image-rendering:pixelated;border:1px solid #999;margin-top:.3em}\
 .swatch{display:inline-block;width:1em;height:1em;vertical-align:middle;margin-right:.3em}\
 .legend{margin:.3em 0;padding-left:1.2em}";
 
+/// The counts a report's summary shows: (passed, failed, not run).
+pub fn counts(rows: &[Row]) -> (usize, usize, usize) {
+    let count = |f: fn(Status) -> bool| rows.iter().filter(|r| f(r.status)).count();
+    (count(|s| s == Status::Pass), count(Status::failed), count(|s| s == Status::NotRun))
+}
+
+/// A duration as a person reads it: `850 ms`, `2.4 s`.
+pub fn human_duration(d: std::time::Duration) -> String {
+    if d.as_millis() < 1000 {
+        format!("{} ms", d.as_millis())
+    } else {
+        format!("{:.1} s", d.as_secs_f64())
+    }
+}
+
 /// The report as one HTML document.
 pub fn render(report: &Report) -> String {
-    let passed = report.rows.iter().filter(|r| r.pass).count();
+    let (passed, failed, not_run) = counts(&report.rows);
+    let missing = report.rows.iter().filter(|r| r.status == Status::MissingGolden).count();
+    let mut totals = format!("{passed} passed, {failed} failed");
+    if missing > 0 {
+        let _ = write!(totals, " ({missing} missing golden)");
+    }
+    if not_run > 0 {
+        let _ = write!(totals, ", {not_run} not run");
+    }
+    let verdict = if failed > 0 { "fail" } else { "pass" };
     let mut h = String::new();
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">\
          <title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n<p>{}</p>\n\
-         <p id=\"totals\">{passed} passed, {} failed</p>\n",
+         <section id=\"summary\" class=\"{verdict}\" data-verdict=\"{verdict}\"><p id=\"totals\"><b>{}</b>: {totals}</p>\n",
         escape(&report.title),
         escape(&report.title),
         escape(&report.subtitle),
-        report.rows.len() - passed
+        if failed > 0 { "FAILED" } else { "PASSED" },
     );
+    // Failures first: each failing row, linked, with the first line of its detail.
+    if failed > 0 {
+        h.push_str("<ol id=\"failures\">");
+        for (i, r) in report.rows.iter().enumerate().filter(|(_, r)| r.status.failed()) {
+            let _ = write!(
+                h,
+                "<li><a href=\"#row-{}\">{}</a> <b>{}</b>: {}</li>",
+                i + 1,
+                escape(&r.name),
+                r.status.as_str(),
+                escape(r.detail.lines().next().unwrap_or(""))
+            );
+        }
+        h.push_str("</ol>\n");
+    }
+    h.push_str("</section>\n");
     match &report.legend {
         Some(text) => {
             let _ = writeln!(h, "<p id=\"legend\">Picture legend: {}</p>", escape(text));
         }
         None => h.push_str(
             "<p id=\"legend\">Picture legend: <span class=\"swatch\" style=\"background:#ff00ff\"></span>sample points, \
-             <b>black cross</b> the pointer, coloured outlines the candidates' rects (colour as listed per row).</p>\n",
+             <b>black cross</b> the pointer, coloured outlines the candidates' rects (colour as listed per row); \
+             the small picture is the part around the pointer, zoomed.</p>\n",
         ),
     }
-    h.push_str("<table id=\"rows\"><thead><tr><th>#</th><th>row</th><th>status</th><th>detail</th><th>picture</th></tr></thead><tbody>\n");
+    h.push_str("<table id=\"rows\"><thead><tr><th>#</th><th>row</th><th>status</th><th>time</th><th>detail</th><th class=\"picture\">picture</th></tr></thead><tbody>\n");
     for (i, r) in report.rows.iter().enumerate() {
-        let status = if r.pass { "pass" } else { "fail" };
+        let status = r.status.as_str();
         let _ = write!(
             h,
-            "<tr class=\"{status}\" data-status=\"{status}\"><td>{}</td><td class=\"name\">{}</td><td class=\"status\">{status}</td>\
-             <td class=\"detail\"><pre>{}</pre></td><td class=\"picture\">",
+            "<tr id=\"row-{}\" class=\"{}\" data-status=\"{status}\"><td>{}</td><td class=\"name\">{}</td><td class=\"status\">{status}</td>\
+             <td class=\"time\">{}</td><td class=\"detail\"><pre>{}</pre></td><td class=\"picture\">",
+            i + 1,
+            r.status.class(),
             i + 1,
             escape(&r.name),
+            r.duration.map(human_duration).unwrap_or_default(),
             escape(&r.detail)
         );
         if let Some(png) = &r.picture {
             let b64 = base64::engine::general_purpose::STANDARD.encode(png);
-            let _ = write!(h, "<img alt=\"{}\" src=\"data:image/png;base64,{b64}\">", escape(&r.name));
+            let _ = write!(h, "<img class=\"shot\" alt=\"{}\" src=\"data:image/png;base64,{b64}\">", escape(&r.name));
+        }
+        if let Some(png) = &r.crop {
+            let b64 = base64::engine::general_purpose::STANDARD.encode(png);
+            let _ = write!(
+                h,
+                "<br><img class=\"crop\" alt=\"{} around the pointer\" src=\"data:image/png;base64,{b64}\">",
+                escape(&r.name)
+            );
         }
         if let Some(snap) = &r.snapshot {
             h.push_str(&legend(snap));
@@ -152,17 +261,35 @@ fn legend(snap: &Value) -> String {
     h
 }
 
-/// The Host's viewport now with its last snapshot drawn on it, and that snapshot (a row's picture).
-/// A Host that cannot take a screenshot gives no picture; the row still has its status.
-pub async fn picture_of(host: &Host) -> (Option<Vec<u8>>, Option<Value>) {
-    let snapshot = host.last_snapshot();
+/// What a row shows of the Host: the annotated screenshot, the zoomed crop around the pointer, and
+/// the snapshot drawn on them.
+#[derive(Debug, Clone, Default)]
+pub struct Pictures {
+    pub picture: Option<Vec<u8>>,
+    pub crop: Option<Vec<u8>>,
+    pub snapshot: Option<Value>,
+}
+
+/// The Host's viewport now with `snapshot` (default: the Host's last snapshot) drawn on it, and the
+/// crop around `at` (default: that snapshot's pointer). A Host that cannot take a screenshot within
+/// 10 s gives no picture; the row still has its status.
+pub async fn pictures_of(host: &Host, snapshot: Option<Value>, at: Option<(f64, f64)>) -> Pictures {
+    let snapshot = snapshot.or_else(|| host.last_snapshot());
     let empty = Value::Object(Default::default());
+    let drawn = snapshot.as_ref().unwrap_or(&empty);
+    let scale = host.options().scale_factor();
     let shot = tokio::time::timeout(std::time::Duration::from_secs(10), host.screenshot_png()).await;
     let picture = match shot {
-        Ok(Ok(png)) => annotate(&png, snapshot.as_ref().unwrap_or(&empty), host.options().scale_factor()).ok(),
+        Ok(Ok(png)) => annotate(&png, drawn, scale).ok(),
         _ => None,
     };
-    (picture, snapshot)
+    let at = at
+        .or_else(|| Some((drawn.pointer("/pointer/point/x")?.as_f64()?, drawn.pointer("/pointer/point/y")?.as_f64()?)));
+    let crop = match (&picture, at) {
+        (Some(png), Some(point)) => crate::report::picture::around(png, scale, point).ok(),
+        _ => None,
+    };
+    Pictures { picture, crop, snapshot }
 }
 
 /// Writes `DIR/report.html` (creating DIR); returns its path.
@@ -184,7 +311,15 @@ mod tests {
             title: bad.into(),
             subtitle: bad.into(),
             legend: Some(bad.into()),
-            rows: vec![Row { name: bad.into(), pass: false, detail: bad.into(), picture: None, snapshot: None }],
+            rows: vec![Row {
+                name: bad.into(),
+                status: Status::Fail,
+                detail: bad.into(),
+                duration: None,
+                picture: None,
+                crop: None,
+                snapshot: None,
+            }],
         });
         assert!(!html.contains("<img src=x"), "{html}");
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;&quot;&#39;&amp;"), "{html}");

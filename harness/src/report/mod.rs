@@ -3,6 +3,7 @@
 
 pub mod html;
 pub mod picture;
+pub mod text;
 
 use std::any::Any;
 use std::path::{Path, PathBuf};

@@ -118,6 +118,33 @@ pub fn disagreement(
     Ok(out.into_inner())
 }
 
+/// CSS px kept on each side of the pointer in a row's zoomed crop.
+pub const POINTER_CROP_HALF: f64 = 80.0;
+
+/// The part of `png` (a picture at `scale` device px per CSS px) within [`POINTER_CROP_HALF`] CSS px
+/// of `point`, with the point marked by a black cross (the pointer's cross is drawn again, so a
+/// point with no snapshot pointer is marked too), cut at the picture's edges.
+pub fn around(png: &[u8], scale: f64, point: (f64, f64)) -> Result<Vec<u8>, PictureError> {
+    let mut img = image::load_from_memory_with_format(png, ImageFormat::Png).map_err(PictureError::Decode)?.to_rgba8();
+    let s = if scale.is_finite() && scale > 0.0 { scale } else { 1.0 };
+    let line = (2.0 * s).round().max(1.0) as i64;
+    let (px, py, arm) = ((point.0 * s) as i64, (point.1 * s) as i64, (6.0 * s).round() as i64);
+    for d in -arm..=arm {
+        for t in 0..line.max(1) / 2 + 1 {
+            put(&mut img, px + d, py + t, Rgba([0, 0, 0, 255]));
+            put(&mut img, px + t, py + d, Rgba([0, 0, 0, 255]));
+        }
+    }
+    let (w, h) = (f64::from(img.width()), f64::from(img.height()));
+    let half = POINTER_CROP_HALF * s;
+    let (x0, y0) = ((point.0 * s - half).floor().clamp(0.0, w - 1.0), (point.1 * s - half).floor().clamp(0.0, h - 1.0));
+    let (x1, y1) = ((point.0 * s + half).ceil().clamp(x0 + 1.0, w), (point.1 * s + half).ceil().clamp(y0 + 1.0, h));
+    let cropped = image::imageops::crop_imm(&img, x0 as u32, y0 as u32, (x1 - x0) as u32, (y1 - y0) as u32).to_image();
+    let mut out = std::io::Cursor::new(Vec::new());
+    cropped.write_to(&mut out, ImageFormat::Png).map_err(PictureError::Encode)?;
+    Ok(out.into_inner())
+}
+
 fn put(img: &mut RgbaImage, x: i64, y: i64, c: Rgba<u8>) {
     if x >= 0 && y >= 0 && (x as u32) < img.width() && (y as u32) < img.height() {
         img.put_pixel(x as u32, y as u32, c);
@@ -182,6 +209,25 @@ mod tests {
         // At the screenshot's edge the crop stops there.
         let edge = image::load_from_memory(&disagreement(&png, 1.0, (2.0, 2.0), None, None).unwrap()).unwrap();
         assert_eq!((edge.width(), edge.height()), (26, 26));
+    }
+
+    #[test]
+    fn the_crop_around_the_pointer_is_centred_on_it_and_marks_it() {
+        let blank = RgbaImage::from_pixel(400, 300, Rgba([255, 255, 255, 255]));
+        let mut png = std::io::Cursor::new(Vec::new());
+        blank.write_to(&mut png, ImageFormat::Png).unwrap();
+        let png = png.into_inner();
+        let out = image::load_from_memory(&around(&png, 1.0, (200.0, 150.0)).unwrap()).unwrap().to_rgba8();
+        assert_eq!((out.width(), out.height()), (160, 160));
+        assert_eq!(out.get_pixel(80 + 4, 80).0, [0, 0, 0, 255], "the cross at the centre");
+        // Near the edge the crop stops at the picture's edge; at DPR 2 it keeps its CSS size.
+        let edge = image::load_from_memory(&around(&png, 1.0, (10.0, 10.0)).unwrap()).unwrap();
+        assert_eq!((edge.width(), edge.height()), (90, 90));
+        let big = RgbaImage::from_pixel(800, 600, Rgba([255, 255, 255, 255]));
+        let mut png2 = std::io::Cursor::new(Vec::new());
+        big.write_to(&mut png2, ImageFormat::Png).unwrap();
+        let two = image::load_from_memory(&around(&png2.into_inner(), 2.0, (200.0, 150.0)).unwrap()).unwrap();
+        assert_eq!((two.width(), two.height()), (320, 320));
     }
 
     #[test]

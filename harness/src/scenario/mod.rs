@@ -8,6 +8,7 @@
 //! upstream, serde_yml is not maintained), and a scenario is small enough to write as JSON.
 
 pub mod golden;
+pub mod read;
 pub mod run;
 
 use std::path::{Path, PathBuf};
@@ -97,13 +98,17 @@ pub struct CandidateSpec {
 }
 
 /// What an `expect` step checks of the last `read`: its status (`inspected`, `rejected`, or the
-/// terminal status it failed with), the stored result's `outcome` (`ok`, `empty` ...), and that
-/// some node it returned has this role and/or name.
+/// terminal status it failed with), its reason (the refusal's, e.g. `unexpected-field`, or the
+/// result's), the stored result's `outcome` (`ok`, `empty` ...), and that some node it returned
+/// has this role and/or name. Naming a status or reason lets the read end that way without failing
+/// its own step.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReadSpec {
     #[serde(default)]
     pub status: Option<String>,
+    #[serde(default)]
+    pub reason: Option<String>,
     #[serde(default)]
     pub outcome: Option<String>,
     #[serde(default)]
@@ -181,7 +186,8 @@ pub enum Step {
     /// An agent read through the reference Session, as a model makes it: `tool` (one of the nine,
     /// `attention_find_semantic` ...) with its `args`, in a new batch of the current user turn (the
     /// Session's guard applies: one read per batch, four per turn; `send` starts a turn). The
-    /// first read or action binds the agent to the Host tab with one message. `expect {read}`
+    /// first read or action binds the agent to the Host tab with one message the composer sends with no
+    /// input (pointer, focus and selection stay; it starts a turn). `expect {read}`
     /// checks the result.
     Read {
         tool: String,
@@ -361,13 +367,26 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
                         all.join(", ")
                     )));
                 }
-                if !args.is_object() {
+                let Some(given) = args.as_object() else {
                     return Err(invalid(format!("steps[{i}] (read): args must be an object, not {args}")));
+                };
+                // An argument the tool does not take (a typo like `depht`) is refused here, naming it,
+                // unless a later `expect {read}` says the read should end refused.
+                let known = crate::server::session::reads::args::allowed(
+                    crate::agent::ReadTool::from_name(tool).expect("checked above"),
+                );
+                let unknown: Vec<&str> = given.keys().map(String::as_str).filter(|k| !known.contains(k)).collect();
+                if !unknown.is_empty() && !read::end_expected(&scenario.steps, i) {
+                    return Err(invalid(format!(
+                        "steps[{i}] (read): {tool} takes no argument {} (its arguments: {})",
+                        unknown.iter().map(|k| crate::report::text::quote(k)).collect::<Vec<_>>().join(", "),
+                        if known.is_empty() { "none".to_string() } else { known.join(", ") }
+                    )));
                 }
             }
             Step::Expect { read, top, candidate, path, omission, no_omission, selection, status, .. } => {
                 if let Some(r) = read {
-                    if r.status.is_none() && r.outcome.is_none() && r.node.is_none() {
+                    if r.status.is_none() && r.reason.is_none() && r.outcome.is_none() && r.node.is_none() {
                         return Err(invalid(format!("steps[{i}] (expect): read expects nothing")));
                     }
                     if status.is_some() {

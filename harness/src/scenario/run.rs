@@ -1,6 +1,8 @@
 //! Replays a loaded scenario on a fresh Host per engine with trusted CDP input
-//! (harness/src/input.rs), one [`StepOutcome`] per step, stopping at the first step that fails
-//! (an expectation that did not hold within its timeout names the step and what it saw).
+//! (harness/src/input.rs), one [`StepOutcome`] per step with its duration, stopping at the first step
+//! that fails (an expectation that did not hold within its timeout names the step and what it saw; a
+//! step the browser never answers fails after [`step_limit`]). A named snapshot is compared with its
+//! golden as its step ends, so the step's line already says whether it matched, differed or has none.
 
 use std::time::Duration;
 
@@ -13,7 +15,10 @@ use crate::harness::Harness;
 use crate::host::{Engine, Host, HostOptions};
 use crate::input::{Key, SHIFT};
 
-use super::{geometry_named, At, CandidateSpec, Loaded, ReadSpec, Step};
+use super::golden::{diff, golden_file, golden_text};
+use super::{geometry_named, read, At, CandidateSpec, Loaded, Step};
+use crate::report::html::Status;
+use crate::report::text;
 
 /// What one step did.
 #[derive(Debug, Clone)]
@@ -22,12 +27,97 @@ pub struct StepOutcome {
     pub index: usize,
     /// Its `do` name.
     pub step: &'static str,
+    /// The step itself did what it says (a golden that differs does not change this).
     pub pass: bool,
     pub detail: String,
+    /// How long the step took.
+    pub duration: Duration,
+    /// A named snapshot's comparison with its golden (replay only; `record` writes them).
+    pub golden: Option<GoldenCheck>,
     /// The snapshot the step took or checked, when it has one.
     pub snapshot: Option<Value>,
-    /// The viewport screenshot with the snapshot drawn on it (only when pictures are asked for).
+    /// The viewport screenshot with the snapshot drawn on it (when pictures are asked for, and for
+    /// every failed step).
     pub picture: Option<Vec<u8>>,
+    /// The part of the picture around the pointer (or the step's input point), zoomed.
+    pub crop: Option<Vec<u8>>,
+    /// The folder of a failed step's artifacts ([`write_artifacts`]).
+    pub artifacts: Option<std::path::PathBuf>,
+}
+
+/// How a named snapshot compared with the golden beside its scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GoldenCheck {
+    Matches {
+        name: String,
+        file: std::path::PathBuf,
+    },
+    /// The golden's text and this run's differ: the unified diff, headed by the golden's file.
+    Differs {
+        name: String,
+        file: std::path::PathBuf,
+        diff: String,
+    },
+    /// No golden file: nothing was compared.
+    Missing {
+        name: String,
+        file: std::path::PathBuf,
+    },
+}
+
+impl StepOutcome {
+    /// The step's status in the report and the exit code: a failed step fails; a step that worked
+    /// fails when its golden differs and is `missing golden` when it has none.
+    pub fn status(&self) -> Status {
+        match (&self.golden, self.pass) {
+            (_, false) => Status::Fail,
+            (Some(GoldenCheck::Differs { .. }), true) => Status::Fail,
+            (Some(GoldenCheck::Missing { .. }), true) => Status::MissingGolden,
+            _ => Status::Pass,
+        }
+    }
+
+    /// The step's detail with its golden's verdict: the diff of one that differs, the command that
+    /// records one that is missing.
+    pub fn full_detail(&self, scenario: &std::path::Path) -> String {
+        match &self.golden {
+            Some(GoldenCheck::Differs { name, file, diff }) => {
+                format!("\u{201c}{name}\u{201d} differs from its golden {}:\n{diff}", file.display())
+            }
+            Some(GoldenCheck::Missing { name, file }) => format!(
+                "\u{201c}{name}\u{201d} has no golden ({} does not exist): record it with \
+                 `attention-harness record --scenario {}`",
+                file.display(),
+                scenario.display()
+            ),
+            Some(GoldenCheck::Matches { file, .. }) => {
+                format!("{}; matches its golden {}", self.detail, file.display())
+            }
+            None => self.detail.clone(),
+        }
+    }
+}
+
+/// What a replay does besides running the steps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReplayOptions {
+    /// A picture of every step (`--html`); a failed step always gets one.
+    pub pictures: bool,
+    /// Compare each named snapshot with its golden (`replay`; `record` writes them instead).
+    pub compare_goldens: bool,
+}
+
+/// The longest a step may take before it fails as not answered: its own `timeout_ms` (a wait or an
+/// expectation) plus a minute, two minutes for `open` (a browser start under load), a minute for the
+/// rest. A step that hits it names the limit: the browser hung or died.
+pub fn step_limit(step: &Step) -> Duration {
+    match step {
+        Step::Open { .. } => Duration::from_secs(120),
+        Step::WaitFor { timeout_ms, .. } | Step::Expect { timeout_ms, .. } => {
+            Duration::from_millis(*timeout_ms) + Duration::from_secs(60)
+        }
+        _ => Duration::from_secs(60),
+    }
 }
 
 /// One engine's replay.
@@ -52,6 +142,11 @@ impl EngineRun {
         self.steps.iter().all(|s| s.pass)
     }
 
+    /// A step failed, a golden differs or is missing.
+    pub fn failed(&self) -> bool {
+        self.steps.iter().any(|s| s.status().failed())
+    }
+
     /// The failed step, named as `steps[i] (do)`.
     pub fn failure(&self) -> Option<String> {
         self.steps.iter().find(|s| !s.pass).map(|s| format!("steps[{}] ({}): {}", s.index, s.step, s.detail))
@@ -65,7 +160,7 @@ pub async fn visible_centre(host: &Host, name: &str) -> anyhow::Result<(f64, f64
     let (x0, y0) = (r.x.max(0.0), r.y.max(0.0));
     let (x1, y1) = ((r.x + r.width).min(f64::from(w)), (r.y + r.height).min(f64::from(h)));
     if x1 <= x0 || y1 <= y0 {
-        bail!("landmark {name:?} is outside the {w}x{h} CSS px viewport (at {r:?})");
+        bail!("landmark {} is outside the {w}x{h} CSS px viewport (at {})", text::quote(name), text::rect(&r));
     }
     Ok(((x0 + x1) / 2.0, (y0 + y1) / 2.0))
 }
@@ -98,9 +193,14 @@ fn top(s: &Snapshot) -> Option<&crate::attention::Candidate> {
 
 fn describe(c: Option<&crate::attention::Candidate>) -> String {
     match c {
-        Some(c) => format!("{:?} {:?}", c.summary.role, c.summary.name),
+        Some(c) => text::role_name(c.summary.role.as_deref(), c.summary.name.as_deref()),
         None => "no candidate".into(),
     }
+}
+
+/// An expectation's candidate as words: `button “Send”`, `any role named “Send”`.
+fn spec_text(spec: &CandidateSpec) -> String {
+    text::wanted(spec.role.as_deref(), spec.name.as_deref())
 }
 
 fn kind_name(k: &crate::attention::SegmentKind) -> String {
@@ -118,19 +218,27 @@ fn holds(step: &Step, s: &Snapshot) -> Result<(), String> {
     };
     if let Some(spec) = want_top {
         if !top(s).is_some_and(|c| like(c, spec)) {
-            return Err(format!("the candidate under the pointer is {}", describe(top(s))));
+            return Err(format!(
+                "expected the candidate under the pointer to be {}, found {}",
+                spec_text(spec),
+                describe(top(s))
+            ));
         }
     }
     if let Some(spec) = candidate {
         if !s.candidates.iter().any(|c| like(c, spec)) {
             let all: Vec<String> = s.candidates.iter().map(|c| describe(Some(c))).collect();
-            return Err(format!("no candidate like {spec:?} among {all:?}"));
+            return Err(format!("expected a candidate {}, found {}", spec_text(spec), text::list(&all)));
         }
     }
     if let Some(kinds) = path {
         let got: Vec<String> = top(s).map(|c| c.path.iter().map(|p| kind_name(&p.kind)).collect()).unwrap_or_default();
         if &got != kinds {
-            return Err(format!("the path under the pointer is {got:?}"));
+            return Err(format!(
+                "expected the path under the pointer {}, found {}",
+                kinds.join(" > "),
+                if got.is_empty() { "no candidate under the pointer".into() } else { got.join(" > ") }
+            ));
         }
     }
     let reasons: Vec<String> = s
@@ -140,18 +248,23 @@ fn holds(step: &Step, s: &Snapshot) -> Result<(), String> {
         .collect();
     if let Some(r) = omission {
         if !reasons.contains(r) {
-            return Err(format!("omissions are {reasons:?}"));
+            return Err(format!("expected an omission {r}, found omissions: {}", text::list(&reasons)));
         }
     }
     if let Some(r) = no_omission {
         if reasons.contains(r) {
-            return Err(format!("omissions are {reasons:?}"));
+            return Err(format!("expected no omission {r}, found omissions: {}", text::list(&reasons)));
         }
     }
     if let Some(want) = selection {
         let got = s.selection.as_ref().map(|x| collapse(&x.text));
         if got.as_deref() != Some(collapse(want).as_str()) {
-            return Err(format!("the selection is {got:?} (omissions {reasons:?})"));
+            return Err(format!(
+                "expected the selection {}, found {} (omissions: {})",
+                text::quote(&collapse(want)),
+                got.as_deref().map(text::quote).unwrap_or_else(|| "no selection".into()),
+                text::list(&reasons)
+            ));
         }
     }
     Ok(())
@@ -162,73 +275,25 @@ struct Ctx {
     agent: Option<crate::agent::Agent>,
     pending: Option<crate::agent::PendingAction>,
     read: Option<crate::agent::ReadResult>,
+    /// Where the last pointer input went (the zoomed crop of a step without a snapshot pointer).
+    at: Option<(f64, f64)>,
+    /// A later `expect {read}` names how the current `read` step should end.
+    read_end_expected: bool,
 }
 
 impl Ctx {
     fn new() -> Ctx {
-        Ctx { last: None, agent: None, pending: None, read: None }
+        Ctx { last: None, agent: None, pending: None, read: None, at: None, read_end_expected: false }
     }
 
-    /// The agent bound to the Host tab (one message binds it, the first time).
+    /// The agent bound to the Host tab, the first time by a message the composer sends with no
+    /// input: pointer, focus and selection stay where the scenario left them.
     async fn agent(&mut self, host: &Host) -> anyhow::Result<&crate::agent::Agent> {
         if self.agent.is_none() {
-            self.agent = Some(checks::actions::bound_agent(host).await?);
+            self.agent = Some(checks::actions::bound_agent_untouched(host).await?);
         }
         self.agent.as_ref().context("the agent")
     }
-}
-
-/// A read's status as an `expect {read: {status}}` names it.
-fn read_status(r: &crate::agent::ReadResult) -> String {
-    match &r.outcome {
-        crate::agent::ReadOutcome::Inspected(_) => "inspected".into(),
-        crate::agent::ReadOutcome::Rejected { .. } => "rejected".into(),
-        crate::agent::ReadOutcome::Failed { status, .. } => status.clone(),
-    }
-}
-
-/// The nodes of a read as `role "name"`, for messages.
-fn read_nodes(r: &crate::agent::ReadResult) -> Vec<String> {
-    r.inspected()
-        .map(|m| {
-            m.node_views()
-                .iter()
-                .map(|n| {
-                    format!(
-                        "{} {:?}",
-                        n.summary["role"].as_str().unwrap_or("-"),
-                        n.summary["name"].as_str().unwrap_or("")
-                    )
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Checks an `expect {read}` against the last read: `Ok(what held)` or what it was instead.
-fn read_holds(spec: &ReadSpec, r: &crate::agent::ReadResult) -> Result<String, String> {
-    let status = read_status(r);
-    let what = format!("{} ended {status:?} ({:?})", r.tool.name(), r.outcome);
-    if spec.status.as_ref().is_some_and(|s| s != &status) {
-        return Err(what);
-    }
-    if let Some(want) = &spec.outcome {
-        let got = r.inspected().map(|m| m.outcome.clone());
-        if got.as_deref() != Some(want.as_str()) {
-            return Err(format!("{} answered outcome {got:?}", r.tool.name()));
-        }
-    }
-    if let Some(spec) = &spec.node {
-        let m = r.inspected().ok_or_else(|| what.clone())?;
-        let like = |n: &crate::agent::NodeView| {
-            spec.role.as_ref().is_none_or(|x| n.summary["role"].as_str() == Some(x))
-                && spec.name.as_ref().is_none_or(|x| n.summary["name"].as_str() == Some(x))
-        };
-        if !m.node_views().iter().any(like) {
-            return Err(format!("no node like {spec:?} among {:?}", read_nodes(r)));
-        }
-    }
-    Ok(format!("{} ended {status:?}: {:?}", r.tool.name(), read_nodes(r)))
 }
 
 async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<String> {
@@ -236,6 +301,7 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
         Step::Open { .. } => Ok(format!("opened {}", host.url)),
         Step::Move { at } => {
             let (x, y) = point(host, at).await?;
+            ctx.at = Some((x, y));
             let snap = checks::snapshot_at(host, x, y).await?;
             let d = format!("pointer at ({x:.1}, {y:.1}): {}", describe(top(&snap)));
             ctx.last = Some(snap);
@@ -243,16 +309,19 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
         }
         Step::Click { at } => {
             let (x, y) = point(host, at).await?;
+            ctx.at = Some((x, y));
             host.click_at(x, y).await?;
             Ok(format!("clicked ({x:.1}, {y:.1})"))
         }
         Step::Tap { at } => {
             let (x, y) = point(host, at).await?;
+            ctx.at = Some((x, y));
             host.tap(x, y).await?;
             Ok(format!("tapped ({x:.1}, {y:.1})"))
         }
         Step::Drag { from, to, steps } => {
             let (a, b) = (point(host, from).await?, point(host, to).await?);
+            ctx.at = Some(b);
             host.drag(a, b, *steps).await?;
             Ok(format!("dragged ({:.1}, {:.1}) to ({:.1}, {:.1})", a.0, a.1, b.0, b.1))
         }
@@ -276,10 +345,10 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
                     })
                 })
                 .await?;
-                return Ok(format!("landmark {l:?} at {r:?}"));
+                return Ok(format!("landmark {} at {}", text::quote(l), text::rect(&r)));
             }
             if let Some(spec) = candidate {
-                let what = format!("a candidate like {spec:?}");
+                let what = format!("a candidate {}", spec_text(spec));
                 let snap = wait_for(host, &what, timeout, || async {
                     let s = host.snapshot().await?;
                     Ok(if s.candidates.iter().any(|c| like(c, spec)) {
@@ -290,7 +359,7 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
                 })
                 .await?;
                 ctx.last = Some(snap);
-                return Ok(format!("a candidate like {spec:?}"));
+                return Ok(format!("a candidate {}", spec_text(spec)));
             }
             let css = selector.as_deref().unwrap_or_default();
             // The inspection API (INSPECTION_API.md: `find({css, scope})` on `$W.attention`): CSS is
@@ -360,14 +429,15 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
         Step::Action { mode, target, from_read, prompt } => {
             let (aref, label) = if *from_read {
                 let r = ctx.read.as_ref().context("from_read needs a read step first")?;
-                let m = r.inspected().with_context(|| format!("the last read was not inspected: {:?}", r.outcome))?;
+                let m =
+                    r.inspected().with_context(|| format!("the last read was not inspected: {}", read::summary(r)))?;
                 let t = m.target_ref.clone().with_context(|| {
                     format!(
-                        "the last read gave no target_ref (it returns one for exactly one node): {:?}",
-                        read_nodes(r)
+                        "the last read gave no target_ref (it returns one for exactly one node): {}",
+                        read::summary(r)
                     )
                 })?;
-                (t, format!("the read's node {:?}", read_nodes(r)))
+                (t, format!("the read's node {}", text::list(&read::nodes(r))))
             } else {
                 let snap = ctx.last.as_ref().context("an action needs a snapshot first (a move or snapshot step)")?;
                 let cand = match target {
@@ -375,7 +445,7 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
                         .candidates
                         .iter()
                         .find(|c| like(c, spec))
-                        .with_context(|| format!("no candidate like {spec:?}"))?,
+                        .with_context(|| format!("no candidate {}", spec_text(spec)))?,
                     None => top(snap).context("no candidate under the pointer")?,
                 };
                 (crate::agent::action_ref(snap.json(), &cand.target_id)?, describe(Some(cand)))
@@ -394,9 +464,16 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
         Step::Read { tool, args } => {
             let t = crate::agent::ReadTool::from_name(tool).with_context(|| format!("no read tool {tool:?}"))?;
             let r = ctx.agent(host).await?.batch().read_raw(t, args.clone()).await;
-            let d = format!("{} ended {:?}: {:?}", t.name(), read_status(&r), read_nodes(&r));
+            let d = read::detail(&r);
+            let well = read::ended_well(&r);
             ctx.read = Some(r);
-            Ok(d)
+            match well {
+                Err(how) if !ctx.read_end_expected => bail!(
+                    "{how} (a read that should end so needs a later expect {{read: {{status, reason}}}})\n{}",
+                    d.lines().nth(1).unwrap_or_default()
+                ),
+                _ => Ok(d),
+            }
         }
         Step::Expect {
             read: Some(spec),
@@ -409,21 +486,22 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             ..
         } => {
             let r = ctx.read.as_ref().context("expect read needs a read step first")?;
-            read_holds(spec, r).map_err(|why| anyhow!("the read expectation did not hold: {why}"))
+            read::holds(spec, r).map_err(|why| anyhow!("the read expectation did not hold: {why}"))
         }
         Step::Expect { status: Some(want), timeout_ms, .. } => {
             let pending = ctx.pending.take().context("no action is in flight (an action step first)")?;
             let r = pending.result(Duration::from_millis(*timeout_ms)).await?;
             let got = serde_json::to_value(r.status)?.as_str().unwrap_or_default().to_string();
             if &got != want {
-                bail!("the action ended {got:?} (reason {:?})", r.reason);
+                let reason = r.reason.as_deref().map(|x| format!(" (reason: {x})")).unwrap_or_default();
+                bail!("expected the action to end {want}, it ended {got}{reason}");
             }
-            Ok(format!("the action ended {got:?}"))
+            Ok(format!("the action ended {got}"))
         }
         Step::Expect { read, timeout_ms, .. } => {
             if let Some(spec) = read {
                 let r = ctx.read.as_ref().context("expect read needs a read step first")?;
-                read_holds(spec, r).map_err(|why| anyhow!("the read expectation did not hold: {why}"))?;
+                read::holds(spec, r).map_err(|why| anyhow!("the read expectation did not hold: {why}"))?;
             }
             // The runtime reports asynchronously: look at fresh snapshots until it holds.
             let deadline = tokio::time::Instant::now() + Duration::from_millis(*timeout_ms);
@@ -458,7 +536,7 @@ pub async fn replay(
     h: &Harness,
     loaded: &Loaded,
     engine: Engine,
-    pictures: bool,
+    options: ReplayOptions,
     progress: &dyn Fn(&StepOutcome),
 ) -> EngineRun {
     let sc = &loaded.scenario;
@@ -466,7 +544,9 @@ pub async fn replay(
     let mut host: Option<Host> = None;
     let mut ctx = Ctx::new();
     for (index, step) in sc.steps.iter().enumerate() {
-        let outcome: anyhow::Result<String> = async {
+        let started = tokio::time::Instant::now();
+        let limit = step_limit(step);
+        let outcome: anyhow::Result<String> = tokio::time::timeout(limit, async {
             if let Step::Open { geometry, actions } = step {
                 if let Some(old) = host.take() {
                     old.close().await;
@@ -479,9 +559,17 @@ pub async fn replay(
                 ctx = Ctx::new();
             }
             let on = host.as_ref().context("no Host is open")?;
+            ctx.read_end_expected = read::end_expected(&sc.steps, index);
             run_step(on, step, &mut ctx).await
-        }
-        .await;
+        })
+        .await
+        .unwrap_or_else(|_| {
+            Err(anyhow!(
+                "the step did not finish within {} s: the browser did not answer (it hung or crashed)",
+                limit.as_secs()
+            ))
+        });
+        let duration = started.elapsed();
         let (pass, detail) = match outcome {
             Ok(d) => (true, d),
             Err(e) => (false, format!("{e:#}")),
@@ -491,24 +579,36 @@ pub async fn replay(
             Step::Move { .. } | Step::Snapshot { .. } | Step::Expect { .. } | Step::WaitFor { candidate: Some(_), .. }
         );
         let snapshot = if takes { ctx.last.as_ref().map(|s| s.json().clone()) } else { None };
+        let mut golden = None;
         if let (Step::Snapshot { name: Some(n) }, Some(s), true) = (step, &snapshot, pass) {
             run.named.push(Named { index, name: n.clone(), snapshot: s.clone() });
-        }
-        let mut picture = None;
-        if pictures {
-            if let Some(on) = host.as_ref() {
-                if let Ok(png) = on.screenshot_png().await {
-                    let empty = json!({});
-                    let drawn = crate::report::picture::annotate(
-                        &png,
-                        snapshot.as_ref().unwrap_or(&empty),
-                        on.options().scale_factor(),
-                    );
-                    picture = drawn.ok();
-                }
+            if options.compare_goldens {
+                golden = Some(compare_golden(&loaded.path, n, engine, s));
             }
         }
-        let o = StepOutcome { index, step: step.name(), pass, detail, snapshot, picture };
+        let mut o = StepOutcome {
+            index,
+            step: step.name(),
+            pass,
+            detail,
+            duration,
+            golden,
+            snapshot,
+            picture: None,
+            crop: None,
+            artifacts: None,
+        };
+        let failed = o.status().failed();
+        if options.pictures || failed {
+            if let Some(on) = host.as_ref() {
+                let blank = Some(o.snapshot.clone().unwrap_or_else(|| json!({})));
+                let shown = crate::report::html::pictures_of(on, blank, ctx.at).await;
+                (o.picture, o.crop) = (shown.picture, shown.crop);
+            }
+        }
+        if failed {
+            o.artifacts = Some(write_artifacts(loaded, engine, &o, host.as_ref(), ctx.read.as_ref()).await);
+        }
         progress(&o);
         run.steps.push(o);
         if !pass {
@@ -516,7 +616,72 @@ pub async fn replay(
         }
     }
     if let Some(old) = host.take() {
-        old.close().await;
+        // A dead browser must not hold the run: the close is bounded.
+        let _ = tokio::time::timeout(Duration::from_secs(10), old.close()).await;
     }
     run
+}
+
+/// Leaves what a failed step needs to be understood without running it again, with or without
+/// `--html`, in `<artifacts root>/replay-<stem>-<engine>-steps-<i>/`: `failure.txt` (the step and
+/// its detail, with a golden's diff), `screenshot.png` (the annotated picture), `crop.png`,
+/// `snapshot.json` (the step's snapshot, else the Host's last), `read.json` (the last read: its
+/// summary and what the model keeps), `console.log` and `host.txt`. Best effort: a dead browser
+/// still leaves the failure and the console.
+async fn write_artifacts(
+    loaded: &Loaded,
+    engine: Engine,
+    o: &StepOutcome,
+    host: Option<&Host>,
+    read: Option<&crate::agent::ReadResult>,
+) -> std::path::PathBuf {
+    let stem = loaded.path.file_stem().and_then(|s| s.to_str()).unwrap_or("scenario");
+    let name = format!("replay-{stem}-{engine}-steps-{}", o.index);
+    let dir = match host {
+        Some(h) => tokio::time::timeout(Duration::from_secs(20), crate::report::write_artifacts(&name, h))
+            .await
+            .unwrap_or_else(|_| crate::report::artifacts_root().join(&name)),
+        None => crate::report::artifacts_root().join(&name),
+    };
+    let _ = std::fs::create_dir_all(&dir);
+    let failure = format!(
+        "{} in {engine}: steps[{}] ({}): {}",
+        loaded.path.display(),
+        o.index,
+        o.step,
+        o.full_detail(&loaded.path)
+    );
+    crate::report::write_failure(&dir, &failure);
+    if let Some(png) = &o.picture {
+        let _ = std::fs::write(dir.join("screenshot.png"), png);
+    }
+    if let Some(png) = &o.crop {
+        let _ = std::fs::write(dir.join("crop.png"), png);
+    }
+    if let Some(s) = &o.snapshot {
+        let _ = std::fs::write(dir.join("snapshot.json"), serde_json::to_string_pretty(s).unwrap_or_default());
+    }
+    if let Some(r) = read {
+        let v = json!({"summary": read::summary(r), "kept": serde_json::from_str::<Value>(&read::kept(r)).ok()});
+        let _ = std::fs::write(dir.join("read.json"), serde_json::to_string_pretty(&v).unwrap_or_default());
+    }
+    dir
+}
+
+/// Compares a named snapshot with its golden beside the scenario.
+fn compare_golden(scenario: &std::path::Path, name: &str, engine: Engine, snapshot: &Value) -> GoldenCheck {
+    let file = golden_file(scenario, name, engine);
+    let name = name.to_string();
+    match std::fs::read_to_string(&file) {
+        Ok(old) => {
+            let new = golden_text(snapshot);
+            if old == new {
+                GoldenCheck::Matches { name, file }
+            } else {
+                let diff = diff(&old, &new, &file);
+                GoldenCheck::Differs { name, file, diff }
+            }
+        }
+        Err(_) => GoldenCheck::Missing { name, file },
+    }
 }

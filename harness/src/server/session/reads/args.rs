@@ -185,7 +185,8 @@ pub struct Normalized {
     pub continuation: Option<String>,
 }
 
-fn allowed(tool: ReadTool) -> &'static [&'static str] {
+/// The arguments `tool` takes (any other is `unexpected-field`).
+pub fn allowed(tool: ReadTool) -> &'static [&'static str] {
     match tool {
         ReadTool::GetCursor | ReadTool::GetFocus | ReadTool::GetSelection => &[],
         ReadTool::FindSemantic => &["role", "name", "text", "resource_id", "scope", "limit", "continuation"],

@@ -1,0 +1,65 @@
+//! Text for people: how a message names a role, a name, a rect or a list, so that no user-facing
+//! line shows Rust's Debug form (`Some(..)`, `BoxRect { .. }`). Names are quoted with typographic
+//! quotes, a missing one says so in words, rects read `x,y wxh` in CSS px.
+
+use crate::oracle::BoxRect;
+
+/// `“text”`.
+pub fn quote(text: &str) -> String {
+    format!("\u{201c}{text}\u{201d}")
+}
+
+/// A role and an accessible name as a message shows them: `button “Send”`, `(no role) “Send”`,
+/// `button (no name)`.
+pub fn role_name(role: Option<&str>, name: Option<&str>) -> String {
+    let role = role.unwrap_or("(no role)");
+    match name {
+        Some(n) => format!("{role} {}", quote(n)),
+        None => format!("{role} (no name)"),
+    }
+}
+
+/// What an expectation asks for: `button “Send”`, `any role named “Send”`, `button with any name`.
+pub fn wanted(role: Option<&str>, name: Option<&str>) -> String {
+    match (role, name) {
+        (Some(r), Some(n)) => format!("{r} {}", quote(n)),
+        (None, Some(n)) => format!("any role named {}", quote(n)),
+        (Some(r), None) => format!("{r} with any name"),
+        (None, None) => "anything".into(),
+    }
+}
+
+/// A rect as `x,y wxh` (CSS px, one decimal at most).
+pub fn rect(r: &BoxRect) -> String {
+    r.to_string()
+}
+
+/// A number with at most one decimal and no trailing `.0`.
+pub fn num(v: f64) -> String {
+    let s = format!("{v:.1}");
+    s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
+}
+
+/// Items joined with `, `, or `none`.
+pub fn list<S: AsRef<str>>(items: &[S]) -> String {
+    if items.is_empty() {
+        "none".into()
+    } else {
+        items.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(", ")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roles_names_and_rects_read_as_words_not_debug_form() {
+        assert_eq!(role_name(Some("button"), Some("Send")), "button \u{201c}Send\u{201d}");
+        assert_eq!(role_name(None, None), "(no role) (no name)");
+        assert_eq!(wanted(None, Some("Send")), "any role named \u{201c}Send\u{201d}");
+        assert_eq!(rect(&BoxRect { x: 10.0, y: 20.25, width: 300.0, height: 40.5 }), "10,20.2 300x40.5");
+        assert_eq!(list::<&str>(&[]), "none");
+        assert_eq!(list(&["a", "b"]), "a, b");
+    }
+}

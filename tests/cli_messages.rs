@@ -1,0 +1,143 @@
+//! Messages for people (issue 41): every refusal the CLI makes up front and every failure class of
+//! a replay prints text without Rust's Debug form (`Some(..)`, `None`, `Name { .. }`,
+//! `Variant("..")`, `["..", ".."]`), and option values out of range name their range.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::json;
+
+fn repo(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
+}
+
+fn cli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run attention-harness")
+}
+
+/// The Debug forms a message must not show.
+fn debug_forms(text: &str) -> Vec<String> {
+    let re = regex::Regex::new(
+        r#"\bSome\(|\bNone\b|\b[A-Z][A-Za-z]+ \{ [a-z_]+:|\b[A-Z][A-Za-z]+\("|\["[^"]*", "|\bOk\(|\bErr\("#,
+    )
+    .unwrap();
+    re.find_iter(text).map(|m| m.as_str().to_string()).collect()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = repo("target/cli-messages-tests").join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn scenario(dir: &Path, name: &str, v: serde_json::Value) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    p.to_string_lossy().to_string()
+}
+
+/// Runs `args`, expects `code`, and checks stdout and stderr for Debug forms and for `names`.
+fn says(args: &[&str], code: i32, names: &[&str]) {
+    let out = cli(args);
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(code), "{args:?}: {all}");
+    let found = debug_forms(&all);
+    assert!(found.is_empty(), "{args:?} printed Debug form {found:?}:\n{all}");
+    for n in names {
+        assert!(all.contains(n), "{args:?} does not say {n:?}:\n{all}");
+    }
+}
+
+#[test]
+fn the_debug_form_detector_finds_what_the_issue_saw() {
+    for seen in [
+        r#"Some("button") Some("Attention target left")"#,
+        "CandidateSpec { role: Some(\"x\") }",
+        "BoxRect { x: 1.0, y: 2.0 }",
+        r#"UrlContains("about:srcdoc")"#,
+        r#"omissions are ["redacted", "excluded"]"#,
+    ] {
+        assert!(!debug_forms(seen).is_empty(), "{seen}");
+    }
+    assert!(debug_forms("button \u{201c}Send\u{201d} at 1,2 3x4; omissions: none").is_empty());
+}
+
+#[test]
+fn every_up_front_refusal_is_plain_text_and_names_the_allowed_range() {
+    let d = scratch("refusals");
+    says(&["snapshot", "--layout", "managed", "--point", "1,1", "--dpr", "1.5"], 2, &["1, 2 or 3", "--zoom 1.5"]);
+    says(&["snapshot", "--layout", "managed", "--point", "1,1", "--zoom", "big"], 2, &["0.25 to 5"]);
+    says(&["snapshot", "--layout", "managed", "--point", "1,1", "--viewport", "12"], 2, &["WxH"]);
+    says(&["snapshot", "--layout", "managed", "--point", "nowhere"], 2, &["nowhere", "landmarks:"]);
+    says(&["snapshot", "--layout", "managed", "--point", "99999,1"], 2, &["outside"]);
+    says(&["verify", "--check", "no-such-check"], 2, &["no-such-check"]);
+    says(&["replay", "no/such/file.json"], 2, &["no/such/file.json"]);
+    says(&["record", "--scenario", "no/such/file.json"], 2, &["no/such/file.json"]);
+    says(&["audit", "--url", "ftp://example.org/"], 2, &["not an http(s) URL"]);
+    says(&["audit", "--url", "http://127.0.0.1:1/", "--grid", "0"], 2, &["--grid"]);
+    let open = json!({"do": "open"});
+    for (name, step, want) in [
+        ("unknown-step", json!({"do": "hover", "at": "left-leaf"}), "hover"),
+        ("unknown-field", json!({"do": "move", "at": "left-leaf", "speed": 3}), "speed"),
+        ("no-landmark", json!({"do": "move", "at": "nowhere"}), "nowhere"),
+        ("no-tool", json!({"do": "read", "tool": "attention_peek"}), "attention_peek"),
+        ("typo-arg", json!({"do": "read", "tool": "attention_get_tree", "args": {"depht": 3}}), "depht"),
+        ("no-status", json!({"do": "expect", "status": "finished"}), "finished"),
+        ("no-reason", json!({"do": "expect", "omission": "hidden"}), "hidden"),
+    ] {
+        let f = scenario(&d, &format!("{name}.json"), json!({"engines": ["iframe"], "steps": [open, step]}));
+        says(&["replay", &f], 2, &[want]);
+    }
+}
+
+#[test]
+fn every_replay_failure_class_is_plain_text_with_expected_beside_found() {
+    let d = scratch("failures");
+    let run = |name: &str, steps: serde_json::Value, names: &[&str]| {
+        let f = scenario(&d, &format!("{name}.json"), json!({"engines": ["iframe"], "steps": steps}));
+        says(&["replay", &f], 1, names);
+    };
+    let open = json!({"do": "open"});
+    let moved = json!({"do": "move", "at": "left-leaf"});
+    run(
+        "top",
+        json!([open, moved, {"do": "expect", "top": {"role": "button", "name": "Nope"}, "timeout_ms": 200}]),
+        &["expected the candidate under the pointer to be button \u{201c}Nope\u{201d}, found button \u{201c}Attention target left\u{201d}"],
+    );
+    run(
+        "candidate",
+        json!([open, moved, {"do": "expect", "candidate": {"name": "Nope"}, "timeout_ms": 200}]),
+        &["expected a candidate any role named \u{201c}Nope\u{201d}, found"],
+    );
+    run(
+        "path",
+        json!([open, moved, {"do": "expect", "path": ["host", "panel"], "timeout_ms": 200}]),
+        &["expected the path under the pointer host > panel, found host > "],
+    );
+    run(
+        "omission",
+        json!([open, moved, {"do": "expect", "omission": "navigation", "timeout_ms": 200}]),
+        &["expected an omission navigation, found omissions: "],
+    );
+    run(
+        "selection",
+        json!([open, moved, {"do": "expect", "selection": "some text", "timeout_ms": 200}]),
+        &["expected the selection \u{201c}some text\u{201d}, found no selection"],
+    );
+    run("step-error", json!([open, {"do": "action", "mode": "highlight"}]), &["needs a snapshot first"]);
+    run(
+        "read",
+        json!([open, {"do": "read", "tool": "attention_find_semantic", "args": {}}]),
+        &["ended rejected, reason semantic-filter-required"],
+    );
+    run(
+        "golden",
+        json!([open, moved, {"do": "snapshot", "name": "at-left"}]),
+        &["has no golden", "attention-harness record --scenario"],
+    );
+}
