@@ -40,7 +40,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // One opened Host, and what drives or reads it.
     ("host", &["attention", "capture", "cdp", "focus_truth", "frames", "oracle", "server"]),
     ("input", &["host"]),
-    ("report", &["attention", "host"]),
+    ("report", &["attention", "oracle", "host"]),
     ("harness", &["browser", "cdp", "host", "remote", "report", "server"]),
     ("agent", &["contract", "server"]),
     ("qa", &["host"]),
