@@ -148,3 +148,24 @@ fn verify_list_prints_the_checks_it_would_run_and_starts_no_browser() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `verify --list | head -1`: a reader that closes the pipe early ends the list quietly (exit 0,
+/// nothing on stderr), as a Unix tool does; it panicked on the broken pipe before.
+#[test]
+fn verify_list_into_a_reader_that_stops_early_ends_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["verify", "--list"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Close the read end before the list is written: every write then meets a broken pipe.
+    drop(child.stdout.take());
+    let mut err = String::new();
+    child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+    let status = child.wait().unwrap();
+    assert!(status.success(), "verify --list into a closed pipe: {status}, stderr: {err}");
+    assert!(err.is_empty(), "verify --list into a closed pipe printed on stderr: {err}");
+}

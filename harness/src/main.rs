@@ -247,8 +247,18 @@ fn main() -> ExitCode {
                 eprintln!("error: no check's name starts with {}", check.unwrap_or_default());
                 return ExitCode::from(2);
             }
+            // A reader that stops early (`verify --list | head`) ends the list quietly, as a
+            // Unix tool does, instead of panicking on the broken pipe.
+            use std::io::Write;
+            let mut out = std::io::stdout().lock();
             for n in names {
-                println!("{n}");
+                if let Err(e) = writeln!(out, "{n}") {
+                    return if e.kind() == std::io::ErrorKind::BrokenPipe {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    };
+                }
             }
             ExitCode::SUCCESS
         }
