@@ -17,6 +17,7 @@ mod cli_envelope_v4;
 mod cli_messages;
 #[path = "cli_qa.rs"]
 mod cli_qa;
+mod cli_support;
 #[path = "conformance.rs"]
 mod conformance;
 #[path = "end_to_end.rs"]

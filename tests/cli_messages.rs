@@ -3,21 +3,9 @@
 //! `Variant("..")`, `["..", ".."]`), and option values out of range name their range.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
+use crate::cli_support::{self, cli};
 use serde_json::json;
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_attention-harness"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run attention-harness")
-}
 
 /// The Debug forms a message must not show.
 fn debug_forms(text: &str) -> Vec<String> {
@@ -29,10 +17,7 @@ fn debug_forms(text: &str) -> Vec<String> {
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = repo("target/cli-messages-tests").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    cli_support::scratch("cli-messages-tests", name)
 }
 
 fn scenario(dir: &Path, name: &str, v: serde_json::Value) -> String {

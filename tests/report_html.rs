@@ -6,31 +6,17 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::cli_support::{self, cli, repo};
 use serde_json::{json, Value};
 
 use crate::report_support::{assert_images_decoded, assert_offline, open_report};
-
-fn repo(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(rel)
-}
-
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_attention-harness"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("run attention-harness")
-}
 
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).to_string()
 }
 
 fn scratch(name: &str) -> PathBuf {
-    let d = repo("target/report-html-tests").join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch folder");
-    d
+    cli_support::scratch("report-html-tests", name)
 }
 
 #[test]
