@@ -11,6 +11,7 @@
 //! cargo run --release --example bench -- observer [N]       # µs per trusted pointermove, Host and child realm
 //! cargo run --release --example bench -- observer-profile [N] # where those µs go: the runtime's functions, sampled
 //! cargo run --release --example bench -- suite [BINARY]    # run the tests: CPU per browser test, top ten
+//! cargo run --release --example bench -- suite browser --against DIR [--runs N]  # this checkout and DIR, alternately
 //! cargo run --release --example bench -- session [N] [M]    # N WebSocket clients x M messages: msg/s, p50/p99
 //! cargo run --release --example bench -- session-soak [N]   # RSS of the Session at 0, N/2 and N messages
 //! cargo run --release --example bench -- envelope           # bytes and candidates kept, v1 vs v4 attachments
@@ -65,13 +66,13 @@ fn main() -> anyhow::Result<()> {
         "session" => session_load(n(50)?, args.get(2).map(|a| a.parse::<usize>()).transpose()?.unwrap_or(40).max(1)),
         "session-soak" => session_soak(n(100_000)?),
         "envelope" => with_harness(envelope_sizes),
-        "suite" => suite(args.get(1).map(String::as_str), &args[args.len().min(2)..]),
+        "suite" => suite_command(&args[1..]),
         // One run of the harness side of vs-playwright, in its own process.
         "scenario" => with_harness(scenario),
         "inspect" => with_harness(|h| inspect(h, n(200)?)),
         "agent-view" => with_harness(agent_view),
         _ => bail!(
-            "usage: bench suite [BINARY] [-- FILTER..]|host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|observer-profile|session|session-soak|envelope|inspect|agent-view [N]"
+            "usage: bench suite [BINARY] [--against DIR] [--runs N] [-- FILTER..]|host-open|open-cost|capture|churn|vs-playwright|hung-child|realms|observer|observer-profile|session|session-soak|envelope|inspect|agent-view [N]"
         ),
     }
 }
@@ -915,8 +916,108 @@ async fn envelope_row(
 /// `harness::cpu`: each interval's CPU split evenly among the tests running in it). The build is
 /// done first (`--no-run`) and not counted. The load average before and after is printed: other
 /// work on the machine lengthens wall time far more than CPU.
-fn suite(binary: Option<&str>, rest: &[String]) -> anyhow::Result<()> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+/// What one run of [`suite`] measured, for the side-by-side comparison.
+struct SuiteRun {
+    wall: f64,
+    cpu: f64,
+    browser: usize,
+    failed: usize,
+    load_before: String,
+    /// Hosts the browser tests opened in fresh contexts.
+    opens: u64,
+    /// The ten most expensive browser tests: name, CPU share s, wall s.
+    top: Vec<(String, f64, f64)>,
+}
+
+/// `suite [BINARY] [--against DIR] [--runs N] [-- FILTER..]`: without `--against`, one run of
+/// [`suite`] in this checkout (with the open floor). With it, `N` rounds (default 3) of one run in
+/// this checkout and one in DIR (another checkout, e.g. `git worktree add /tmp/base 6ade62e`, its
+/// own target/), alternating which goes first each round so that load drift falls on both sides;
+/// then each side's runs, its median CPU per browser test, the ratio this / DIR (the issue's
+/// target: at most 0.7) and both sides' ten most expensive tests from their last run.
+fn suite_command(args: &[String]) -> anyhow::Result<()> {
+    let (opts, filter) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &args[args.len()..]),
+    };
+    let (mut binary, mut against, mut runs) = (None, None, 3usize);
+    let mut it = opts.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--against" => against = Some(PathBuf::from(it.next().context("--against needs a checkout directory")?)),
+            "--runs" => {
+                runs = it.next().context("--runs needs a number")?.parse::<usize>().context("--runs N: N a number")?.max(1)
+            }
+            b if !b.starts_with('-') && binary.is_none() => binary = Some(b.to_string()),
+            other => bail!("bench suite: unknown option {other:?} (usage: suite [BINARY] [--against DIR] [--runs N] [-- FILTER..])"),
+        }
+    }
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf();
+    let Some(base) = against else {
+        let run = suite(&here, binary.as_deref(), filter)?;
+        if run.browser > 0 {
+            open_floor_after(&run)?;
+        }
+        ensure!(run.failed == 0, "the test run failed ({} failed)", run.failed);
+        return Ok(());
+    };
+    ensure!(
+        base.join("Cargo.toml").is_file(),
+        "--against {}: no Cargo.toml there (a checkout is needed)",
+        base.display()
+    );
+    let mut sides: [(PathBuf, Vec<SuiteRun>); 2] = [(here, Vec::new()), (base, Vec::new())];
+    for round in 0..runs {
+        // Round 0: this checkout first; round 1: DIR first; ...
+        for k in 0..2 {
+            let side = (k + round) % 2;
+            println!("== round {} of {runs}: {}", round + 1, sides[side].0.display());
+            let run = suite(&sides[side].0, binary.as_deref(), filter)?;
+            sides[side].1.push(run);
+        }
+    }
+    let per_test = |r: &SuiteRun| if r.browser > 0 { r.cpu / r.browser as f64 } else { f64::NAN };
+    let mut medians = Vec::new();
+    println!("== side by side ({runs} runs each, alternating)");
+    for (dir, list) in &sides {
+        println!("{}:", dir.display());
+        for r in list {
+            println!(
+                "  wall {:.1} s, CPU {:.1} s, {} browser tests, {:.3} CPU-s per browser test, {} failed (load before: {})",
+                r.wall,
+                r.cpu,
+                r.browser,
+                per_test(r),
+                r.failed,
+                r.load_before
+            );
+        }
+        let mut v: Vec<f64> = list.iter().map(per_test).collect();
+        let [_, median, _, _] = stats(&mut v);
+        println!("  median CPU per browser test: {median:.3} s");
+        medians.push(median);
+        println!("  the ten most expensive browser tests of its last run (CPU share s, wall s):");
+        for (name, c, w) in &list.last().expect("at least one run").top {
+            println!("    {c:>7.2} {w:>7.2}  {name}");
+        }
+    }
+    println!(
+        "ratio of CPU per browser test, {} / {}: {:.3} (target: at most 0.7)",
+        sides[0].0.display(),
+        sides[1].0.display(),
+        medians[0] / medians[1]
+    );
+    let failed: usize = sides.iter().flat_map(|s| &s.1).map(|r| r.failed).sum();
+    ensure!(failed == 0, "{failed} tests failed across the runs (listed above)");
+    Ok(())
+}
+
+/// [`open_floor`] for the opens of a single run.
+fn open_floor_after(run: &SuiteRun) -> anyhow::Result<()> {
+    open_floor(run.opens, run.browser)
+}
+
+fn suite(root: &Path, binary: Option<&str>, rest: &[String]) -> anyhow::Result<SuiteRun> {
     let ledger = root.join("target/attention-test-cpu.jsonl");
     let _ = std::fs::remove_file(&ledger);
     let mut base = vec!["test".to_string(), "--locked".to_string()];
@@ -926,7 +1027,8 @@ fn suite(binary: Option<&str>, rest: &[String]) -> anyhow::Result<()> {
     let build = Command::new("cargo").args(&base).arg("--no-run").current_dir(root).status()?;
     ensure!(build.success(), "cargo test --no-run failed");
     let load = || std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim().to_string();
-    println!("load average before: {}", load());
+    let load_before = load();
+    println!("load average before: {load_before}");
     let before = children_cpu_s();
     let t = Instant::now();
     let out = Command::new("cargo")
@@ -992,11 +1094,11 @@ fn suite(binary: Option<&str>, rest: &[String]) -> anyhow::Result<()> {
     for f in &failed {
         println!("FAILED: {f}");
     }
-    if browser > 0 {
-        open_floor(opens, reused, browser)?;
-    }
-    ensure!(out.status.success() && failed.is_empty(), "the test run failed ({} failed)", failed.len());
-    Ok(())
+    println!("Host opens by the browser tests: {opens} in fresh contexts; {reused} ledger entries opened none (a shared Host reused)");
+    // A run whose binary did not finish (a crash, a build error) counts as failed even without a
+    // FAILED line.
+    let failed = if out.status.success() { failed.len() } else { failed.len().max(1) };
+    Ok(SuiteRun { wall, cpu, browser, failed, load_before, opens, top: tests.into_iter().take(10).collect() })
 }
 
 /// What the suite's Host opens cost at the least, measured after the run on this machine: each
@@ -1004,8 +1106,7 @@ fn suite(binary: Option<&str>, rest: &[String]) -> anyhow::Result<()> {
 /// Chromium's process tree and this process; the cheapest cell's mean times the opens the tests
 /// did. Their Hosts are mostly heavier (extras, corpora, agent actions) and opened four at a time,
 /// so this is a lower bound on what opening alone costs, before any test body runs.
-fn open_floor(opens: u64, reused: usize, browser: usize) -> anyhow::Result<()> {
-    println!("Host opens by the browser tests: {opens} in fresh contexts; {reused} ledger entries opened none (a shared Host reused)");
+fn open_floor(opens: u64, browser: usize) -> anyhow::Result<()> {
     let h = Harness::global();
     let per_cell = h.block_on(async {
         h.open(Layout::Managed, Engine::Iframe).await?.close().await; // browser launch is not counted

@@ -67,3 +67,16 @@ fn a_moves_candidate_is_read_again_when_the_hovered_node_or_the_dom_changes() {
         history::move_candidate_follows_hover_and_dom_changes(h).await.map(drop)
     });
 }
+
+/// Engine iframe only: the notice is dropped between an out-of-process leaf and the Host realm (in
+/// engine fragment the leaves are observed by the Host realm itself and no window is pulled). One
+/// child and its parent are the subject; the managed layout stands for both (the layout does not
+/// reach the relay between the Host realm and its child).
+#[test]
+fn a_window_notice_the_host_dropped_is_said_again_at_the_childs_next_grant() {
+    run_host(Layout::Managed, Engine::Iframe, async |h| {
+        let line = history::dropped_window_notice_is_said_again_at_the_next_grant(h).await?;
+        eprintln!("{line}");
+        Ok(())
+    });
+}

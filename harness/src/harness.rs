@@ -254,13 +254,20 @@ where
 {
     let harness = Harness::global();
     let test = report::current_test_name();
-    let (layout, engine) = (options.layout(), options.engine());
+    let (cell, page) = match options.one_document() {
+        Some(page) => (format!("one-document page apps/{page}"), format!("one-document page apps/{page}")),
+        None => {
+            let cell = format!("{} / {}", options.layout(), options.engine());
+            let page = format!("{cell} Host");
+            (cell, page)
+        }
+    };
     let _turn = take_turn(options.extra_realms() >= ALONE_FROM_REALMS);
     let _cpu = cpu::TestCpu::start(harness, &test);
     harness.block_on(async {
         let host = match harness.open_with(options).await {
             Ok(h) => h,
-            Err(e) => panic!("[{test}] cannot open the {layout} / {engine} Host: {e}"),
+            Err(e) => panic!("[{test}] cannot open the {page}: {e}"),
         };
         let outcome = AssertUnwindSafe(body(&host)).catch_unwind().await;
         let failure = match outcome {
@@ -272,10 +279,21 @@ where
             let folder = report::write_artifacts(&test, &host).await;
             report::write_failure(&folder, &message);
             host.close().await;
-            panic!("[{test}] {layout} / {engine}: {message}\n  artifacts: {}", folder.display());
+            panic!("[{test}] {cell}: {message}\n  artifacts: {}", folder.display());
         }
         host.close().await;
     });
+}
+
+/// [`run_host_opts`] on a one-document page ([`HostOptions::document`]): `page`, a file of
+/// `pages/apps/`, alone in a fresh browser context, its realm the top realm. For a test whose
+/// subject lives in one realm (issue 44, decision c); its doc comment names the realm kind it
+/// stands for and the full-Host test that proves the same rule end to end.
+pub fn run_document<F>(page: &str, body: F)
+where
+    F: AsyncFnOnce(&Host) -> anyhow::Result<()>,
+{
+    run_host_opts(HostOptions::document(page), body)
 }
 
 /// The shared read-only Hosts of this test process: one default Host per cell (issue 23, decision 1,

@@ -714,3 +714,118 @@ pub async fn move_candidate_follows_hover_and_dom_changes(host: &Host) -> anyhow
     .await?;
     Ok(phases.join("; "))
 }
+
+/// Page script of the Host document: the iframe of the right leaf (an out-of-process iframe in
+/// engine iframe), searched through open shadow roots.
+const RIGHT_LEAF_IFRAME: &str = "(() => {
+    const find = (root) => {
+        for (const el of root.querySelectorAll('*')) {
+            if (el.localName === 'iframe' && (el.getAttribute('src') || '').includes('leaf.html?side=right')) return el;
+            if (el.shadowRoot) { const f = find(el.shadowRoot); if (f) return f; }
+        }
+        return null;
+    };
+    const f = find(document);
+    if (!f) throw new Error('no iframe of leaf.html?side=right in the Host document');
+    return f;
+})()";
+
+/// A child realm's notice that its window holds moves (`window-pending`), dropped by the Host, is
+/// said again at the child's next grant, so none of its moves is left unpulled (issue 44: the drag
+/// whose last move never reached the history although the leaf saw it). The gap is forced, in the
+/// right leaf (an out-of-process iframe): the Host document posts the leaf a copy of the Host's own
+/// latest capability request under a request id the Host never sent, as a late grant of a
+/// discovery round the Host already ended would arrive; the leaf grants a token the Host refuses
+/// and makes it current. A trusted move in the leaf is then announced with that token, and the Host
+/// drops it (its dropped count says so). The Host's next discovery round (its handler of the
+/// iframe's load event, called as the browser would after a load) grants a token both know, and a
+/// second trusted move follows. The Host's history must then hold the second move, over the leaf's
+/// button in Chromium's box model, as every trusted move of a child must reach it.
+pub async fn dropped_window_notice_is_said_again_at_the_next_grant(host: &Host) -> anyhow::Result<String> {
+    ensure!(host.engine == crate::Engine::Iframe, "needs the right leaf as an out-of-process iframe (engine iframe)");
+    let frame = super::expect::leaf_frame(host.engine, Leaf::Right);
+    let right = host.landmark_rect("right-leaf").await?;
+    let installed = host
+        .eval_in_frame(
+            &frame,
+            "(() => { window.__capRequests = []; addEventListener('message', (e) => { const d = e.data; \
+             if (d && d.type === 'capability-request') window.__capRequests.push(JSON.parse(JSON.stringify(d))); }); \
+             return window.__wippyAttentionRuntime.debug().realm_id; })()",
+        )
+        .await?;
+    let realm = installed.as_str().context("the right leaf's runtime has no realm id")?.to_string();
+    // The Host's binding of the leaf: its grants, refused messages and the Host's dropped count.
+    let binding = format!(
+        "(() => {{ const d = window.__wippyAttentionRuntime.debug(); \
+         const c = d.children.find((c) => c.realm_id === {realm}); \
+         return c ? {{ state: c.state, grants: c.grants, rejected: c.rejected, window: c.window, dropped: d.dropped }} : null; }})()",
+        realm = serde_json::json!(realm)
+    );
+    let read = || async {
+        let v = host.eval(&binding).await?;
+        ensure!(!v.is_null(), "the Host realm has no binding of the right leaf's realm {realm}: {v}");
+        anyhow::Ok(v)
+    };
+    let reload = format!("({RIGHT_LEAF_IFRAME}).dispatchEvent(new Event('load')), true");
+    let regrant = |after: u64, what: &'static str| {
+        let read = &read;
+        async move {
+            wait_for(host, what, POINTER_TIMEOUT, || async move {
+                let v = read().await?;
+                let done = v["state"] == "granted" && v["grants"].as_u64().unwrap_or(0) > after;
+                Ok(if done { Poll::Ready(()) } else { Poll::Pending(v.to_string()) })
+            })
+            .await
+        }
+    };
+
+    // 1. A new discovery round, so the leaf holds a request of the Host's to copy.
+    let before = read().await?;
+    host.eval(&reload).await?;
+    regrant(before["grants"].as_u64().unwrap_or(0), "the Host's new discovery round granted by the leaf").await?;
+    // 2. The late grant: the Host's request under an id the Host never sent.
+    let req = host.eval_in_frame(&frame, "window.__capRequests[window.__capRequests.length - 1] || null").await?;
+    ensure!(req.is_object(), "the leaf received no capability request of the Host: {req}");
+    let mut late = req.clone();
+    late["request_id"] = serde_json::json!("cr-never-sent-by-the-host");
+    let granted = read().await?;
+    host.eval(&format!(
+        "(() => {{ const f = {RIGHT_LEAF_IFRAME}; f.contentWindow.postMessage({late}, new URL(f.src, location.href).origin); return true; }})()"
+    ))
+    .await?;
+    wait_for(host, "the Host refusing the leaf's grant of a request it never sent", POINTER_TIMEOUT, || async {
+        let v = read().await?;
+        let refused = v["rejected"].as_u64() > granted["rejected"].as_u64() && v["grants"] == granted["grants"];
+        Ok(if refused { Poll::Ready(()) } else { Poll::Pending(v.to_string()) })
+    })
+    .await?;
+    // 3. A trusted move the leaf announces with the token the Host refused: dropped.
+    let a = (right.x + 20.0, right.y + right.height / 2.0);
+    host.move_to(a.0, a.1).await?;
+    wait_for(host, "the Host dropping the leaf's notice sent with the refused token", POINTER_TIMEOUT, || async {
+        let v = read().await?;
+        let dropped = v["dropped"].as_u64() > granted["dropped"].as_u64();
+        Ok(if dropped { Poll::Ready(()) } else { Poll::Pending(v.to_string()) })
+    })
+    .await?;
+    // 4. The Host's next round: a token both know. Then a second trusted move.
+    let dropped = read().await?;
+    host.eval(&reload).await?;
+    regrant(dropped["grants"].as_u64().unwrap_or(0), "the Host's next discovery round granted by the leaf").await?;
+    let b = (right.x + 60.0, right.y + right.height / 2.0);
+    host.move_to(b.0, b.1).await?;
+    wait_for(host, "the right leaf's own log holding both trusted moves", POINTER_TIMEOUT, || async move {
+        let log = leaf_log(host, Leaf::Right).await?;
+        let moves = log.iter().filter(|e| e.is("pointermove") && e.is_trusted).count();
+        Ok(if moves >= 2 { Poll::Ready(()) } else { Poll::Pending(format!("{moves} trusted moves")) })
+    })
+    .await?;
+    let snap = history_where(host, "the leaf's second move reaching the Host's history", |evs| {
+        evs.iter().any(|e| is(e, T::Pointermove) && at(e, b))
+    })
+    .await?;
+    require_valid_payload(snap.json())?;
+    let last = events(&snap).iter().find(|e| is(e, T::Pointermove) && at(e, b)).expect("found above");
+    ensure!(over(&snap, last, &right), "the leaf's move must target its button (Chromium's box): {}", brief(&snap));
+    Ok(format!("dropped notices {}; history: {}", dropped["dropped"], brief(&snap)))
+}

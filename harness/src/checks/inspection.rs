@@ -53,7 +53,7 @@ pub fn selectors() -> Vec<&'static str> {
 /// A realm kind of a cell and where calls into it are made.
 #[derive(Debug, Clone)]
 pub struct RealmKind {
-    /// `host`, `srcdoc`, `oopif` or `fragment`.
+    /// `host`, `srcdoc`, `oopif` or `fragment` (or `one-document`: the top realm of a one-document page).
     pub kind: &'static str,
     pub realm: Realm,
 }

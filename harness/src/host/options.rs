@@ -246,6 +246,8 @@ pub struct HostOptions {
     device_scale_factor: f64,
     viewport: (u32, u32),
     zoom: f64,
+    /// A one-document page: this file of `pages/apps/` opened alone as the top document.
+    document: Option<String>,
 }
 
 /// Where the managed layout's declaration comes from: a file of `pages/host/layouts/`, or a
@@ -272,7 +274,24 @@ impl HostOptions {
             device_scale_factor: 1.0,
             viewport: VIEWPORT,
             zoom: 1.0,
+            document: None,
         }
+    }
+
+    /// A one-document page (issue 44, decision c): `page`, a file of `pages/apps/`
+    /// (`css-doc.html`), opened alone as the top document of a fresh context, served by the same
+    /// server with the same runtime injected first, so the realm under test is the top realm
+    /// ([`crate::host::Realm::Top`]) and nothing else runs beside it. For a test whose subject lives
+    /// in one realm; [`HostOptions::layout`] and [`HostOptions::engine`] mean nothing for it.
+    pub fn document(page: &str) -> HostOptions {
+        let mut o = HostOptions::new(Layout::Managed, Engine::Iframe);
+        o.document = Some(page.to_string());
+        o
+    }
+
+    /// The file of `pages/apps/` a one-document page opens ([`HostOptions::document`]).
+    pub fn one_document(&self) -> Option<&str> {
+        self.document.as_deref()
     }
 
     /// Agent clarification actions on or off (`?actions=on`); a Host with them on also gets the
@@ -447,6 +466,9 @@ impl HostOptions {
 
     /// The page's path and query on the Host site: `/host/<layout>.html?engine=<engine>&...`.
     pub fn path(&self) -> String {
+        if let Some(page) = &self.document {
+            return format!("/apps/{page}");
+        }
         let mut q = vec![format!("engine={}", self.engine)];
         if self.actions {
             q.push("actions=on".into());
@@ -509,6 +531,14 @@ mod tests {
         );
         assert!(o.actions_enabled());
         assert_eq!(o.device_scale_factor(2.0).viewport(800, 600).viewport_size(), (800, 600));
+    }
+
+    #[test]
+    fn a_one_document_page_is_its_file_of_apps_alone() {
+        let o = HostOptions::document("css-doc.xhtml");
+        assert_eq!(o.url("http://127.0.0.1:1"), "http://127.0.0.1:1/apps/css-doc.xhtml");
+        assert_eq!(o.one_document(), Some("css-doc.xhtml"));
+        assert_eq!(HostOptions::new(Layout::Managed, Engine::Iframe).one_document(), None);
     }
 
     #[test]

@@ -139,6 +139,16 @@ function announce() {
   announced = true;
   emit('observation-up', { kind: 'window-pending' });
 }
+// Says again that moves wait (when they do), with the token current now. relay/child.js calls it
+// after each grant it issues and after refusing a pull: a `window-pending` sent before a grant can
+// carry a token the parent refused (a late grant of a discovery round the parent already ended)
+// and be dropped, and a pull this realm refused took nothing; either way `announced` stayed set and
+// these moves would never be pulled. A realm with no waiting moves sends nothing.
+export function reannounceWindow() {
+  if (!announced) return;
+  announced = false;
+  announce();
+}
 function keepMove(obs) {
   insertEvent(WINDOW, Object.assign({}, obs.event, { candidates: obs.candidates || [] }), nTimeOrigin);
   announce();

@@ -23,7 +23,7 @@ import { boundObservations } from '../realm/history.js';
 import { requestBudgets, requestTimeout } from './leases.js';
 import { limitCandidates, trimToBytes } from './reply-limits.js';
 import { startDiscovery, failPending, mergeChildWindows } from './parent.js';
-import { takeWindow } from '../realm/observation.js';
+import { takeWindow, reannounceWindow } from '../realm/observation.js';
 import { scanIframes } from './discovery.js';
 import { resolvePoints } from './sampling.js';
 import { readyChildren } from './ready-children.js';
@@ -157,8 +157,11 @@ export function onCapabilityRequest(msg, ev) {
     bindings.forEach((b) => {
       if (b.state === 'discovering' && !b.timer) startDiscovery(b);
     });
-    flushUpBuffer();
   }
+  // Observations kept while no token was usable (before the first grant, or after the current one
+  // expired before its renewal) go up with this one, whichever grant it is.
+  flushUpBuffer();
+  reannounceWindow();
 }
 // detail (inspect refusals only): why the request is invalid (`css-syntax` ...), kept by the parent.
 function queryError(id, code, detail) {
@@ -166,24 +169,23 @@ function queryError(id, code, detail) {
   if (typeof detail === 'string' && /^[a-z0-9:-]{1,64}$/.test(detail)) msg.detail = detail;
   replyUp(msg);
 }
+// Why this realm refuses query `msg` (a relay code), or null when it answers it.
+function refusal(msg) {
+  const exp = UP.tokens.get(msg.token);
+  if (!exp) return 'unauthorized';
+  if (exp <= nDateNow()) return 'capability-expired';
+  if (msg.host_instance_id !== UP.hostInstanceId) return 'host-instance-mismatch';
+  if (msg.mount_id !== UP.childMountId || msg.generation !== UP.childGeneration) return 'generation-mismatch';
+  return null;
+}
 export async function onQueryRequest(msg) {
   const id = typeof msg.request_id === 'string' ? msg.request_id.slice(0, 128) : '';
   if (!id) return;
-  const exp = UP.tokens.get(msg.token);
-  if (!exp) {
-    queryError(id, 'unauthorized');
-    return;
-  }
-  if (exp <= nDateNow()) {
-    queryError(id, 'capability-expired');
-    return;
-  }
-  if (msg.host_instance_id !== UP.hostInstanceId) {
-    queryError(id, 'host-instance-mismatch');
-    return;
-  }
-  if (msg.mount_id !== UP.childMountId || msg.generation !== UP.childGeneration) {
-    queryError(id, 'generation-mismatch');
+  const refused = refusal(msg);
+  if (refused) {
+    queryError(id, refused);
+    // A refused pull took none of the window's moves: the parent spent its notice on it.
+    if (msg.operation === 'observations') reannounceWindow();
     return;
   }
   const timeout = requestTimeout(msg.timeout_ms);
