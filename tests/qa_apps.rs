@@ -228,3 +228,153 @@ async fn http_get(url: &str) -> (u16, String) {
     let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
     (status, body)
 }
+
+/// The backend node id of `expr`'s element in the Host document (the page's main world).
+async fn host_element(host: &attention_harness::Host, expr: &str) -> anyhow::Result<i64> {
+    let page = host.frames().page();
+    let reply = page.evaluate_handle(expr, None).await?;
+    let object = reply.pointer("/result/objectId").and_then(serde_json::Value::as_str);
+    let object = object.ok_or_else(|| anyhow::anyhow!("{expr} is no element in the Host: {reply}"))?;
+    let desc = page.call("DOM.describeNode", serde_json::json!({"objectId": object})).await?;
+    desc.pointer("/node/backendNodeId").and_then(serde_json::Value::as_i64).ok_or_else(|| anyhow::anyhow!("{desc}"))
+}
+
+/// `css:` landmarks on the worked example, mounted cross-origin out of process and as a Web
+/// Fragment: each resolves to the element Chromium's own lookups name (the pierced DOM's `id`, the
+/// Host document's native `querySelector`), in the Host first, then in the application's realm, then
+/// in the application's own iframe nested in it; the point a command samples there is that element
+/// in Chromium's hit test and the runtime's candidate is its AX role and name; what resolves to
+/// nothing is a typed error naming why.
+#[test]
+fn css_landmarks_name_chromiums_first_match_across_the_host_and_every_realm() {
+    use attention_harness::frames::CssProblem;
+    use attention_harness::scenario::run::visible_centre;
+    for engine in [Engine::Iframe, Engine::Fragment] {
+        run_host_opts(signup_options(engine, None), async |host| {
+            let frames = host.frames();
+            // The application renders from its own scripts: wait for its nested iframe's link.
+            let support = attention_harness::checks::wait_for(
+                host,
+                "the application's help link (#support)",
+                Duration::from_secs(5),
+                || async {
+                    Ok(match frames.locate_attr("id", "support").await? {
+                        Some(at) => attention_harness::checks::Poll::Ready(at),
+                        None => attention_harness::checks::Poll::Pending("not in any frame's document".into()),
+                    })
+                },
+            )
+            .await?;
+            let by_id = |id: &'static str| async move {
+                frames.locate_attr("id", id).await?.ok_or_else(|| anyhow::anyhow!("no #{id} in any frame"))
+            };
+            let create = by_id("create").await?;
+            let plans = by_id("plans").await?;
+            let same = |a: &attention_harness::oracle::Located, b: &attention_harness::oracle::Located| {
+                a.session.id == b.session.id && a.backend_node_id == b.backend_node_id
+            };
+            for (name, want, hit) in [
+                ("css:#create", &create, true),
+                // Panel scope: the app's first button (the plan buttons are in a closed shadow root).
+                ("css:signup:button", &create, true),
+                // Nothing in the Host or the app's document: the app's own iframe, nested in its realm.
+                ("css:signup:a", &support, true),
+                ("css:#support", &support, true),
+                ("css:plan-picker", &plans, false),
+            ] {
+                let got = host.locate_landmark(name).await?;
+                anyhow::ensure!(same(&got, want), "{engine:?} {name}: another element than Chromium's");
+                let rect = frames.node_rect(want).await?;
+                anyhow::ensure!(host.landmark_rect(name).await? == rect, "{engine:?} {name}: rect");
+                if hit {
+                    let (x, y) = visible_centre(host, name).await?;
+                    let h = frames.hit_at(x, y).await?.ok_or_else(|| anyhow::anyhow!("{name}: no hit"))?;
+                    anyhow::ensure!(
+                        h.session.id == want.session.id && h.backend_node_id == want.backend_node_id,
+                        "{engine:?} {name}: Chromium hits another node at ({x}, {y})"
+                    );
+                }
+            }
+            // The runtime's candidate at a css: landmark is Chromium's AX node there.
+            let (x, y) = visible_centre(host, "css:signup:button").await?;
+            let snap = snapshot_at(host, x, y).await?;
+            let top = snap.pointer.as_ref().and_then(|p| p.candidate_ids.first()).cloned().unwrap_or_default();
+            let c =
+                snap.candidates.iter().find(|c| c.target_id == top).ok_or_else(|| anyhow::anyhow!("no candidate"))?;
+            let ax = host.landmark_ax("css:signup:button").await?;
+            anyhow::ensure!(
+                c.summary.role.as_deref() == Some(ax.role.as_str())
+                    && c.summary.name.as_deref() == Some("Create account")
+                    && ax.name == "Create account",
+                "{engine:?}: the runtime says {:?} {:?}, Chromium's AX tree {ax:?}",
+                c.summary.role,
+                c.summary.name
+            );
+            // The Host first: `button` matches in the Host (its composer) before the application.
+            let host_button = host_element(host, "document.querySelector('button')").await?;
+            let got = host.locate_landmark("css:button").await?;
+            anyhow::ensure!(
+                got.session.id == frames.page().id && got.backend_node_id == host_button,
+                "{engine:?}: css:button is not the Host document's first button"
+            );
+            // What names nothing is a typed error.
+            let problem = |r: Result<_, attention_harness::HostError>| match r {
+                Err(attention_harness::HostError::CssLandmark { problem, .. }) => Ok(problem),
+                Err(e) => Err(anyhow::anyhow!("another error: {e}")),
+                Ok(_) => Err(anyhow::anyhow!("resolved")),
+            };
+            let e = problem(host.locate_landmark("css:#no-such-element").await)?;
+            anyhow::ensure!(matches!(e, CssProblem::NoMatch { realms: 3.., .. }), "{engine:?}: {e}");
+            let e = problem(host.locate_landmark("css:signup:button[").await)?;
+            anyhow::ensure!(matches!(e, CssProblem::InvalidSelector { .. }), "{engine:?}: {e}");
+            let e = problem(host.locate_landmark("css:sidebar:button").await)?;
+            anyhow::ensure!(
+                matches!(&e, CssProblem::NoPanel { panel, panels, .. } if panel == "sidebar" && panels.contains(&"signup".to_string())),
+                "{engine:?}: {e}"
+            );
+            Ok(())
+        });
+    }
+}
+
+/// `snapshot --point css:...`: checked before a browser starts (a panel prefix naming no panel of
+/// the layout file, exit 2 within a second), resolved live on the open Host, and a selector that
+/// matches nothing ends with the typed error, exit 2.
+#[test]
+fn the_cli_samples_at_a_css_landmark_and_refuses_one_that_names_nothing() {
+    let file = "fixtures/apps/signup.layout.json";
+    let (out, took) = cli(&["snapshot", "--layout-file", file, "--point", "css:sidebar:#create"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(took < Duration::from_secs(2), "took {took:?}: {err}");
+    assert!(err.contains("no panel \u{201c}sidebar\u{201d} (panels: chat, nav, signup)"), "{err}");
+
+    let (out, _) = cli(&["snapshot", "--layout-file", file, "--engine", "fragment", "--point", "css:signup:#create"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let snap: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top = snap.pointer("/pointer/candidate_ids/0").cloned().unwrap_or_default();
+    let c = snap["candidates"].as_array().unwrap().iter().find(|c| c["target_id"] == top).cloned();
+    assert_eq!(c.as_ref().and_then(|c| c.pointer("/summary/name")), Some(&"Create account".into()), "{snap}");
+
+    // A scenario points at it too, in both engines.
+    let dir = repo("target/qa-apps-tests/css-scenario");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("css.json");
+    let steps = serde_json::json!({"layout_file": repo(file), "engines": ["iframe", "fragment"], "steps": [
+        {"do": "open"},
+        {"do": "move", "at": "css:signup:#create"},
+        {"do": "expect", "top": {"role": "button", "name": "Create account"}},
+        {"do": "move", "at": {"landmark": "css:#support", "fx": 0.25}},
+        {"do": "expect", "top": {"role": "link", "name": "Contact support"}}
+    ]});
+    std::fs::write(&scenario, steps.to_string()).unwrap();
+    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+
+    let (out, _) = cli(&["snapshot", "--layout-file", file, "--point", "css:.no-such-class"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("nothing matches \u{201c}.no-such-class\u{201d} in the Host or any realm"), "{err}");
+}

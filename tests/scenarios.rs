@@ -134,6 +134,14 @@ fn a_scenario_that_cannot_run_is_refused_up_front_naming_the_step() {
             vec!["steps[1] (move)", "no-such-place"],
         ),
         (serde_json::json!({"steps": [open, {"do": "key", "key": "F13"}]}), vec!["steps[1] (key)", "F13"]),
+        (
+            serde_json::json!({"steps": [open, {"do": "move", "at": "css: "}]}),
+            vec!["steps[1] (move)", "names no selector"],
+        ),
+        (
+            serde_json::json!({"steps": [open, {"do": "click", "at": {"landmark": "css:sidebar:#x"}}]}),
+            vec!["steps[1] (click)", "no panel \u{201c}sidebar\u{201d} (panels: chat, main, nav, tools)"],
+        ),
         (serde_json::json!({"steps": [{"do": "move", "at": "left-leaf"}]}), vec!["steps[0]", "must be `open`"]),
         (
             serde_json::json!({"steps": [open, {"do": "expect", "omission": "no-such-reason"}]}),

@@ -99,7 +99,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "iframe")]
         engine: Engine,
         /// `X,Y` in Host-viewport CSS px, or a landmark: boundary, left-leaf, right-leaf,
-        /// oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer ...
+        /// oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer ...; or
+        /// `css:SELECTOR` (first match, the Host then every realm) / `css:PANEL:SELECTOR` (one panel).
         #[arg(long, value_name = "X,Y|LANDMARK")]
         point: String,
         /// Print the `context_attachments` array (one envelope) instead of the snapshot.
