@@ -378,3 +378,83 @@ fn the_cli_samples_at_a_css_landmark_and_refuses_one_that_names_nothing() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("nothing matches \u{201c}.no-such-class\u{201d} in the Host or any realm"), "{err}");
 }
+
+/// A scratch folder under target/ holding a layout file whose `signup` panel is `{"kind": "page",
+/// "url": url}`; the file's path.
+fn layout_with_url(name: &str, url: &str) -> PathBuf {
+    let dir = repo(&format!("target/qa-apps-tests/{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut decl: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo("fixtures/apps/signup.layout.json")).unwrap()).unwrap();
+    decl["layout"]["panels"]["signup"] = serde_json::json!({"kind": "page", "url": url});
+    let file = dir.join("layout.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&decl).unwrap()).unwrap();
+    file
+}
+
+/// The worked example served by a separate server (tests/app_server.rs, not the harness's), mounted
+/// by url: a cross-origin, out-of-process iframe of that server's origin, with the runtime injected
+/// through CDP before the application's scripts (the closed shadow root its module script attaches is
+/// seen) in its document and in its own iframe; the candidate at the form's button, the link in the
+/// app's iframe and the closed-shadow plan button agrees with Chromium's box model, hit test and AX
+/// tree, and a css: landmark reaches into it.
+#[test]
+fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_injected() {
+    use SegmentKind::{Iframe, ShadowRoot, WebComponent};
+    let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
+    let file = layout_with_url("url", &server.url());
+    let checked = attention_harness::qa::LayoutFile::load(&repo("pages"), &file, (1280, 720)).expect("it answers");
+    assert_eq!(checked.url_pages, ["signup"]);
+    let options = HostOptions::new(Layout::Managed, Engine::Iframe).declaration_in(checked.json, checked.folder);
+    run_host_opts(options, async |host| {
+        let children = host.frames().child_targets();
+        anyhow::ensure!(
+            children.iter().any(|c| c.url == server.url()),
+            "no out-of-process frame at {}: {children:?}",
+            server.url()
+        );
+        agrees_with_chromium(host, "id", "create", &[Iframe]).await?;
+        agrees_with_chromium(host, "id", "support", &[Iframe, Iframe]).await?;
+        agrees_with_chromium(host, "class", "plan", &[Iframe, WebComponent, ShadowRoot]).await?;
+        let create = host.frames().locate_attr("id", "create").await?.ok_or_else(|| anyhow::anyhow!("no #create"))?;
+        let got = host.locate_landmark("css:signup:button").await?;
+        anyhow::ensure!(
+            got.session.id == create.session.id && got.backend_node_id == create.backend_node_id,
+            "css:signup:button is not the application's #create"
+        );
+        Ok(())
+    });
+}
+
+/// A url page is refused before a browser starts when it does not answer (nothing listening, or an
+/// HTTP error status), naming the url and why, and when asked for with engine fragment.
+#[test]
+fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_front() {
+    let refused = |file: &Path, extra: &[&str], names: &[&str]| {
+        let mut args = vec!["snapshot", "--point", "panel-signup", "--layout-file", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (out, took) = cli(&args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        // The url is asked once, for at most URL_TIMEOUT, on top of the 2 s every refusal gets.
+        let limit = attention_harness::qa::declaration::URL_TIMEOUT + Duration::from_secs(2);
+        assert!(took < limit, "took {took:?}: {err}");
+        for n in names {
+            assert!(err.contains(n), "the error does not name {n:?}: {err}");
+        }
+    };
+    // A port nothing listens on (bound by the OS, then let go).
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://localhost:{port}/");
+    let file = layout_with_url("url-closed", &url);
+    refused(&file, &[], &["unreachable-url", &format!("url {url} does not answer ("), "ECONNREFUSED"]);
+    let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
+    let missing = format!("{}missing.html", server.url());
+    let file = layout_with_url("url-404", &missing);
+    refused(&file, &[], &["unreachable-url", &format!("url {missing} answers HTTP 404")]);
+    let file = layout_with_url("url-fragment", &server.url());
+    refused(&file, &["--engine", "fragment"], &["panel signup mounts an application by url", "--engine iframe"]);
+    let file = layout_with_url("url-bad", "localhost:5173/");
+    refused(&file, &[], &["invalid-url", "must be an absolute http: or https: URL"]);
+}

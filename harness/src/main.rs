@@ -273,6 +273,10 @@ fn main() -> ExitCode {
                 Ok(v) => v,
                 Err(code) => return code,
             };
+            if let Err(e) = view.check_engines(&engines(engine)) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             with_harness(pages, |h| verify(h, &view, layouts, engines(engine), json, check.as_deref(), html.as_deref()))
         }
         Command::Audit { url, grid, viewport, dpr, json, html } => {
@@ -321,6 +325,10 @@ fn main() -> ExitCode {
                 Ok(v) => v,
                 Err(code) => return code,
             };
+            if let Err(e) = view.check_engines(&[engine]) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             // Where to sample is checked before a browser starts, too.
             let target = match landmarks::target(&point, view.css_viewport(), view.layout_file.as_ref()) {
                 Ok(t) => t,

@@ -246,6 +246,7 @@ pub struct HostOptions {
     device_scale_factor: f64,
     viewport: (u32, u32),
     zoom: f64,
+    injection: Option<std::sync::Arc<str>>,
 }
 
 /// Where the managed layout's declaration comes from: a file of `pages/host/layouts/`, or a
@@ -272,7 +273,35 @@ impl HostOptions {
             device_scale_factor: 1.0,
             viewport: VIEWPORT,
             zoom: 1.0,
+            injection: None,
         }
+    }
+
+    /// The `url` pages of the served declaration (`{"kind": "page", "url": ...}`, applications served
+    /// elsewhere), in panel order: the harness injects the runtime into their origins
+    /// ([`HostOptions::inject`]).
+    pub fn page_urls(&self) -> Vec<String> {
+        let Some((_, json)) = self.served_declaration() else { return Vec::new() };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(json) else { return Vec::new() };
+        let panels = v.pointer("/layout/panels").and_then(serde_json::Value::as_object);
+        panels
+            .into_iter()
+            .flat_map(|p| p.values())
+            .filter(|p| p["kind"] == "page")
+            .filter_map(|p| p["url"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// A script every new document of the page and of its out-of-process frames runs before its own
+    /// (the runtime guarded by origin, [`crate::host::guarded_runtime`]).
+    pub fn inject(mut self, script: impl Into<std::sync::Arc<str>>) -> HostOptions {
+        self.injection = Some(script.into());
+        self
+    }
+
+    /// The script [`HostOptions::inject`] set.
+    pub fn injection(&self) -> Option<std::sync::Arc<str>> {
+        self.injection.clone()
     }
 
     /// Agent clarification actions on or off (`?actions=on`); a Host with them on also gets the

@@ -144,6 +144,7 @@ mod tests {
             json: String::new(),
             folder: ".".into(),
             landmarks: vec!["panel-side".into()],
+            url_pages: Vec::new(),
         };
         assert_eq!(target("panel-side", (1280, 720), Some(&f)), Ok(Target::Landmark("panel-side".into())));
         assert!(target("panel-side", (1280, 720), None).is_err());

@@ -311,6 +311,7 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
     };
     let view = view_args.check(pages).map_err(|e| invalid(e.to_string()))?;
     view.layouts(Some(&[scenario.layout])).map_err(|e| invalid(e.to_string()))?;
+    view.check_engines(&scenario.engines).map_err(|e| invalid(e.to_string()))?;
     if scenario.engines.is_empty() {
         return Err(invalid("engines: name at least one".into()));
     }
