@@ -391,27 +391,18 @@ export function checkDeclarationText(text, { viewport, layoutName = 'default', c
   // page inside the layout file's folder. `checkSrc(src)` returns null or `{kind, message}`.
   // Likewise `checkUrl(url)`: does each `url` page answer (the CLI asks before a browser starts).
   if ((checkSrc || checkUrl) && rules.length === 0) {
+    const side = (panelId, key, bad) =>
+      bad &&
+      rules.push({
+        kind: bad.kind,
+        message: `panel \`${panelId}\`: ${bad.message}`,
+        panelId,
+        path: ['layout', 'panels', panelId, key],
+      });
     for (const [panelId, panel] of Object.entries(source.value.layout.panels)) {
       if (panel.kind !== 'page') continue;
-      if (panel.url !== undefined && checkUrl) {
-        const bad = checkUrl(panel.url);
-        if (bad)
-          rules.push({
-            kind: bad.kind,
-            message: `panel \`${panelId}\`: ${bad.message}`,
-            panelId,
-            path: ['layout', 'panels', panelId, 'url'],
-          });
-      }
-      if (panel.src === undefined || !checkSrc) continue;
-      const bad = checkSrc(normalizeSrc(panel.src), panel.src);
-      if (bad)
-        rules.push({
-          kind: bad.kind,
-          message: `panel \`${panelId}\`: ${bad.message}`,
-          panelId,
-          path: ['layout', 'panels', panelId, 'src'],
-        });
+      if (panel.url !== undefined && checkUrl) side(panelId, 'url', checkUrl(panel.url));
+      if (panel.src !== undefined && checkSrc) side(panelId, 'src', checkSrc(normalizeSrc(panel.src), panel.src));
     }
   }
   for (const { path, ...p } of rules) {
