@@ -373,6 +373,24 @@ fn the_cli_samples_at_a_css_landmark_and_refuses_one_that_names_nothing() {
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
 
+    // An open step with its own view: the app's breakpoint edge (x 430 at 1000x600) only exists in
+    // that view; at the scenario's 1280x720 the form and the picker are stacked.
+    let scenario = dir.join("open-view.json");
+    let steps = serde_json::json!({"layout_file": repo(file), "engines": ["iframe"], "steps": [
+        {"do": "open"},
+        {"do": "move", "at": [432, 230]},
+        {"do": "expect", "top": {"role": "form", "name": "Sign up"}},
+        {"do": "open", "viewport": "1000x600"},
+        {"do": "move", "at": [432, 230]},
+        {"do": "expect", "top": {"role": "group", "name": "Plans"}},
+        {"do": "move", "at": [428, 230]},
+        {"do": "expect", "top": {"role": "form", "name": "Sign up"}}
+    ]});
+    std::fs::write(&scenario, steps.to_string()).unwrap();
+    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+
     let (out, _) = cli(&["snapshot", "--layout-file", file, "--point", "css:.no-such-class"]);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(out.status.code(), Some(2), "{err}");
