@@ -473,6 +473,10 @@ fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_f
     refused(&file, &[], &["unreachable-url", &format!("url {missing} answers HTTP 404")]);
     let file = layout_with_url("url-fragment", &server.url());
     refused(&file, &["--engine", "fragment"], &["panel signup mounts an application by url", "--engine iframe"]);
+    let (out, _) = cli(&["inspect", "--layout-file", file.to_str().unwrap(), "--engine", "fragment", "tree"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("panel signup mounts an application by url"), "inspect: {err}");
     let file = layout_with_url("url-bad", "localhost:5173/");
     refused(&file, &[], &["invalid-url", "must be an absolute http: or https: URL"]);
 }

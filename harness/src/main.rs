@@ -317,6 +317,10 @@ fn main() -> ExitCode {
                 Ok(v) => v,
                 Err(code) => return code,
             };
+            if let Err(e) = view.check_engines(&[args.engine]) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             with_harness(pages, |h| attention_harness::inspect_cli::run(h, &args, &view, layouts[0]))
         }
         Command::Snapshot { layout, engine, point, envelope, envelope_version, picture, view } => {
