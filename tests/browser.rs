@@ -7,6 +7,8 @@
 //! in the contract binary because cargo runs test binaries one after another: here their `verify`
 //! and `snapshot` processes overlap the other browser tests instead of adding their own time.
 
+#[path = "app_server.rs"]
+mod app_server;
 #[path = "budgets.rs"]
 mod budgets;
 #[path = "cli.rs"]

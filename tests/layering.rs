@@ -31,6 +31,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // Chromium's truth through frames, below everything that opens a Host.
     ("frames", &["attention", "cdp"]),
     ("oracle", &["cdp", "frames"]),
+    ("css_landmark", &["cdp", "frames", "oracle"]),
     ("focus_truth", &["cdp", "frames", "oracle"]),
     ("capture", &["cdp", "contract", "frames", "oracle"]),
     // The server (reference Host pages, runtime injection, the reference Session).
@@ -38,12 +39,12 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("trace", &["cdp", "server"]),
     ("golden", &["contract"]),
     // One opened Host, and what drives or reads it.
-    ("host", &["attention", "capture", "cdp", "focus_truth", "frames", "oracle", "server"]),
+    ("host", &["attention", "capture", "cdp", "css_landmark", "focus_truth", "frames", "oracle", "server"]),
     ("input", &["host"]),
     ("report", &["attention", "oracle", "host"]),
     ("harness", &["browser", "cdp", "host", "remote", "report", "server"]),
     ("agent", &["contract", "server"]),
-    ("qa", &["host"]),
+    ("qa", &["css_landmark", "host"]),
     // The checks and the tools built on them.
     (
         "checks",

@@ -228,3 +228,255 @@ async fn http_get(url: &str) -> (u16, String) {
     let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
     (status, body)
 }
+
+/// The backend node id of `expr`'s element in the Host document (the page's main world).
+async fn host_element(host: &attention_harness::Host, expr: &str) -> anyhow::Result<i64> {
+    let page = host.frames().page();
+    let reply = page.evaluate_handle(expr, None).await?;
+    let object = reply.pointer("/result/objectId").and_then(serde_json::Value::as_str);
+    let object = object.ok_or_else(|| anyhow::anyhow!("{expr} is no element in the Host: {reply}"))?;
+    let desc = page.call("DOM.describeNode", serde_json::json!({"objectId": object})).await?;
+    desc.pointer("/node/backendNodeId").and_then(serde_json::Value::as_i64).ok_or_else(|| anyhow::anyhow!("{desc}"))
+}
+
+/// `css:` landmarks on the worked example, mounted cross-origin out of process and as a Web
+/// Fragment: each resolves to the element Chromium's own lookups name (the pierced DOM's `id`, the
+/// Host document's native `querySelector`), in the Host first, then in the application's realm, then
+/// in the application's own iframe nested in it; the point a command samples there is that element
+/// in Chromium's hit test and the runtime's candidate is its AX role and name; what resolves to
+/// nothing is a typed error naming why.
+#[test]
+fn css_landmarks_name_chromiums_first_match_across_the_host_and_every_realm() {
+    use attention_harness::frames::CssProblem;
+    use attention_harness::scenario::run::visible_centre;
+    for engine in [Engine::Iframe, Engine::Fragment] {
+        run_host_opts(signup_options(engine, None), async |host| {
+            let frames = host.frames();
+            // The application renders from its own scripts: wait for its nested iframe's link.
+            let support = attention_harness::checks::wait_for(
+                host,
+                "the application's help link (#support)",
+                Duration::from_secs(5),
+                || async {
+                    Ok(match frames.locate_attr("id", "support").await? {
+                        Some(at) => attention_harness::checks::Poll::Ready(at),
+                        None => attention_harness::checks::Poll::Pending("not in any frame's document".into()),
+                    })
+                },
+            )
+            .await?;
+            let by_id = |id: &'static str| async move {
+                frames.locate_attr("id", id).await?.ok_or_else(|| anyhow::anyhow!("no #{id} in any frame"))
+            };
+            let create = by_id("create").await?;
+            let plans = by_id("plans").await?;
+            let same = |a: &attention_harness::oracle::Located, b: &attention_harness::oracle::Located| {
+                a.session.id == b.session.id && a.backend_node_id == b.backend_node_id
+            };
+            for (name, want, hit) in [
+                ("css:#create", &create, true),
+                // Panel scope: the app's first button (the plan buttons are in a closed shadow root).
+                ("css:signup:button", &create, true),
+                // Nothing in the Host or the app's document: the app's own iframe, nested in its realm.
+                ("css:signup:a", &support, true),
+                ("css:#support", &support, true),
+                ("css:plan-picker", &plans, false),
+            ] {
+                let got = host.locate_landmark(name).await?;
+                anyhow::ensure!(same(&got, want), "{engine:?} {name}: another element than Chromium's");
+                let rect = frames.node_rect(want).await?;
+                anyhow::ensure!(host.landmark_rect(name).await? == rect, "{engine:?} {name}: rect");
+                if hit {
+                    let (x, y) = visible_centre(host, name).await?;
+                    let h = frames.hit_at(x, y).await?.ok_or_else(|| anyhow::anyhow!("{name}: no hit"))?;
+                    anyhow::ensure!(
+                        h.session.id == want.session.id && h.backend_node_id == want.backend_node_id,
+                        "{engine:?} {name}: Chromium hits another node at ({x}, {y})"
+                    );
+                }
+            }
+            // The runtime's candidate at a css: landmark is Chromium's AX node there.
+            let (x, y) = visible_centre(host, "css:signup:button").await?;
+            let snap = snapshot_at(host, x, y).await?;
+            let top = snap.pointer.as_ref().and_then(|p| p.candidate_ids.first()).cloned().unwrap_or_default();
+            let c =
+                snap.candidates.iter().find(|c| c.target_id == top).ok_or_else(|| anyhow::anyhow!("no candidate"))?;
+            let ax = host.landmark_ax("css:signup:button").await?;
+            anyhow::ensure!(
+                c.summary.role.as_deref() == Some(ax.role.as_str())
+                    && c.summary.name.as_deref() == Some("Create account")
+                    && ax.name == "Create account",
+                "{engine:?}: the runtime says {:?} {:?}, Chromium's AX tree {ax:?}",
+                c.summary.role,
+                c.summary.name
+            );
+            // The Host first: `button` matches in the Host (its composer) before the application.
+            let host_button = host_element(host, "document.querySelector('button')").await?;
+            let got = host.locate_landmark("css:button").await?;
+            anyhow::ensure!(
+                got.session.id == frames.page().id && got.backend_node_id == host_button,
+                "{engine:?}: css:button is not the Host document's first button"
+            );
+            // What names nothing is a typed error.
+            let problem = |r: Result<_, attention_harness::HostError>| match r {
+                Err(attention_harness::HostError::CssLandmark { problem, .. }) => Ok(problem),
+                Err(e) => Err(anyhow::anyhow!("another error: {e}")),
+                Ok(_) => Err(anyhow::anyhow!("resolved")),
+            };
+            let e = problem(host.locate_landmark("css:#no-such-element").await)?;
+            anyhow::ensure!(matches!(e, CssProblem::NoMatch { realms: 3.., .. }), "{engine:?}: {e}");
+            let e = problem(host.locate_landmark("css:signup:button[").await)?;
+            anyhow::ensure!(matches!(e, CssProblem::InvalidSelector { .. }), "{engine:?}: {e}");
+            let e = problem(host.locate_landmark("css:sidebar:button").await)?;
+            anyhow::ensure!(
+                matches!(&e, CssProblem::NoPanel { panel, panels, .. } if panel == "sidebar" && panels.contains(&"signup".to_string())),
+                "{engine:?}: {e}"
+            );
+            Ok(())
+        });
+    }
+}
+
+/// `snapshot --point css:...`: checked before a browser starts (a panel prefix naming no panel of
+/// the layout file, exit 2 within a second), resolved live on the open Host, and a selector that
+/// matches nothing ends with the typed error, exit 2.
+#[test]
+fn the_cli_samples_at_a_css_landmark_and_refuses_one_that_names_nothing() {
+    let file = "fixtures/apps/signup.layout.json";
+    let (out, took) = cli(&["snapshot", "--layout-file", file, "--point", "css:sidebar:#create"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(took < Duration::from_secs(2), "took {took:?}: {err}");
+    assert!(err.contains("no panel \u{201c}sidebar\u{201d} (panels: chat, nav, signup)"), "{err}");
+
+    let (out, _) = cli(&["snapshot", "--layout-file", file, "--engine", "fragment", "--point", "css:signup:#create"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let snap: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top = snap.pointer("/pointer/candidate_ids/0").cloned().unwrap_or_default();
+    let c = snap["candidates"].as_array().unwrap().iter().find(|c| c["target_id"] == top).cloned();
+    assert_eq!(c.as_ref().and_then(|c| c.pointer("/summary/name")), Some(&"Create account".into()), "{snap}");
+
+    // A scenario points at it too, in both engines.
+    let dir = repo("target/qa-apps-tests/css-scenario");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("css.json");
+    let steps = serde_json::json!({"layout_file": repo(file), "engines": ["iframe", "fragment"], "steps": [
+        {"do": "open"},
+        {"do": "move", "at": "css:signup:#create"},
+        {"do": "expect", "top": {"role": "button", "name": "Create account"}},
+        {"do": "move", "at": {"landmark": "css:#support", "fx": 0.25}},
+        {"do": "expect", "top": {"role": "link", "name": "Contact support"}}
+    ]});
+    std::fs::write(&scenario, steps.to_string()).unwrap();
+    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+
+    // An open step with its own view: the app's breakpoint edge (x 430 at 1000x600) only exists in
+    // that view; at the scenario's 1280x720 the form and the picker are stacked.
+    let scenario = dir.join("open-view.json");
+    let steps = serde_json::json!({"layout_file": repo(file), "engines": ["iframe"], "steps": [
+        {"do": "open"},
+        {"do": "move", "at": [432, 230]},
+        {"do": "expect", "top": {"role": "form", "name": "Sign up"}},
+        {"do": "open", "viewport": "1000x600"},
+        {"do": "move", "at": [432, 230]},
+        {"do": "expect", "top": {"role": "group", "name": "Plans"}},
+        {"do": "move", "at": [428, 230]},
+        {"do": "expect", "top": {"role": "form", "name": "Sign up"}}
+    ]});
+    std::fs::write(&scenario, steps.to_string()).unwrap();
+    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+
+    let (out, _) = cli(&["snapshot", "--layout-file", file, "--point", "css:.no-such-class"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("nothing matches \u{201c}.no-such-class\u{201d} in the Host or any realm"), "{err}");
+}
+
+/// A scratch folder under target/ holding a layout file whose `signup` panel is `{"kind": "page",
+/// "url": url}`; the file's path.
+fn layout_with_url(name: &str, url: &str) -> PathBuf {
+    let dir = repo(&format!("target/qa-apps-tests/{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut decl: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo("fixtures/apps/signup.layout.json")).unwrap()).unwrap();
+    decl["layout"]["panels"]["signup"] = serde_json::json!({"kind": "page", "url": url});
+    let file = dir.join("layout.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&decl).unwrap()).unwrap();
+    file
+}
+
+/// The worked example served by a separate server (tests/app_server.rs, not the harness's), mounted
+/// by url: a cross-origin, out-of-process iframe of that server's origin, with the runtime injected
+/// through CDP before the application's scripts (the closed shadow root its module script attaches is
+/// seen) in its document and in its own iframe; the candidate at the form's button, the link in the
+/// app's iframe and the closed-shadow plan button agrees with Chromium's box model, hit test and AX
+/// tree, and a css: landmark reaches into it.
+#[test]
+fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_injected() {
+    use SegmentKind::{Iframe, ShadowRoot, WebComponent};
+    let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
+    let file = layout_with_url("url", &server.url());
+    let checked = attention_harness::qa::LayoutFile::load(&repo("pages"), &file, (1280, 720)).expect("it answers");
+    assert_eq!(checked.url_pages, ["signup"]);
+    let options = HostOptions::new(Layout::Managed, Engine::Iframe).declaration_in(checked.json, checked.folder);
+    run_host_opts(options, async |host| {
+        let children = host.frames().child_targets();
+        anyhow::ensure!(
+            children.iter().any(|c| c.url == server.url()),
+            "no out-of-process frame at {}: {children:?}",
+            server.url()
+        );
+        agrees_with_chromium(host, "id", "create", &[Iframe]).await?;
+        agrees_with_chromium(host, "id", "support", &[Iframe, Iframe]).await?;
+        agrees_with_chromium(host, "class", "plan", &[Iframe, WebComponent, ShadowRoot]).await?;
+        let create = host.frames().locate_attr("id", "create").await?.ok_or_else(|| anyhow::anyhow!("no #create"))?;
+        let got = host.locate_landmark("css:signup:button").await?;
+        anyhow::ensure!(
+            got.session.id == create.session.id && got.backend_node_id == create.backend_node_id,
+            "css:signup:button is not the application's #create"
+        );
+        Ok(())
+    });
+}
+
+/// A url page is refused before a browser starts when it does not answer (nothing listening, or an
+/// HTTP error status), naming the url and why, and when asked for with engine fragment.
+#[test]
+fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_front() {
+    let refused = |file: &Path, extra: &[&str], names: &[&str]| {
+        let mut args = vec!["snapshot", "--point", "panel-signup", "--layout-file", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let (out, took) = cli(&args);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        // The url is asked once, for at most URL_TIMEOUT, on top of the 2 s every refusal gets.
+        let limit = attention_harness::qa::declaration::URL_TIMEOUT + Duration::from_secs(2);
+        assert!(took < limit, "took {took:?}: {err}");
+        for n in names {
+            assert!(err.contains(n), "the error does not name {n:?}: {err}");
+        }
+    };
+    // A port nothing listens on (bound by the OS, then let go).
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://localhost:{port}/");
+    let file = layout_with_url("url-closed", &url);
+    refused(&file, &[], &["unreachable-url", &format!("url {url} does not answer ("), "ECONNREFUSED"]);
+    let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
+    let missing = format!("{}missing.html", server.url());
+    let file = layout_with_url("url-404", &missing);
+    refused(&file, &[], &["unreachable-url", &format!("url {missing} answers HTTP 404")]);
+    let file = layout_with_url("url-fragment", &server.url());
+    refused(&file, &["--engine", "fragment"], &["panel signup mounts an application by url", "--engine iframe"]);
+    let (out, _) = cli(&["inspect", "--layout-file", file.to_str().unwrap(), "--engine", "fragment", "tree"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("panel signup mounts an application by url"), "inspect: {err}");
+    let file = layout_with_url("url-bad", "localhost:5173/");
+    refused(&file, &[], &["invalid-url", "must be an absolute http: or https: URL"]);
+}

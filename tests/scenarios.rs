@@ -134,6 +134,28 @@ fn a_scenario_that_cannot_run_is_refused_up_front_naming_the_step() {
             vec!["steps[1] (move)", "no-such-place"],
         ),
         (serde_json::json!({"steps": [open, {"do": "key", "key": "F13"}]}), vec!["steps[1] (key)", "F13"]),
+        (
+            serde_json::json!({"steps": [open, {"do": "move", "at": "css: "}]}),
+            vec!["steps[1] (move)", "names no selector"],
+        ),
+        (
+            serde_json::json!({"steps": [open, {"do": "click", "at": {"landmark": "css:sidebar:#x"}}]}),
+            vec!["steps[1] (click)", "no panel \u{201c}sidebar\u{201d} (panels: chat, main, nav, tools)"],
+        ),
+        // An open step's own view: checked as the scenario's, and the points after it are in it.
+        (
+            serde_json::json!({"steps": [open, {"do": "open", "viewport": "800x600"}, {"do": "move", "at": [900, 10]}]}),
+            vec!["steps[2] (move)", "outside the 800x600"],
+        ),
+        (
+            serde_json::json!({"steps": [{"do": "open", "viewport": "99x600"}]}),
+            vec!["steps[0] (open): viewport", "outside 100..=4096"],
+        ),
+        (
+            serde_json::json!({"layout_file": "../../../fixtures/apps/signup.layout.json",
+                               "steps": [{"do": "open", "viewport": "499x600"}]}),
+            vec!["steps[0] (open): ", "does-not-fit", "499x600"],
+        ),
         (serde_json::json!({"steps": [{"do": "move", "at": "left-leaf"}]}), vec!["steps[0]", "must be `open`"]),
         (
             serde_json::json!({"steps": [open, {"do": "expect", "omission": "no-such-reason"}]}),

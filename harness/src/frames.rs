@@ -29,12 +29,30 @@ pub enum HostError {
     NoFrame(String),
     #[error("no element with data-landmark=\"{0}\" in any frame")]
     NoLandmark(String),
+    /// A `css:` landmark that cannot be resolved (`crate::css_landmark`).
+    #[error("landmark \u{201c}{landmark}\u{201d}: {problem}")]
+    CssLandmark { landmark: String, problem: CssProblem },
     #[error("the runtime returned an unexpected value for {what}: {detail}")]
     Unexpected { what: String, detail: String },
     /// What the runtime returned is not the strict typed model (`crate::attention`): a member the
     /// model does not know, a missing one, or a wrong type.
     #[error("{what} is not a strict {model}: {source}")]
     Model { what: String, model: &'static str, source: crate::attention::ParseError },
+}
+
+/// Why a `css:` landmark names no element (`crate::css_landmark`).
+#[derive(Debug, thiserror::Error)]
+pub enum CssProblem {
+    #[error("\u{201c}{selector}\u{201d} is not a selector Chromium accepts ({message})")]
+    InvalidSelector { selector: String, message: String },
+    #[error(
+        "the Host has no panel \u{201c}{panel}\u{201d} (panels: {}), and \u{201c}{selector}\u{201d} is not a selector \
+         Chromium accepts either ({message})",
+        panels.join(", ")
+    )]
+    NoPanel { panel: String, panels: Vec<String>, selector: String, message: String },
+    #[error("nothing matches \u{201c}{selector}\u{201d} {scope} ({realms} realm{} searched)", if *realms == 1 { "" } else { "s" })]
+    NoMatch { selector: String, scope: String, realms: usize },
 }
 
 /// A frame of the opened Host, for ground-truth reads. It prints as words (`the frame whose URL
@@ -140,6 +158,11 @@ impl FrameSessions {
         let mut out = vec![self.page.clone()];
         out.extend(self.child_targets().into_iter().map(|c| self.session(&c.session_id)));
         out
+    }
+
+    /// The main-world execution context of a frame of any session (`frame_id`), with that session's id.
+    pub fn frame_context(&self, frame_id: &str) -> Option<(String, i64)> {
+        self.tracked.lock().ok().and_then(|t| t.frame_contexts.get(frame_id).cloned())
     }
 
     /// The main-world execution context of an in-process frame of the page (`frame_id`).

@@ -35,9 +35,11 @@ use crate::cdp::{Cdp, CdpError, Session};
 use crate::frames::short;
 pub use crate::frames::{ChildTarget, Frame, FrameSessions, HostError};
 
+mod injection;
 mod inspect;
 mod options;
 mod truth;
+pub use injection::guarded_runtime;
 pub use inspect::{HitQuery, InspectOptions, Inspected, Realm, SemanticQuery, Subscription};
 pub use options::{Corpus, Declaration, Extra, Geometry, HostOptions, Mount, VIEWPORT};
 
@@ -188,12 +190,14 @@ impl Host {
         let target_id = target_id.inner().clone();
 
         let frames = FrameSessions::new(cdp.clone(), page.clone());
+        // Application pages served elsewhere get the runtime through CDP (host/injection.rs).
+        let injected = options.injection();
         let watcher = AbortOnDrop(Some(tokio::spawn(crate::frames::watch(
             cdp.clone(),
             page.id.clone(),
             frames.tracked.clone(),
             cdp.events(),
-            None,
+            injected.clone(),
         ))));
 
         // Chromium runs one session's commands in order, so these are sent together: the same
@@ -203,7 +207,8 @@ impl Host {
             emulation::SetDeviceMetricsOverrideParams::new(i64::from(w), i64::from(h), options.scale_factor(), false);
         let (page_domain, runtime_domain, dom_domain) =
             (page::EnableParams::default(), runtime::EnableParams::default(), dom::EnableParams::default());
-        let attach = crate::frames::auto_attach();
+        let attach =
+            if injected.is_some() { crate::frames::auto_attach_paused() } else { crate::frames::auto_attach() };
         tokio::try_join!(
             page.execute(&page_domain),
             page.execute(&runtime_domain),
@@ -211,6 +216,10 @@ impl Host {
             page.execute(&attach),
             page.execute(&metrics),
         )?;
+        if let Some(script) = &injected {
+            // After Page.enable (without it the script never runs), before the navigation.
+            page.execute(&page::AddScriptToEvaluateOnNewDocumentParams::new(&**script)).await?;
+        }
         // The capture provider serves only Hosts whose agent actions are on, the only ones whose
         // overlay can ask for a capture; other Hosts get neither binding nor task.
         let capture = options.actions_enabled();

@@ -9,6 +9,7 @@ pub mod capture;
 pub mod cdp;
 pub mod checks;
 pub mod contract;
+pub mod css_landmark;
 pub mod focus_truth;
 pub mod frames;
 pub mod golden;

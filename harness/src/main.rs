@@ -99,7 +99,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "iframe")]
         engine: Engine,
         /// `X,Y` in Host-viewport CSS px, or a landmark: boundary, left-leaf, right-leaf,
-        /// oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer ...
+        /// oopif-leaf, closed-shadow-leaf, privacy-probes, host-privacy-probes, composer ...; or
+        /// `css:SELECTOR` (first match, the Host then every realm) / `css:PANEL:SELECTOR` (one panel).
         #[arg(long, value_name = "X,Y|LANDMARK")]
         point: String,
         /// Print the `context_attachments` array (one envelope) instead of the snapshot.
@@ -272,6 +273,10 @@ fn main() -> ExitCode {
                 Ok(v) => v,
                 Err(code) => return code,
             };
+            if let Err(e) = view.check_engines(&engines(engine)) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             with_harness(pages, |h| verify(h, &view, layouts, engines(engine), json, check.as_deref(), html.as_deref()))
         }
         Command::Audit { url, grid, viewport, dpr, json, html } => {
@@ -312,6 +317,10 @@ fn main() -> ExitCode {
                 Ok(v) => v,
                 Err(code) => return code,
             };
+            if let Err(e) = view.check_engines(&[args.engine]) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             with_harness(pages, |h| attention_harness::inspect_cli::run(h, &args, &view, layouts[0]))
         }
         Command::Snapshot { layout, engine, point, envelope, envelope_version, picture, view } => {
@@ -320,6 +329,10 @@ fn main() -> ExitCode {
                 Ok(v) => v,
                 Err(code) => return code,
             };
+            if let Err(e) = view.check_engines(&[engine]) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             // Where to sample is checked before a browser starts, too.
             let target = match landmarks::target(&point, view.css_viewport(), view.layout_file.as_ref()) {
                 Ok(t) => t,

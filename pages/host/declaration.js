@@ -4,7 +4,8 @@
 // `{kind, message, panelId?, line, column}` problems, printed as `FILE:LINE:COL: kind: message`,
 // before any browser opens. Strict: an unknown key is refused with its path and the nearest known
 // key, a key given twice is refused, and fixed sizes that cannot fit the viewport are refused naming
-// the panels and their sizes.
+// the panels and their sizes. A page panel may name QA's own application: a file or folder beside the
+// layout file (`src`) or a URL served elsewhere (`url`).
 
 import { JsonSyntaxError, parseJsonSource } from './json-source.js';
 
@@ -23,7 +24,7 @@ export const KEYS = {
   placed: ['panel', 'size', 'main'],
   split: ['direction', 'children', 'size'],
   builtin: ['kind', 'id'],
-  page: ['kind', 'id', 'src', 'origin'],
+  page: ['kind', 'id', 'src', 'url', 'origin'],
 };
 
 /** How an application page (`src`) is mounted in engine iframe: cross-origin (default) or same-origin. */
@@ -49,6 +50,22 @@ export function normalizeSrc(src) {
   }
   const path = parts.join('/');
   return /\.html?$/i.test(path) ? path : path === '' ? '' : `${path}/`;
+}
+
+/**
+ * A page panel's `url` (an application served elsewhere, a dev server) as a URL object: only an
+ * absolute `http:` or `https:` URL without credentials; `null` for anything else.
+ */
+export function pageUrl(url) {
+  if (typeof url !== 'string') return null;
+  let u;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  if (!['http:', 'https:'].includes(u.protocol) || u.username || u.password) return null;
+  return u;
 }
 
 /** Levenshtein distance (small strings: keys). */
@@ -81,9 +98,11 @@ export function showPath(path) {
  * `{kind, message, panelId?, path}` (`path` the member path the problem is at); empty means valid.
  * Kinds: invalid-declaration, unknown-key, missing-layout, invalid-direction, invalid-children,
  * invalid-size, invalid-main, unknown-panel, duplicate-panel, multiple-main, missing-main,
- * invalid-panel, unknown-builtin, unknown-page, duplicate-page, src-outside, invalid-origin, does-not-fit.
- * A page panel is a reference page (`{kind: 'page', id}`) or the application's own, a file or folder
- * beside the layout file (`{kind: 'page', src, origin?}`).
+ * invalid-panel, unknown-builtin, unknown-page, duplicate-page, src-outside, invalid-origin, invalid-url,
+ * does-not-fit.
+ * A page panel is a reference page (`{kind: 'page', id}`), the application's own file or folder
+ * beside the layout file (`{kind: 'page', src, origin?}`) or an application served elsewhere
+ * (`{kind: 'page', url}`, http or https).
  * With `viewport` (`{width, height}`, CSS px) the fixed sizes of every layout must fit it.
  */
 export function validateDeclaration(decl, layoutName = 'default', { viewport } = {}) {
@@ -134,13 +153,28 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
           `panel \`${panelId}\`: no builtin \`${panel.id}\` (known: ${BUILTIN_IDS.join(', ')})`,
           panelId,
         );
-    } else if ((panel.id === undefined) === (panel.src === undefined)) {
+    } else if ([panel.id, panel.src, panel.url].filter((v) => v !== undefined).length !== 1) {
       err(
         'invalid-panel',
         at,
-        `panel \`${panelId}\`: a page names either a reference page (\`id\`) or the application's own (\`src\`), exactly one`,
+        `panel \`${panelId}\`: a page names a reference page (\`id\`), the application's own file or folder (\`src\`) or its URL (\`url\`), exactly one`,
         panelId,
       );
+    } else if (panel.url !== undefined) {
+      if (pageUrl(panel.url) === null)
+        err(
+          'invalid-url',
+          [...at, 'url'],
+          `panel \`${panelId}\`: url \`${panel.url}\` must be an absolute http: or https: URL without credentials`,
+          panelId,
+        );
+      if (panel.origin !== undefined)
+        err(
+          'invalid-origin',
+          [...at, 'origin'],
+          `panel \`${panelId}\`: origin applies only to a \`src\` page (a \`url\` page has its URL's origin)`,
+          panelId,
+        );
     } else if (panel.src !== undefined) {
       if (normalizeSrc(panel.src) === null)
         err(
@@ -335,7 +369,7 @@ function checkFit(root, rootPath, viewport, err) {
  * given twice is a `duplicate-key`), then [`validateDeclaration`]. Every problem carries the `line`
  * and `column` it is at. Returns `{declaration, problems}` (`declaration` null when not JSON).
  */
-export function checkDeclarationText(text, { viewport, layoutName = 'default', checkSrc } = {}) {
+export function checkDeclarationText(text, { viewport, layoutName = 'default', checkSrc, checkUrl } = {}) {
   let source;
   try {
     source = parseJsonSource(text);
@@ -355,17 +389,20 @@ export function checkDeclarationText(text, { viewport, layoutName = 'default', c
   const rules = validateDeclaration(source.value, layoutName, { viewport });
   // What only the side holding the files can check (the CLI, `checkSrc`): does each `src` lead to a
   // page inside the layout file's folder. `checkSrc(src)` returns null or `{kind, message}`.
-  if (checkSrc && rules.length === 0) {
+  // Likewise `checkUrl(url)`: does each `url` page answer (the CLI asks before a browser starts).
+  if ((checkSrc || checkUrl) && rules.length === 0) {
+    const side = (panelId, key, bad) =>
+      bad &&
+      rules.push({
+        kind: bad.kind,
+        message: `panel \`${panelId}\`: ${bad.message}`,
+        panelId,
+        path: ['layout', 'panels', panelId, key],
+      });
     for (const [panelId, panel] of Object.entries(source.value.layout.panels)) {
-      if (panel.kind !== 'page' || panel.src === undefined) continue;
-      const bad = checkSrc(normalizeSrc(panel.src), panel.src);
-      if (bad)
-        rules.push({
-          kind: bad.kind,
-          message: `panel \`${panelId}\`: ${bad.message}`,
-          panelId,
-          path: ['layout', 'panels', panelId, 'src'],
-        });
+      if (panel.kind !== 'page') continue;
+      if (panel.url !== undefined && checkUrl) side(panelId, 'url', checkUrl(panel.url));
+      if (panel.src !== undefined && checkSrc) side(panelId, 'src', checkSrc(normalizeSrc(panel.src), panel.src));
     }
   }
   for (const { path, ...p } of rules) {

@@ -437,7 +437,18 @@ function createMount(artifactId) {
   const mountId = `mount-${artifactId}`;
   let el;
   let loaded;
-  if (spec.qa && state.engine === 'fragment') {
+  if (spec.url) {
+    // An application served elsewhere: always an iframe of its own origin (the harness injects the
+    // runtime through CDP); engine fragment would need the gateway to fetch it, which it does not.
+    if (state.engine === 'fragment') {
+      reportError({
+        kind: 'config',
+        message: `page url ${spec.url} is mounted as an iframe only, not with engine=fragment`,
+      });
+    }
+    el = h('iframe', { title: spec.label, src: spec.url, 'data-wippy-mount-id': mountId });
+    loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
+  } else if (spec.qa && state.engine === 'fragment') {
     el = h('web-fragment', { 'fragment-id': artifactId, src: `/fragments/${spec.qa}`, 'data-wippy-mount-id': mountId });
     loaded = fragmentContent(el);
   } else if (spec.qa) {
@@ -851,7 +862,7 @@ function renderManagedNode(node, panels) {
 }
 
 function renderPanel(panelId, panel, style) {
-  const app = panel.kind === 'page' && panel.src !== undefined;
+  const app = panel.kind === 'page' && (panel.src !== undefined || panel.url !== undefined);
   const kindClass =
     panel.kind === 'page'
       ? panel.id === 'home' || app
@@ -896,16 +907,19 @@ function renderPanel(panelId, panel, style) {
 }
 
 /**
- * QA's own application page (`{kind: 'page', src, origin?}`): one artifact filling the panel under
- * its title, mounted as Wippy mounts a page: engine iframe a cross-origin (out-of-process) iframe of
- * the Child site, or a same-origin one with `origin: 'same'`; engine fragment a Web Fragment through
- * the gateway. The harness serves the layout file's folder at `/qa/<layout name>/`.
+ * QA's own application page (`{kind: 'page', src, origin?}` or `{kind: 'page', url}`): one artifact
+ * filling the panel under its title, mounted as Wippy mounts a page: engine iframe a cross-origin
+ * (out-of-process) iframe of the Child site, or a same-origin one with `origin: 'same'`; engine
+ * fragment a Web Fragment through the gateway. The harness serves the layout file's folder at
+ * `/qa/<layout name>/`. A `url` page is an iframe of that URL (its own origin) in either engine.
  */
 function renderAppPage(panelId, panel) {
-  const path = `qa/${encodeURIComponent(state.layoutName)}/${normalizeSrc(panel.src)}`;
+  const path =
+    panel.src === undefined ? undefined : `qa/${encodeURIComponent(state.layoutName)}/${normalizeSrc(panel.src)}`;
   const artifactId = `app-${panelId}`;
   ARTIFACTS[artifactId] = {
     qa: path,
+    url: panel.url,
     sameOrigin: panel.origin === 'same',
     label: panelId,
     landmark: `${artifactId}`,

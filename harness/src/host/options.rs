@@ -248,6 +248,7 @@ pub struct HostOptions {
     zoom: f64,
     /// A one-document page: this file of `pages/apps/` opened alone as the top document.
     document: Option<String>,
+    injection: Option<std::sync::Arc<str>>,
 }
 
 /// Where the managed layout's declaration comes from: a file of `pages/host/layouts/`, or a
@@ -275,10 +276,11 @@ impl HostOptions {
             viewport: VIEWPORT,
             zoom: 1.0,
             document: None,
+            injection: None,
         }
     }
 
-    /// A one-document page (issue 44, decision c): `page`, a file of `pages/apps/`
+    /// A one-document page: `page`, a file of `pages/apps/`
     /// (`css-doc.html`), opened alone as the top document of a fresh context, served by the same
     /// server with the same runtime injected first, so the realm under test is the top realm
     /// ([`crate::host::Realm::Top`]) and nothing else runs beside it. For a test whose subject lives
@@ -292,6 +294,33 @@ impl HostOptions {
     /// The file of `pages/apps/` a one-document page opens ([`HostOptions::document`]).
     pub fn one_document(&self) -> Option<&str> {
         self.document.as_deref()
+    }
+
+    /// The `url` pages of the served declaration (`{"kind": "page", "url": ...}`, applications served
+    /// elsewhere), in panel order: the harness injects the runtime into their origins
+    /// ([`HostOptions::inject`]).
+    pub fn page_urls(&self) -> Vec<String> {
+        let Some((_, json)) = self.served_declaration() else { return Vec::new() };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(json) else { return Vec::new() };
+        let panels = v.pointer("/layout/panels").and_then(serde_json::Value::as_object);
+        panels
+            .into_iter()
+            .flat_map(|p| p.values())
+            .filter(|p| p["kind"] == "page")
+            .filter_map(|p| p["url"].as_str().map(str::to_string))
+            .collect()
+    }
+
+    /// A script every new document of the page and of its out-of-process frames runs before its own
+    /// (the runtime guarded by origin, [`crate::host::guarded_runtime`]).
+    pub fn inject(mut self, script: impl Into<std::sync::Arc<str>>) -> HostOptions {
+        self.injection = Some(script.into());
+        self
+    }
+
+    /// The script [`HostOptions::inject`] set.
+    pub fn injection(&self) -> Option<std::sync::Arc<str>> {
+        self.injection.clone()
     }
 
     /// Agent clarification actions on or off (`?actions=on`); a Host with them on also gets the

@@ -6,6 +6,7 @@
 use serde_json::Value;
 
 use super::{Host, HostError};
+use crate::css_landmark;
 use crate::focus_truth::Focused;
 use crate::frames::Frame;
 use crate::oracle::{AxFacts, BoxRect, Located};
@@ -13,18 +14,24 @@ use crate::oracle::{AxFacts, BoxRect, Located};
 impl Host {
     /// Finds the element with `data-landmark=name` in any frame, through open and closed shadow
     /// roots, in-process and out-of-process iframes ([`crate::frames::FrameSessions::locate_landmark`]).
+    /// A `css:` landmark is the element its selector names ([`crate::css_landmark`]).
     pub async fn locate_landmark(&self, name: &str) -> Result<Located, HostError> {
+        if name.starts_with(css_landmark::PREFIX) {
+            return css_landmark::locate(self.frames(), name).await;
+        }
         self.frames().locate_landmark(name).await
     }
 
     /// The border box of a landmark element in Host-viewport CSS pixels, from Chromium's box model.
     pub async fn landmark_rect(&self, name: &str) -> Result<BoxRect, HostError> {
-        self.frames().landmark_rect(name).await
+        let at = self.locate_landmark(name).await?;
+        self.frames().node_rect(&at).await
     }
 
     /// Role and accessible name of a landmark element from Chromium's accessibility tree.
     pub async fn landmark_ax(&self, name: &str) -> Result<AxFacts, HostError> {
-        self.frames().landmark_ax(name).await
+        let at = self.locate_landmark(name).await?;
+        crate::oracle::ax_facts(&at.session, at.backend_node_id).await
     }
 
     /// The element that has keyboard focus, or `None` when no frame of this page has focus

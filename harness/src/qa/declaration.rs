@@ -61,17 +61,24 @@ pub struct LayoutFile {
     /// Every landmark the declaration adds: `panel-<panel id>` and `page-<page id>` (host.js
     /// `renderPanel`).
     pub landmarks: Vec<String>,
+    /// The panels that mount an application served elsewhere (`{"kind": "page", "url": ...}`).
+    pub url_pages: Vec<String>,
 }
+
+/// How long a layout file's `url` page may take to answer the check before it is refused.
+pub const URL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The Node script that runs the Host's checker on one file's text (stdin): argv is the module,
 /// the file's name as shown, the viewport's width and height in CSS px.
+/// A page's `url` must answer (HTTP, any status below 400, within [`URL_TIMEOUT`]).
 /// A page's `src` is checked on disk here too: it must exist, be an HTML file or a folder with an
 /// `index.html`, and lead (symbolic links followed) to a place inside the layout file's folder.
 const VALIDATE: &str = r#"
 const fs = await import('node:fs');
 const url = await import('node:url');
 const path = await import('node:path');
-const [mod, file, width, height] = process.argv.slice(1);
+const [mod, file, width, height, urlTimeout] = process.argv.slice(1);
+const URL_TIMEOUT_MS = Number(urlTimeout);
 const { checkDeclarationText, formatProblem } = await import(url.pathToFileURL(mod).href);
 const viewport = { width: Number(width), height: Number(height) };
 const folder = fs.realpathSync(path.dirname(path.resolve(file)));
@@ -91,8 +98,27 @@ const checkSrc = (rel, raw) => {
   }
   return null;
 };
-const { problems } = checkDeclarationText(fs.readFileSync(0, 'utf8'), { viewport, checkSrc });
-process.stdout.write(JSON.stringify(problems.map((p) => ({ ...p, shown: formatProblem(file, p) }))));
+// A `url` page must answer over HTTP (any status below 400) within URL_TIMEOUT_MS, asked here once.
+const text = fs.readFileSync(0, 'utf8');
+const answers = new Map();
+const first = checkDeclarationText(text, { viewport });
+if (first.problems.length === 0) {
+  for (const panel of Object.values(first.declaration.layout.panels)) {
+    if (panel.kind !== 'page' || typeof panel.url !== 'string' || answers.has(panel.url)) continue;
+    try {
+      const r = await fetch(panel.url, { signal: AbortSignal.timeout(URL_TIMEOUT_MS), redirect: 'follow' });
+      await r.body?.cancel();
+      answers.set(panel.url, r.status < 400 ? null : { kind: 'unreachable-url', message: `url ${panel.url} answers HTTP ${r.status}` });
+    } catch (e) {
+      const why = e.name === 'TimeoutError' ? `no answer within ${URL_TIMEOUT_MS} ms` : (e.cause?.message ?? e.message);
+      answers.set(panel.url, { kind: 'unreachable-url', message: `url ${panel.url} does not answer (${why})` });
+    }
+  }
+}
+const checkUrl = (u) => answers.get(u) ?? null;
+const { problems } = checkDeclarationText(text, { viewport, checkSrc, checkUrl });
+// Exit when written: a kept-alive connection of fetch would otherwise hold the process open.
+process.stdout.write(JSON.stringify(problems.map((p) => ({ ...p, shown: formatProblem(file, p) }))), () => process.exit(0));
 "#;
 
 impl LayoutFile {
@@ -109,6 +135,7 @@ impl LayoutFile {
             .arg(path)
             .arg(css_viewport.0.to_string())
             .arg(css_viewport.1.to_string())
+            .arg(URL_TIMEOUT.as_millis().to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -129,12 +156,16 @@ impl LayoutFile {
         // Valid by the Host's rules, so it is JSON with `layout.panels` of `{kind, id}` objects.
         let value: Value = serde_json::from_str(&json).map_err(|e| fail(e.to_string()))?;
         let mut landmarks = Vec::new();
+        let mut url_pages = Vec::new();
         if let Some(panels) = value.pointer("/layout/panels").and_then(Value::as_object) {
             for (panel_id, panel) in panels {
                 landmarks.push(format!("panel-{panel_id}"));
                 if panel["kind"] == "page" {
                     if let Some(page) = panel["id"].as_str() {
                         landmarks.push(format!("page-{page}"));
+                    }
+                    if panel.get("url").is_some() {
+                        url_pages.push(panel_id.clone());
                     }
                 }
             }
@@ -144,6 +175,6 @@ impl LayoutFile {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        Ok(LayoutFile { path: path.to_path_buf(), json, folder, landmarks })
+        Ok(LayoutFile { path: path.to_path_buf(), json, folder, landmarks, url_pages })
     }
 }

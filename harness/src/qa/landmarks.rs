@@ -2,9 +2,11 @@
 //! viewport, or a landmark the reference Host (or the layout file) really has. [`REFERENCE`] is
 //! every `data-landmark` of the default Host in the four cells, in every frame and shadow tree;
 //! tests/cli_qa.rs reads them back from Chromium's DOM (pierced documents of every frame) and
-//! fails when this list and the Host disagree in either direction.
+//! fails when this list and the Host disagree in either direction. A `css:` landmark
+//! ([`crate::css_landmark`]) names an element by a selector instead.
 
 use super::declaration::LayoutFile;
+use crate::css_landmark;
 
 /// Every landmark of the default reference Host (managed and compat, iframe and fragment).
 pub const REFERENCE: &[&str] = &[
@@ -89,6 +91,16 @@ pub fn target(point: &str, css_viewport: (u32, u32), file: Option<&LayoutFile>) 
     if point == "boundary" {
         return Ok(Target::Boundary);
     }
+    if let Some(rest) = css_landmark::selector_text(point) {
+        // Named by a selector: the panels it may name are the layout file's, else the reference Host's.
+        let names: Vec<&str> = match file {
+            Some(f) => f.landmarks.iter().map(String::as_str).collect(),
+            None => REFERENCE.to_vec(),
+        };
+        let panels: Vec<&str> = names.iter().filter_map(|l| l.strip_prefix("panel-")).collect();
+        css_landmark::check(rest, &panels)?;
+        return Ok(Target::Landmark(point.to_string()));
+    }
     let known = REFERENCE.contains(&point)
         || REFERENCE_PREFIXES.iter().any(|p| point.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
         || file.is_some_and(|f| f.landmarks.iter().any(|l| l == point));
@@ -132,8 +144,14 @@ mod tests {
             json: String::new(),
             folder: ".".into(),
             landmarks: vec!["panel-side".into()],
+            url_pages: Vec::new(),
         };
         assert_eq!(target("panel-side", (1280, 720), Some(&f)), Ok(Target::Landmark("panel-side".into())));
         assert!(target("panel-side", (1280, 720), None).is_err());
+        // A css: landmark's panel prefix is checked against the file's panels.
+        assert_eq!(target("css:side:.x", (1280, 720), Some(&f)), Ok(Target::Landmark("css:side:.x".into())));
+        assert!(target("css:main:.x", (1280, 720), Some(&f)).unwrap_err().contains("panels: side"));
+        assert_eq!(target("css:main:.x", (1280, 720), None), Ok(Target::Landmark("css:main:.x".into())));
+        assert!(target("css:", (1280, 720), None).unwrap_err().contains("names no selector"));
     }
 }

@@ -38,6 +38,12 @@ pub enum ViewError {
     Declaration(#[from] DeclarationError),
     #[error("--layout-file is a managed layout declaration; it cannot be opened with --layout compat")]
     CompatWithFile,
+    #[error(
+        "panel{} {} mount{} an application by url, which is mounted as an iframe only: open it with --engine iframe \
+         (engine fragment would need the gateway to fetch it from elsewhere, which the harness does not do)",
+        if panels.len() == 1 { "" } else { "s" }, panels.join(", "), if panels.len() == 1 { "s" } else { "" }
+    )]
+    UrlPageInFragment { panels: Vec<String> },
 }
 
 /// Checked view options: apply them to every [`HostOptions`] a command opens. Only the options
@@ -71,6 +77,16 @@ impl View {
             (Some(_), _) => Ok(vec![Layout::Managed]),
             (None, Some(l)) => Ok(l.to_vec()),
             (None, None) => Ok(Layout::ALL.to_vec()),
+        }
+    }
+
+    /// The engines a command may open this view in: a layout file with `url` pages only in iframe.
+    pub fn check_engines(&self, engines: &[crate::host::Engine]) -> Result<(), ViewError> {
+        match &self.layout_file {
+            Some(f) if !f.url_pages.is_empty() && engines.contains(&crate::host::Engine::Fragment) => {
+                Err(ViewError::UrlPageInFragment { panels: f.url_pages.clone() })
+            }
+            _ => Ok(()),
         }
     }
 

@@ -126,6 +126,13 @@ pub enum Step {
         geometry: Vec<String>,
         #[serde(default)]
         actions: bool,
+        /// This Host's own view, over the scenario's: `WxH` CSS px at zoom 1, DPR 1-3, browser zoom.
+        #[serde(default)]
+        viewport: Option<String>,
+        #[serde(default)]
+        dpr: Option<u8>,
+        #[serde(default)]
+        zoom: Option<f64>,
     },
     /// Moves the pointer there and waits until the runtime's latest pointer is there.
     Move {
@@ -269,6 +276,15 @@ pub struct Loaded {
     pub path: PathBuf,
     pub scenario: Scenario,
     pub view: View,
+    /// The view of each `open` step that sets its own (step index, view), checked like the scenario's.
+    pub open_views: Vec<(usize, View)>,
+}
+
+impl Loaded {
+    /// The view the `open` step at `index` opens its Host at: its own, else the scenario's.
+    pub fn view_at(&self, index: usize) -> &View {
+        self.open_views.iter().find(|(i, _)| *i == index).map(|(_, v)| v).unwrap_or(&self.view)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -294,31 +310,51 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
         let at = e.path().to_string();
         invalid(format!("at {at}: {}", e.inner()))
     })?;
-    let view_args = crate::qa::ViewArgs {
-        layout_file: scenario.layout_file.as_ref().map(|f| path.parent().unwrap_or(Path::new(".")).join(f)),
-        viewport: match &scenario.viewport {
-            Some(v) => Some(crate::qa::view::parse_viewport(v).map_err(|e| invalid(format!("viewport: {e}")))?),
-            None => None,
-        },
-        dpr: match scenario.dpr {
-            Some(d) if !(1..=3).contains(&d) => return Err(invalid(format!("dpr {d} is not 1, 2 or 3"))),
-            d => d,
-        },
-        zoom: match scenario.zoom {
-            Some(z) => Some(crate::qa::view::parse_zoom(&z.to_string()).map_err(|e| invalid(format!("zoom: {e}")))?),
-            None => None,
-        },
+    let layout_file = scenario.layout_file.as_ref().map(|f| path.parent().unwrap_or(Path::new(".")).join(f));
+    // A view (the scenario's, or an open step's over it, `what` naming where), checked as the CLI's.
+    let view_of = |viewport: Option<&String>, dpr: Option<u8>, zoom: Option<f64>, what: &str| {
+        let view_args = crate::qa::ViewArgs {
+            layout_file: layout_file.clone(),
+            viewport: match viewport.or(scenario.viewport.as_ref()) {
+                Some(v) => {
+                    Some(crate::qa::view::parse_viewport(v).map_err(|e| invalid(format!("{what}viewport: {e}")))?)
+                }
+                None => None,
+            },
+            dpr: match dpr.or(scenario.dpr) {
+                Some(d) if !(1..=3).contains(&d) => return Err(invalid(format!("{what}dpr {d} is not 1, 2 or 3"))),
+                d => d,
+            },
+            zoom: match zoom.or(scenario.zoom) {
+                Some(z) => {
+                    Some(crate::qa::view::parse_zoom(&z.to_string()).map_err(|e| invalid(format!("{what}zoom: {e}")))?)
+                }
+                None => None,
+            },
+        };
+        view_args.check(pages).map_err(|e| invalid(format!("{what}{e}")))
     };
-    let view = view_args.check(pages).map_err(|e| invalid(e.to_string()))?;
+    let view = view_of(None, None, None, "")?;
     view.layouts(Some(&[scenario.layout])).map_err(|e| invalid(e.to_string()))?;
+    view.check_engines(&scenario.engines).map_err(|e| invalid(e.to_string()))?;
     if scenario.engines.is_empty() {
         return Err(invalid("engines: name at least one".into()));
     }
     if !matches!(scenario.steps.first(), Some(Step::Open { .. })) {
         return Err(invalid("steps[0]: the first step must be `open`".into()));
     }
-    let css = view.css_viewport();
+    let mut css = view.css_viewport();
+    let mut open_views = Vec::new();
     for (i, step) in scenario.steps.iter().enumerate() {
+        if let Step::Open { viewport, dpr, zoom, .. } = step {
+            // Each open is at the scenario's view, or its own over it; the points after it are in it.
+            css = view.css_viewport();
+            if viewport.is_some() || dpr.is_some() || zoom.is_some() {
+                let own = view_of(viewport.as_ref(), *dpr, *zoom, &format!("steps[{i}] (open): "))?;
+                css = own.css_viewport();
+                open_views.push((i, own));
+            }
+        }
         let at = |a: &At| {
             check_at(a, css, view.layout_file.as_ref())
                 .map_err(|e| invalid(format!("steps[{i}] ({}): {e}", step.name())))
@@ -416,7 +452,7 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
             Step::Type { .. } | Step::Snapshot { .. } | Step::Send { .. } => {}
         }
     }
-    Ok(Loaded { path: path.to_path_buf(), scenario, view })
+    Ok(Loaded { path: path.to_path_buf(), scenario, view, open_views })
 }
 
 fn check_at(a: &At, css: (u32, u32), file: Option<&LayoutFile>) -> Result<(), String> {

@@ -547,7 +547,7 @@ pub async fn replay(
         let started = tokio::time::Instant::now();
         let limit = step_limit(step);
         let outcome: anyhow::Result<String> = tokio::time::timeout(limit, async {
-            if let Step::Open { geometry, actions } = step {
+            if let Step::Open { geometry, actions, .. } = step {
                 if let Some(old) = host.take() {
                     old.close().await;
                 }
@@ -555,7 +555,7 @@ pub async fn replay(
                 for g in geometry {
                     o = o.geometry(geometry_named(g).with_context(|| format!("no geometry {g:?}"))?);
                 }
-                host = Some(h.open_with(loaded.view.apply(o)).await?);
+                host = Some(h.open_with(loaded.view_at(index).apply(o)).await?);
                 ctx = Ctx::new();
             }
             let on = host.as_ref().context("no Host is open")?;

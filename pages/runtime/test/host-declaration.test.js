@@ -207,3 +207,43 @@ test('layoutBoxes gives every panel the box host.css lays it out in', () => {
     { panel: 'chat', x: 680, y: 0, width: 320, height: 500 },
   ]);
 });
+
+test('a url page is an absolute http(s) URL without credentials, alone, and must answer', () => {
+  const panels = (main) => ({
+    nav: { kind: 'builtin', id: '@HOST/nav-sidebar' },
+    main: { kind: 'page', ...main },
+  });
+  const children = [
+    { panel: 'nav', size: '200px' },
+    { panel: 'main', size: '1fr', main: true },
+  ];
+  const check = (main, opts) => checkDeclarationText(decl(children, panels(main)), { viewport: VIEW, ...opts });
+  assert.deepEqual(check({ url: 'http://localhost:5173/' }).problems, []);
+  assert.deepEqual(check({ url: 'https://app.example/signup?x=1' }).problems, []);
+  for (const bad of [
+    'localhost:5173',
+    '/signup',
+    'file:///etc/passwd',
+    'ftp://x.example/',
+    'http://u:p@x.example/',
+    7,
+  ]) {
+    const r = check({ url: bad });
+    assert.deepEqual(kinds(r), ['invalid-url'], `${bad}`);
+    assert.match(r.problems[0].message, /must be an absolute http: or https: URL/);
+  }
+  assert.deepEqual(kinds(check({ url: 'http://localhost:1/', src: 'app/' })), ['invalid-panel']);
+  assert.deepEqual(kinds(check({ url: 'http://localhost:1/', id: 'home' })), ['invalid-panel']);
+  assert.deepEqual(kinds(check({ url: 'http://localhost:1/', origin: 'same' })), ['invalid-origin']);
+  // The side that can reach the network says whether it answers, at the url's line and column.
+  const asked = [];
+  const r = check(
+    { url: 'http://localhost:1/' },
+    { checkUrl: (u) => (asked.push(u), { kind: 'unreachable-url', message: `${u} does not answer` }) },
+  );
+  assert.deepEqual(asked, ['http://localhost:1/']);
+  assert.deepEqual(kinds(r), ['unreachable-url']);
+  assert.equal(r.problems[0].message, 'panel `main`: http://localhost:1/ does not answer');
+  assert.equal(formatProblem('f.json', r.problems[0]).startsWith(`f.json:${r.problems[0].line}:`), true);
+  assert.ok(r.problems[0].line > 1);
+});
