@@ -141,17 +141,31 @@ impl Reading {
 /// turn's message changes the tree revision, which ends every continuation).
 pub const READS_PER_TURN: usize = 4;
 
-/// The whole tree's depth (the tool's maximum): what a walk of the whole Host asks for.
-pub const WHOLE_DEPTH: u64 = 32;
+/// The reads the issue allows an agent to see every wanted element from the root (issue 42).
+pub const TARGET_TREE_READS: usize = 2;
 
-/// `attention_get_tree {depth: 32}` from the root at the default limit, then its continuations, in
-/// one user turn, until every element of `wanted` was seen or the turn's reads ran out.
+/// `attention_get_tree {}` from the root (the defaults: depth 2, limit 32), then its continuations,
+/// in one user turn, until every element of `wanted` was seen or the turn's reads ran out. Every
+/// row's `parent` must be a row listed before it in the walk (the nearest listed row), the first
+/// row excepted.
 pub async fn tree_walk(host: &Host, agent: &Agent, wanted: &BTreeSet<(String, String)>) -> anyhow::Result<Reading> {
     let mut reading = Reading::default();
     user_turn(host, "agent view: tree").await?;
-    let mut args = TreeArgs { depth: Some(WHOLE_DEPTH), ..TreeArgs::default() };
+    let mut args = TreeArgs::default();
+    let mut listed: BTreeSet<String> = BTreeSet::new();
     while reading.reads < READS_PER_TURN {
         let m = reading.take(&agent.batch().get_tree(&args).await)?;
+        for n in m.node_views() {
+            if let Some(p) = n.parent.as_ref().filter(|_| !listed.is_empty()) {
+                ensure!(
+                    listed.contains(&p.node_id),
+                    "row {} names the parent {}, which no earlier row of the walk listed",
+                    n.node.node_id,
+                    p.node_id
+                );
+            }
+            listed.insert(n.node.node_id.clone());
+        }
         if wanted.is_subset(&reading.seen) {
             reading.complete = true;
             break;
