@@ -110,26 +110,7 @@ fn from_the_root_every_non_sensitive_interactive_element_is_seen_within_one_turn
 ) {
     use attention_harness::checks::agent_view;
     run_host(layout, engine, async |h| {
-        let v = agent_view::agent_view(h).await?;
-        let missing = |seen: &std::collections::BTreeSet<(String, String)>| {
-            v.wanted.difference(seen).cloned().collect::<Vec<_>>()
-        };
-        anyhow::ensure!(
-            v.tree.complete,
-            "the tree walk saw {} of {} in {} reads; missing {:?}",
-            v.wanted.len() - missing(&v.tree.seen).len(),
-            v.wanted.len(),
-            v.tree.reads,
-            missing(&v.tree.seen)
-        );
-        anyhow::ensure!(
-            v.tree.reads <= agent_view::TARGET_TREE_READS,
-            "the tree walk from attention_get_tree {{}} took {} reads (target {})",
-            v.tree.reads,
-            agent_view::TARGET_TREE_READS
-        );
-        anyhow::ensure!(v.finds.complete, "finds by role missed {:?}", missing(&v.finds.seen));
-        anyhow::ensure!(v.tree.byte_limited + v.finds.byte_limited == 0, "a page reached the model as byte-limit");
+        agent_view::seen_from_the_root(h).await?;
         let rows = h
             .eval("window.wippyAttention.inspect({request_id: 'rows', operation: 'tree', scope: {fromRoot: true}, args: {depth: 32, limit: 32}})")
             .await?;

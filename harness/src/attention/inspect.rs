@@ -121,8 +121,9 @@ pub enum NodeKind {
 }
 
 /// A node's layout in Host-viewport CSS px, rects written `[x, y, width, height]` as the v3 / v4
-/// dictionaries write them; `clip` is absent when it equals `rect` (issue 42: lean rows, no
-/// repeated geometry); [`NodeLayout::clip_rect`] gives it either way.
+/// dictionaries write them (issue 42: lean rows, nothing repeated or defaulted): `clip` is absent
+/// when it equals `rect` ([`NodeLayout::clip_rect`] gives it either way), `visible` only written
+/// when false, `offscreen` only when true.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeLayout {
@@ -130,8 +131,20 @@ pub struct NodeLayout {
     pub rect: Rect,
     #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_rect_tuple")]
     pub clip: Option<Rect>,
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub visible: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
     pub offscreen: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+fn is_true(b: &bool) -> bool {
+    *b
+}
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A rect as a node layout writes it: `[x, y, width, height]`.

@@ -223,3 +223,42 @@ pub async fn agent_view(host: &Host) -> anyhow::Result<AgentView> {
     let pointing_bytes = crate::contract::canonical_json(env.json())?.len();
     Ok(AgentView { wanted, tree, finds, pointing_bytes })
 }
+
+/// The target in one opened Host (verify row `reads-2-reads-from-the-root`): from the root
+/// with the defaults, every wanted element within [`TARGET_TREE_READS`] reads of one user turn, each
+/// row's parent listed before it; finds by role see them all; no page is `byte-limit`; no page
+/// carries a privacy canary.
+pub async fn seen_from_the_root(host: &Host) -> anyhow::Result<String> {
+    let v = agent_view(host).await?;
+    let missing = |seen: &BTreeSet<(String, String)>| v.wanted.difference(seen).cloned().collect::<Vec<_>>();
+    ensure!(
+        v.tree.complete,
+        "the tree walk saw {} of {} in {} reads; missing {:?}",
+        v.wanted.len() - missing(&v.tree.seen).len(),
+        v.wanted.len(),
+        v.tree.reads,
+        missing(&v.tree.seen)
+    );
+    ensure!(
+        v.tree.reads <= TARGET_TREE_READS,
+        "the tree walk from attention_get_tree {{}} took {} reads (target {TARGET_TREE_READS})",
+        v.tree.reads
+    );
+    ensure!(v.finds.complete, "finds by role missed {:?}", missing(&v.finds.seen));
+    ensure!(v.tree.byte_limited + v.finds.byte_limited == 0, "a page reached the model as byte-limit");
+    Ok(format!(
+        "{} non-sensitive interactive elements in {} tree read(s) from the root, {} by role; median row {} B",
+        v.wanted.len(),
+        v.tree.reads,
+        v.finds.reads,
+        v.tree.median_row_bytes()
+    ))
+}
+
+pub fn checks() -> Vec<super::Check> {
+    vec![super::Check {
+        host: super::default_host,
+        name: "reads-2-reads-from-the-root",
+        run: |h| Box::pin(seen_from_the_root(h)),
+    }]
+}

@@ -236,6 +236,8 @@ pub fn all() -> Vec<Check> {
     .chain(capture::checks())
     .chain(inspection::checks())
     .chain(reads::checks())
+    .chain(read_pages::checks())
+    .chain(agent_view::checks())
     .collect()
 }
 

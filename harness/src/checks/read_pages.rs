@@ -193,3 +193,15 @@ pub async fn single_row_over_the_ceiling(host: &Host) -> anyhow::Result<String> 
     );
     Ok("a single row over 8,192 bytes reaches the model as the byte-limit partial".into())
 }
+
+pub fn checks() -> Vec<super::Check> {
+    use super::{default_host, Check};
+    vec![
+        Check { host: default_host, name: "reads-8-kib-find-pages", run: |h| Box::pin(find_page_boundary(h)) },
+        Check {
+            host: default_host,
+            name: "reads-single-row-over-8-kib-is-byte-limit",
+            run: |h| Box::pin(single_row_over_the_ceiling(h)),
+        },
+    ]
+}

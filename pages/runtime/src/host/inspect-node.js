@@ -67,8 +67,8 @@ export async function getGeometry(caller, ref) {
     geometry = {
       rect: rectFromTuple(rec.layout.rect),
       clip: rectFromTuple(rec.layout.clip || rec.layout.rect),
-      visible: rec.layout.visible,
-      offscreen: rec.layout.offscreen,
+      visible: rec.layout.visible !== false,
+      offscreen: rec.layout.offscreen === true,
       quality: 'exact',
       coordinate_space: 'host-viewport',
       node: r.ref,

@@ -110,13 +110,16 @@ export function pathOf(n) {
   }
   return localPath(n, false);
 }
-// Layout in this realm's viewport: {rect, clip?, visible, offscreen} with rects as `[x, y, width,
-// height]` (core/util.js rectTuple) and `clip` only when it differs from `rect` (issue 42: lean
-// rows; readers take `rect` for an absent clip); null for a placeholder. `rect`, `clip`: rectOut's.
+// Layout in this realm's viewport: {rect, clip?, visible?, offscreen?} with rects as `[x, y, width,
+// height]` (core/util.js rectTuple), `clip` only when it differs from `rect`, `visible` only when
+// false and `offscreen` only when true (issue 42: lean rows; readers take `rect`, true and false for
+// what is absent); null for a placeholder. `rect`, `clip`: rectOut's.
 export function leanLayout(rect, clip, visible, offscreen) {
-  const out = { rect: rectTuple(rect), visible: visible, offscreen: offscreen };
+  const out = { rect: rectTuple(rect) };
   if (clip.x !== rect.x || clip.y !== rect.y || clip.width !== rect.width || clip.height !== rect.height)
     out.clip = rectTuple(clip);
+  if (!visible) out.visible = false;
+  if (offscreen) out.offscreen = true;
   return out;
 }
 export function layoutOf(n) {

@@ -28,7 +28,7 @@ function projectLayout(l, chain) {
   let clip = c0 ? mapRect(c0, chain.geom) : rect;
   clip = intersect(intersect(clip, chain.geom.content), viewportRect());
   const inView = clip.width > 0 && clip.height > 0;
-  return leanLayout(rectOut(rect), rectOut(clip), l.visible === true && inView, !inView);
+  return leanLayout(rectOut(rect), rectOut(clip), l.visible !== false && inView, !inView);
 }
 // A child's node record in this realm, or null when it is malformed or names one of this realm's ids.
 export function projectRecord(r, chain, b, parentFallback) {
