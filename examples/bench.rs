@@ -799,8 +799,8 @@ fn session_soak(total: usize) -> anyhow::Result<()> {
 /// v4 bytes of the very snapshot v1 sent, and the candidates each kept (`cut`: `response-budget`).
 /// `agent-view`: per cell, what an agent sees of the reference Host through the Session's reads as
 /// the model receives them (`checks::agent_view`, against Chromium's accessibility tree): reads to
-/// see every non-sensitive interactive element walking the whole tree from the root (depth 32,
-/// default limit, continuations in one user turn) and by finds by role ("-" when not all were seen),
+/// see every non-sensitive interactive element reading the tree from the root with the defaults
+/// (`attention_get_tree {}`, continuations in one user turn) and by finds by role ("-" when not all were seen),
 /// the median bytes of a node row and of a page (page bytes over rows beside it), the pages that
 /// reached the model as `byte-limit`, and the v4 pointing attachment's canonical bytes.
 fn agent_view(h: &Harness) -> anyhow::Result<()> {

@@ -34,7 +34,7 @@ fn record(id: &str, name: &str) -> Value {
     json!({"ref": node_ref(id), "parent": null, "kind": "element", "state": null, "summary": {"role": "button", "name": name},
            "path": [{"kind": "host", "mount_id": "host-1", "generation": 1}, {"kind": "element", "mount_id": "leaf-1", "generation": 1,
                      "rect": {"x": 1, "y": 1, "width": 5, "height": 5}}],
-           "resource": null, "layout": {"rect": {"x": 1, "y": 1, "width": 5, "height": 5}, "clip": null, "visible": true, "offscreen": false}})
+           "resource": null, "layout": {"rect": [1, 1, 5, 5], "visible": true, "offscreen": false}})
 }
 
 fn target(id: &str) -> Value {

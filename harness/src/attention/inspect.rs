@@ -120,15 +120,68 @@ pub enum NodeKind {
     Text,
 }
 
-/// A node's layout in Host-viewport CSS px.
+/// A node's layout in Host-viewport CSS px, rects written `[x, y, width, height]` as the v3 / v4
+/// dictionaries write them (issue 42: lean rows, nothing repeated or defaulted): `clip` is absent
+/// when it equals `rect` ([`NodeLayout::clip_rect`] gives it either way), `visible` only written
+/// when false, `offscreen` only when true.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NodeLayout {
+    #[serde(with = "rect_tuple")]
     pub rect: Rect,
-    #[serde(deserialize_with = "present")]
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "opt_rect_tuple")]
     pub clip: Option<Rect>,
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
     pub visible: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
     pub offscreen: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+fn is_true(b: &bool) -> bool {
+    *b
+}
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// A rect as a node layout writes it: `[x, y, width, height]`.
+mod rect_tuple {
+    use super::Rect;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    pub fn serialize<S: Serializer>(r: &Rect, s: S) -> Result<S::Ok, S::Error> {
+        [r.x, r.y, r.width, r.height].serialize(s)
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Rect, D::Error> {
+        let [x, y, width, height] = <[f64; 4]>::deserialize(d)?;
+        Ok(Rect { x, y, width, height })
+    }
+}
+
+/// An optional [`rect_tuple`] (`null` reads as absent).
+mod opt_rect_tuple {
+    use super::Rect;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(r: &Option<Rect>, s: S) -> Result<S::Ok, S::Error> {
+        match r {
+            Some(r) => super::rect_tuple::serialize(r, s),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Rect>, D::Error> {
+        Ok(Option::<[f64; 4]>::deserialize(d)?.map(|[x, y, width, height]| Rect { x, y, width, height }))
+    }
+}
+
+impl NodeLayout {
+    /// The visible part of `rect`: `clip`, or `rect` itself when the Host left `clip` out.
+    pub fn clip_rect(&self) -> &Rect {
+        self.clip.as_ref().unwrap_or(&self.rect)
+    }
 }
 
 /// One node of an inspection answer.
@@ -331,7 +384,7 @@ mod tests {
         json!({
             "ref": {"host_instance_id": "h", "node_id": "t-r-n1", "mount_id": "m", "generation": 1},
             "parent": parent, "kind": "element", "state": null, "summary": [], "path": [],
-            "resource": null, "layout": {"rect": {"x": 0, "y": 0, "width": 1, "height": 1}, "clip": null,
+            "resource": null, "layout": {"rect": [0, 0, 1, 1], "clip": null,
             "visible": true, "offscreen": false}
         })
     }

@@ -141,17 +141,31 @@ impl Reading {
 /// turn's message changes the tree revision, which ends every continuation).
 pub const READS_PER_TURN: usize = 4;
 
-/// The whole tree's depth (the tool's maximum): what a walk of the whole Host asks for.
-pub const WHOLE_DEPTH: u64 = 32;
+/// The reads the issue allows an agent to see every wanted element from the root (issue 42).
+pub const TARGET_TREE_READS: usize = 2;
 
-/// `attention_get_tree {depth: 32}` from the root at the default limit, then its continuations, in
-/// one user turn, until every element of `wanted` was seen or the turn's reads ran out.
+/// `attention_get_tree {}` from the root (the defaults: depth 2, limit 32), then its continuations,
+/// in one user turn, until every element of `wanted` was seen or the turn's reads ran out. Every
+/// row's `parent` must be a row listed before it in the walk (the nearest listed row), the first
+/// row excepted.
 pub async fn tree_walk(host: &Host, agent: &Agent, wanted: &BTreeSet<(String, String)>) -> anyhow::Result<Reading> {
     let mut reading = Reading::default();
     user_turn(host, "agent view: tree").await?;
-    let mut args = TreeArgs { depth: Some(WHOLE_DEPTH), ..TreeArgs::default() };
+    let mut args = TreeArgs::default();
+    let mut listed: BTreeSet<String> = BTreeSet::new();
     while reading.reads < READS_PER_TURN {
         let m = reading.take(&agent.batch().get_tree(&args).await)?;
+        for n in m.node_views() {
+            if let Some(p) = n.parent.as_ref().filter(|_| !listed.is_empty()) {
+                ensure!(
+                    listed.contains(&p.node_id),
+                    "row {} names the parent {}, which no earlier row of the walk listed",
+                    n.node.node_id,
+                    p.node_id
+                );
+            }
+            listed.insert(n.node.node_id.clone());
+        }
         if wanted.is_subset(&reading.seen) {
             reading.complete = true;
             break;
@@ -208,4 +222,43 @@ pub async fn agent_view(host: &Host) -> anyhow::Result<AgentView> {
     let env = host.envelope_version(snap.json(), 4).await?;
     let pointing_bytes = crate::contract::canonical_json(env.json())?.len();
     Ok(AgentView { wanted, tree, finds, pointing_bytes })
+}
+
+/// The issue's target in one opened Host (verify row `reads-2-reads-from-the-root`): from the root
+/// with the defaults, every wanted element within [`TARGET_TREE_READS`] reads of one user turn, each
+/// row's parent listed before it; finds by role see them all; no page is `byte-limit`; no page
+/// carries a privacy canary.
+pub async fn seen_from_the_root(host: &Host) -> anyhow::Result<String> {
+    let v = agent_view(host).await?;
+    let missing = |seen: &BTreeSet<(String, String)>| v.wanted.difference(seen).cloned().collect::<Vec<_>>();
+    ensure!(
+        v.tree.complete,
+        "the tree walk saw {} of {} in {} reads; missing {:?}",
+        v.wanted.len() - missing(&v.tree.seen).len(),
+        v.wanted.len(),
+        v.tree.reads,
+        missing(&v.tree.seen)
+    );
+    ensure!(
+        v.tree.reads <= TARGET_TREE_READS,
+        "the tree walk from attention_get_tree {{}} took {} reads (target {TARGET_TREE_READS})",
+        v.tree.reads
+    );
+    ensure!(v.finds.complete, "finds by role missed {:?}", missing(&v.finds.seen));
+    ensure!(v.tree.byte_limited + v.finds.byte_limited == 0, "a page reached the model as byte-limit");
+    Ok(format!(
+        "{} non-sensitive interactive elements in {} tree read(s) from the root, {} by role; median row {} B",
+        v.wanted.len(),
+        v.tree.reads,
+        v.finds.reads,
+        v.tree.median_row_bytes()
+    ))
+}
+
+pub fn checks() -> Vec<super::Check> {
+    vec![super::Check {
+        host: super::default_host,
+        name: "reads-2-reads-from-the-root",
+        run: |h| Box::pin(seen_from_the_root(h)),
+    }]
 }

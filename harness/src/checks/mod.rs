@@ -20,6 +20,7 @@ pub mod history;
 pub mod inspection;
 pub mod outputs;
 pub mod privacy;
+pub mod read_pages;
 pub mod reads;
 pub mod realms;
 pub mod sampling;
@@ -235,6 +236,8 @@ pub fn all() -> Vec<Check> {
     .chain(capture::checks())
     .chain(inspection::checks())
     .chain(reads::checks())
+    .chain(read_pages::checks())
+    .chain(agent_view::checks())
     .collect()
 }
 
@@ -338,8 +341,13 @@ pub fn box_of(r: &Rect) -> BoxRect {
     BoxRect { x: r.x, y: r.y, width: r.width, height: r.height }
 }
 
-/// A `{x, y, width, height}` of JSON that is not a snapshot's (an action's target, a leaf's log).
+/// A `{x, y, width, height}` of JSON that is not a snapshot's (an action's target, a leaf's log), or a node
+/// layout's `[x, y, width, height]`.
 pub fn rect_of(v: &Value) -> Option<BoxRect> {
+    if let Some([x, y, width, height]) = v.as_array().map(Vec::as_slice) {
+        // A node layout's `[x, y, width, height]`.
+        return Some(BoxRect { x: x.as_f64()?, y: y.as_f64()?, width: width.as_f64()?, height: height.as_f64()? });
+    }
     Some(BoxRect {
         x: v["x"].as_f64()?,
         y: v["y"].as_f64()?,

@@ -24,7 +24,7 @@ use crate::input::Key;
 use crate::Host;
 
 /// The Host tree's revisions now, from the top realm's public API (`getTree` of depth 0).
-async fn revisions(host: &Host) -> anyhow::Result<Revisions> {
+pub(super) async fn revisions(host: &Host) -> anyhow::Result<Revisions> {
     let v = host.eval("window.wippyAttention.attention.getTree(null, { depth: 0 }).then((r) => r.revisions)").await?;
     serde_json::from_value(v.clone()).with_context(|| format!("getTree gave no revisions: {v}"))
 }

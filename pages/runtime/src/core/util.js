@@ -22,6 +22,16 @@ export function isInt(v) {
 export function rectOut(r) {
   return { x: r3(r.x), y: r3(r.y), width: nonneg(r.width), height: nonneg(r.height) };
 }
+/** A node layout's compact rect (issue 42: lean rows): `[x, y, width, height]`, as the v3 / v4
+ * dictionaries write rects. */
+export function rectTuple(r) {
+  return [r.x, r.y, r.width, r.height];
+}
+/** `{x, y, width, height}` of a compact rect, or null when it is not four finite numbers. */
+export function rectFromTuple(a) {
+  if (!Array.isArray(a) || a.length !== 4 || !a.every((v) => typeof v === 'number' && isFinite(v))) return null;
+  return { x: a[0], y: a[1], width: a[2], height: a[3] };
+}
 export function intersect(a, b) {
   const x1 = Math.max(a.x, b.x),
     y1 = Math.max(a.y, b.y);

@@ -2,7 +2,7 @@
 // coordinate_space, radius_css_px, step_css_px}, options?), here or in the child realm the ref came
 // from.
 import { INSPECT, ROOT_BUDGET } from '../core/constants.js';
-import { r3 } from '../core/util.js';
+import { r3, rectFromTuple } from '../core/util.js';
 import { ROLE } from '../core/state.js';
 import { checkOptions, checkHit, READ_OPTIONS } from '../core/inspect-args.js';
 import { localGeometry, localFrame } from '../relay/inspect-compose.js';
@@ -65,10 +65,10 @@ export async function getGeometry(caller, ref) {
       om.push({ reason: 'unsupported-transform', node: r.ref });
   } else
     geometry = {
-      rect: rec.layout.rect,
-      clip: rec.layout.clip,
-      visible: rec.layout.visible,
-      offscreen: rec.layout.offscreen,
+      rect: rectFromTuple(rec.layout.rect),
+      clip: rectFromTuple(rec.layout.clip || rec.layout.rect),
+      visible: rec.layout.visible !== false,
+      offscreen: rec.layout.offscreen === true,
       quality: 'exact',
       coordinate_space: 'host-viewport',
       node: r.ref,

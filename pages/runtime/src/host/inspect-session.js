@@ -6,7 +6,7 @@
 // Session's `byte-limit` partial, the one thing that cannot be paged).
 import { INSPECT } from '../core/constants.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { iso, utf8Len, cutBytes } from '../core/util.js';
+import { iso, utf8Len, cutBytes, rectFromTuple } from '../core/util.js';
 import { obsNow } from '../core/clock.js';
 import { randHex } from '../core/dom-reads.js';
 import { checkSessionRequest } from '../core/inspect-args.js';
@@ -25,8 +25,8 @@ function targetsOf(nodes) {
     if (out.length >= INSPECT.targetsMax) break;
     if (!n || n.kind !== 'element' || !n.layout || !Array.isArray(n.path) || !n.path.length) continue;
     const leaf = n.path[n.path.length - 1];
-    const r = n.layout.rect;
-    if (!leaf || leaf.kind !== 'element' || !(r.width > 0 && r.height > 0)) continue;
+    const r = rectFromTuple(n.layout.rect);
+    if (!leaf || leaf.kind !== 'element' || !r || !(r.width > 0 && r.height > 0)) continue;
     const t = {
       snapshot_id: snapshotId,
       target_id: n.ref.node_id,

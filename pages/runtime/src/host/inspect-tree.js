@@ -24,6 +24,20 @@ async function fromChild(iframe, req, want, ctx) {
   return { records: a.records, more: a.more };
 }
 
+// The page of a semantic find or a tree read from `offset`, `limit` rows at most: the records up to
+// offset + limit come from the child realm behind the scope (`t.via`: `req` asked of it) or from
+// `local(want, ctx)` here; `fits`: host/inspect-paging.js paged.
+async function pageFrom(t, req, local, offset, limit, key, rootRef, fits) {
+  const ctx = ctxFor();
+  const want = offset + limit;
+  let r;
+  if (t && t.via) {
+    r = await fromChild(t.via.iframe, Object.assign({ want: want }, req), want, ctx);
+    if (r.invalid) return invalid(r.invalid);
+  } else r = await local(want, ctx);
+  return paged(r.records, r.more, offset, limit, key, ctx.omissions, { root: rootRef }, 0, fits);
+}
+
 // find(query, options), and the Session route's find within `scopeRef` (relay.md Part 2: scope
 // {fromRoot, node}; spec: every scope, root and node argument is a complete returned NodeRef): the
 // search runs under that node (an exact {node_id} search includes the node itself, so get_node of a
@@ -78,14 +92,9 @@ export async function find(caller, query, options, scopeRef, fits) {
   const key = bindingKey(caller, 'find', rootRef.node_id, qq);
   const start = continuationStart(o.ok.continuation, key);
   if (start.res) return start.res;
-  const ctx = ctxFor();
-  const want = start.offset + o.ok.limit;
-  let r;
-  if (t && t.via) {
-    r = await fromChild(t.via.iframe, { op: 'find', node_id: rootRef.node_id, query: query, want: want }, want, ctx);
-    if (r.invalid) return invalid(r.invalid);
-  } else r = await composeFind(scope, qq, want, ctx);
-  return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef }, 0, fits);
+  const req = { op: 'find', node_id: rootRef.node_id, query: query };
+  const local = (want, ctx) => composeFind(scope, qq, want, ctx);
+  return pageFrom(t, req, local, start.offset, o.ok.limit, key, rootRef, fits);
 }
 
 // getTree(root?, options); `fits` (the Session route's): host/inspect-paging.js paged.
@@ -105,17 +114,7 @@ export async function getTree(caller, root, options, fits) {
   const key = bindingKey(caller, 'tree', rootRef.node_id, { depth: o.ok.depth });
   const start = continuationStart(o.ok.continuation, key);
   if (start.res) return start.res;
-  const ctx = ctxFor();
-  const want = start.offset + o.ok.limit;
-  let r;
-  if (t && t.via) {
-    r = await fromChild(
-      t.via.iframe,
-      { op: 'tree', node_id: rootRef.node_id, depth: o.ok.depth, want: want },
-      want,
-      ctx,
-    );
-    if (r.invalid) return invalid(r.invalid);
-  } else r = await composeTree(rootNode, o.ok.depth, want, ctx);
-  return paged(r.records, r.more, start.offset, o.ok.limit, key, ctx.omissions, { root: rootRef }, 0, fits);
+  const req = { op: 'tree', node_id: rootRef.node_id, depth: o.ok.depth };
+  const local = (want, ctx) => composeTree(rootNode, o.ok.depth, want, ctx);
+  return pageFrom(t, req, local, start.offset, o.ok.limit, key, rootRef, fits);
 }

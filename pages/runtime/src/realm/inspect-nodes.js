@@ -8,7 +8,7 @@
 // recorded event / focus / selection, counted by realm/store.js), announced on the hub (`inspection`).
 import { W, nMutationObserver, nAddEL, nWeakRef, nGetCS } from '../core/natives.js';
 import { INSPECT } from '../core/constants.js';
-import { cutBytes, utf8Len, rectOut, intersect } from '../core/util.js';
+import { cutBytes, utf8Len, rectOut, rectTuple, intersect } from '../core/util.js';
 import { attr, nodeType, composedParent, hostOf, isConnected, rectOf, viewportRect, safe } from '../core/dom-reads.js';
 import { ROLE, HOST, UP, INSPECTION } from '../core/state.js';
 import { emit } from '../core/hub.js';
@@ -110,11 +110,22 @@ export function pathOf(n) {
   }
   return localPath(n, false);
 }
-// Layout in this realm's viewport: {rect, clip, visible, offscreen}; null for a placeholder.
+// Layout in this realm's viewport: {rect, clip?, visible?, offscreen?} with rects as `[x, y, width,
+// height]` (core/util.js rectTuple), `clip` only when it differs from `rect`, `visible` only when
+// false and `offscreen` only when true (issue 42: lean rows; readers take `rect`, true and false for
+// what is absent); null for a placeholder. `rect`, `clip`: rectOut's.
+export function leanLayout(rect, clip, visible, offscreen) {
+  const out = { rect: rectTuple(rect) };
+  if (clip.x !== rect.x || clip.y !== rect.y || clip.width !== rect.width || clip.height !== rect.height)
+    out.clip = rectTuple(clip);
+  if (!visible) out.visible = false;
+  if (offscreen) out.offscreen = true;
+  return out;
+}
 export function layoutOf(n) {
   const t = nodeType(n);
   const vp = viewportRect();
-  if (t === 9) return { rect: rectOut(vp), clip: rectOut(vp), visible: true, offscreen: false };
+  if (t === 9) return leanLayout(rectOut(vp), rectOut(vp), true, false);
   const el = t === 11 ? hostOf(n) : n;
   if (!el || (t === 1 && isPlaceholder(el))) return null;
   const r = rectOf(el);
@@ -129,7 +140,7 @@ export function layoutOf(n) {
       /* ignore */
     }
   }
-  return { rect: rectOut(r), clip: rectOut(clip), visible: shown, offscreen: !inView };
+  return leanLayout(rectOut(r), rectOut(clip), shown, !inView);
 }
 // The record of one node of this realm (never an excluded one: callers skip those).
 export function localRecord(n, parentRef) {

@@ -14,7 +14,7 @@ import { childNodes, flatChildren, hasBox } from '../dom/flat-tree.js';
 import { roleOf, nameOf, textOfSafe } from '../dom/summary.js';
 import { isIframe } from './hit-test.js';
 import { isPlaceholder } from './inspect-nodes.js';
-import { rowChildren } from './tree-rows.js';
+import { rowChildren, takesLevel } from './tree-rows.js';
 
 function hiddenFragmentFrame(el) {
   if (localName(el) !== 'iframe') return false;
@@ -155,13 +155,24 @@ export function walkFind(start, match, want, ctx, matchAll) {
   }
   return { entries: entries, stopped: false };
 }
-// Pre-order list of the tree under `root` to `depth` levels ({node, parent, level} and {hole, parent,
-// level}), at most `want` nodes (holes do not count; then `stopped`). Rows only (realm/tree-rows.js):
-// what is not rendered is left out, and wrappers are passed through without taking a level.
-export function walkTree(root, depth, want, ctx) {
+// Pre-order list of the tree under `root` ({node, parent, level} and {hole, parent, level}; `parent`
+// the nearest listed row's node, null for the root and for the rows of a passed-through root), at
+// most `want` nodes (holes do not count; then `stopped`). Rows only (realm/tree-rows.js): what is not
+// rendered is left out, wrappers are passed through, and below a row the level grows only when the
+// row is the root or takes a level (takesLevel); rows deeper than `depth` are not listed. `passRoot`:
+// the root itself is passed through (a child realm's document answering its frame's tree: the
+// frame's rows below are the document's content).
+export function walkTree(root, depth, want, ctx, passRoot) {
   const out = [];
   let count = 0;
-  const stack = [{ node: root, parent: null, level: 0 }];
+  const stack = [];
+  const below = (node, parent, level) => {
+    const kids = rowChildren(node, (x) => treeChildren(x, ctx));
+    for (let i = kids.length - 1; i >= 0; i--)
+      stack.push({ node: kids[i].node, hole: kids[i].hole, parent: parent, level: level });
+  };
+  if (passRoot) below(root, null, 0);
+  else stack.push({ node: root, parent: null, level: 0, root: true });
   while (stack.length) {
     const it = stack.pop();
     if (!it.hole) {
@@ -169,10 +180,9 @@ export function walkTree(root, depth, want, ctx) {
       count++;
     }
     out.push(it);
-    if (it.hole || it.level >= depth) continue;
-    const kids = rowChildren(it.node, (x) => treeChildren(x, ctx));
-    for (let i = kids.length - 1; i >= 0; i--)
-      stack.push({ node: kids[i].node, hole: kids[i].hole, parent: it.node, level: it.level + 1 });
+    if (it.hole) continue;
+    const next = it.level + (it.root || takesLevel(it.node) ? 1 : 0);
+    if (next <= depth) below(it.node, it.node, next);
   }
   return { entries: out, stopped: false };
 }

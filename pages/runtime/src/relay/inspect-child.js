@@ -149,7 +149,8 @@ export async function answerInspect(msg, deadlineAt, reply, replyError) {
     res = await composeFind(target ? target.node : doc(), c.ok, want, ctx);
   } else if (q.op === 'tree') {
     const depth = clampInt(q.depth, 0, INSPECT.depthMax, 0);
-    res = await composeTree(target ? target.node : doc(), depth, want, ctx);
+    // Without a node: the frame's own tree read, its document passed through.
+    res = await composeTree(target ? target.node : doc(), depth, want, ctx, !target);
   } else if (q.op === 'node') {
     if (!target) return replyError(id, 'invalid-request');
     const p = treeParent(target.node);

@@ -31,8 +31,10 @@ function leases(ctx, n) {
   }
   return out;
 }
-function localRec(n, ctx) {
-  const p = treeParent(n);
+// `parentNode`: the row's parent when the walk chose it (a tree read: the nearest listed row; null
+// for none: ctx.parentRef), else (undefined) the node's parent in the inspection tree.
+function localRec(n, ctx, parentNode) {
+  const p = parentNode === undefined ? treeParent(n) : parentNode;
   const rec = localRecord(n, p ? issueLocal(p) : ctx.parentRef || null);
   if (ctx.redacted && rec.kind === 'element') {
     const s = { role: rec.summary.role || 'generic' };
@@ -43,7 +45,8 @@ function localRec(n, ctx) {
   return rec;
 }
 // Splices the holes' answers into the walk's order. -> {records (at most want), more}.
-async function fill(entries, stopped, want, ctx, holeRequest) {
+// `rowParents`: a tree walk's entries name each row's parent (see localRec).
+async function fill(entries, stopped, want, ctx, holeRequest, rowParents) {
   const holes = entries.filter((e) => e.hole);
   const ls = leases(ctx, holes.length || 1);
   const answers = await Promise.all(
@@ -69,7 +72,7 @@ async function fill(entries, stopped, want, ctx, holeRequest) {
       continue;
     }
     if (!e.hole) {
-      records.push(localRec(e.node, ctx));
+      records.push(localRec(e.node, ctx, rowParents && !e.root ? e.parent : undefined));
       continue;
     }
     for (const o of a.omissions) ctx.omissions.push(o);
@@ -96,10 +99,11 @@ export async function composeFind(scope, query, want, ctx) {
   delete q.mode;
   return fill(w.entries, w.stopped, want, ctx, () => ({ op: 'find', query: q, want: want }));
 }
-// The tree under `root` to `depth`, pre-order, at most `want` nodes.
-export async function composeTree(root, depth, want, ctx) {
-  const w = walkTree(root, depth, want, { excluded: 0 });
-  return fill(w.entries, w.stopped, want, ctx, (h) => ({ op: 'tree', depth: depth - h.level, want: want }));
+// The tree under `root` to `depth`, pre-order, at most `want` nodes; `passRoot`: realm/inspect-walk.js.
+// A frame's content is asked with the depth left at the frame's level; its document is passed through.
+export async function composeTree(root, depth, want, ctx, passRoot) {
+  const w = walkTree(root, depth, want, { excluded: 0 }, passRoot);
+  return fill(w.entries, w.stopped, want, ctx, (h) => ({ op: 'tree', depth: depth - h.level, want: want }), true);
 }
 // CSS over the inert copy of a document or shadow root of this realm (dom/css-native.js), at most
 // `want` matches. The first `skip` matches (what earlier pages of a continuation returned) are

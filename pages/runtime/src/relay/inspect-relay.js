@@ -6,7 +6,7 @@
 // summaries re-validated and redacted below a redacted iframe, refs remembered as the child's).
 // Failures become omissions naming the iframe's NodeRef, as sampling's name its mount.
 import { RELAY_V1, CODE_TO_REASON, INSPECT_OMISSIONS } from '../core/constants.js';
-import { rectOut, intersect, utf8Len, cutBytes } from '../core/util.js';
+import { rectOut, rectFromTuple, intersect, utf8Len, cutBytes } from '../core/util.js';
 import { safe, viewportRect } from '../core/dom-reads.js';
 import { REALM_ID } from '../core/state.js';
 import { checkRefShape } from '../core/inspect-args.js';
@@ -15,20 +15,20 @@ import { sanitizeSegment, sanitizeSummary } from '../dom/sanitize.js';
 import { privacyOf } from '../dom/privacy.js';
 import { chainFor } from '../realm/project.js';
 import { hasUnsupportedTransform } from '../realm/paths.js';
-import { issueLocal, issueVia } from '../realm/inspect-nodes.js';
+import { issueLocal, issueVia, leanLayout } from '../realm/inspect-nodes.js';
 import { getBinding, waitUsable, usable, declaredWithoutRuntime, sendInspect, hostInstance } from './parent.js';
 
 const KINDS = { document: 1, 'shadow-root': 1, element: 1 };
 function projectLayout(l, chain) {
   if (!l || typeof l !== 'object' || !l.rect || chain.unsupported) return null;
-  const num = (r) => (r && [r.x, r.y, r.width, r.height].every((v) => typeof v === 'number' && isFinite(v)) ? r : null);
-  const r0 = num(l.rect);
+  const r0 = rectFromTuple(l.rect);
   if (!r0) return null;
   const rect = mapRect(r0, chain.geom);
-  let clip = num(l.clip) ? mapRect(l.clip, chain.geom) : rect;
+  const c0 = rectFromTuple(l.clip);
+  let clip = c0 ? mapRect(c0, chain.geom) : rect;
   clip = intersect(intersect(clip, chain.geom.content), viewportRect());
   const inView = clip.width > 0 && clip.height > 0;
-  return { rect: rectOut(rect), clip: rectOut(clip), visible: l.visible === true && inView, offscreen: !inView };
+  return leanLayout(rectOut(rect), rectOut(clip), l.visible !== false && inView, !inView);
 }
 // A child's node record in this realm, or null when it is malformed or names one of this realm's ids.
 export function projectRecord(r, chain, b, parentFallback) {
