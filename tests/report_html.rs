@@ -448,3 +448,30 @@ fn a_failed_replay_run_elsewhere_leaves_its_artifacts_in_attention_artifacts_of_
         assert!(files.iter().any(|f| f == want), "{named} lacks {want}: {files:?}");
     }
 }
+
+/// A failed verify check names its artifacts folder on its failure line (the table's), and the
+/// folder holds the screenshot, snapshot and console: the boundary golden, compared in a wider
+/// window than it was recorded in, differs.
+#[test]
+fn a_failed_verify_check_names_its_artifacts_folder_on_its_failure_line() {
+    let dir = scratch("verify-artifacts");
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["verify", "--layout", "managed", "--engine", "iframe", "--check", "boundary-snapshot"])
+        .args(["--viewport", "1400x800"])
+        .env("ATTENTION_ARTIFACTS", &dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run attention-harness");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{}", text(&out.stderr));
+    let folder = dir.join("verify-managed-iframe-boundary-snapshot-matches-golden");
+    let line = stdout.lines().find(|l| l.contains("FAIL")).unwrap_or_else(|| panic!("no failure line: {stdout}"));
+    assert!(
+        line.contains(&format!("(artifacts: {})", folder.display())),
+        "the failure line does not name {}: {line}",
+        folder.display()
+    );
+    for want in ["screenshot.png", "snapshot.json", "console.log"] {
+        assert!(folder.join(want).is_file(), "{} lacks {want}", folder.display());
+    }
+}

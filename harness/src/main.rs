@@ -426,7 +426,7 @@ fn verify(
                                 let name = format!("verify-{}-{}-{}", layout.name(), engine.name(), check.name);
                                 let dir = report::write_artifacts(&name, &host).await;
                                 report::write_failure(&dir, &format!("{e:#}"));
-                                r = Err(anyhow::anyhow!("{e:#} (artifacts: {})", dir.display()));
+                                r = Err(anyhow::anyhow!("{}", cli::name_artifacts(&format!("{e:#}"), &dir)));
                             }
                             host.close().await;
                             r
