@@ -258,20 +258,179 @@ fn audit_cli_prints_the_typed_report_and_writes_an_html_report_chromium_reads_ba
 
     let r = open_report(&dir.join("report.html"));
     let rows = r.dom["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), 1 + disagreements.len(), "a summary row and a row per disagreement: {rows:?}");
+    let withheld = report["withheld"].as_array().expect("withheld").clone();
+    let elements = report["elements"].as_array().expect("elements").clone();
+    assert_eq!(
+        rows.len(),
+        1 + withheld.len() + elements.len(),
+        "a summary row, a row per withheld element and a row per disagreeing element: {rows:?}"
+    );
+    let grouped: usize = elements
+        .iter()
+        .flat_map(|e| e["differences"].as_array().unwrap())
+        .map(|d| d["points"].as_array().unwrap().len())
+        .sum();
+    assert_eq!(
+        grouped,
+        disagreements.len(),
+        "every disagreement is in its element's group once: {}",
+        report["elements"]
+    );
     assert_eq!(rows[0]["name"], json!("agreement"));
     assert_eq!(rows[0]["status"], json!(if disagreements.is_empty() { "pass" } else { "fail" }));
     let rate = format!("candidate {:>6.2} %", report["rates"]["candidate"].as_f64().unwrap());
     assert!(rows[0]["detail"].as_str().unwrap().contains(&rate), "{} lacks {rate:?}", rows[0]["detail"]);
-    // The summary's picture is the 640 px viewport; each disagreement's a crop of it.
+    // The summary's picture is the 640 px viewport; each element's a crop of it.
     assert_images_decoded(&rows[..1], 640);
-    for (row, d) in rows[1..].iter().zip(&disagreements) {
-        let name = format!("({},{}) {}", d["x"], d["y"], d["aspect"].as_str().unwrap());
-        assert_eq!(row["name"].as_str(), Some(name.as_str()), "{row}");
+    for row in &rows[1..] {
         let img = &row["images"][0];
         assert_eq!(img["complete"], json!(true), "{row}");
         let w = img["width"].as_u64().unwrap_or(0);
         assert!(w > 0 && w <= 640, "a crop is no wider than the viewport: {row}");
     }
     assert_offline(&r);
+}
+
+#[test]
+fn audit_of_a_page_the_server_answers_404_exits_2_with_the_status_instead_of_auditing_it() {
+    let h = Harness::global();
+    let url = h.server().host_url("/apps/no-such-page.html?attention=off");
+    // Chromium's own answer for the URL: the document's HTTP status.
+    let status = h.block_on(async {
+        let cdp = h.cdp().await.expect("the browser");
+        let runtime = h.server().runtime_source().await.expect("the runtime bundle");
+        match AuditPage::open(&cdp, &url, CORPUS_VIEW, &runtime).await {
+            Err(audit::OpenError::Status { response }) => response,
+            Err(e) => panic!("{url} failed otherwise: {e}"),
+            Ok(p) => {
+                p.close().await;
+                panic!("{url} opened as an auditable page")
+            }
+        }
+    });
+    assert_eq!(status.status, 404, "{status}");
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["audit", "--url", &url])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run attention-harness");
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.status.code(), Some(2), "a page that did not load is no audit: {stdout}\n{stderr}");
+    for want in ["did not load", "404 Not Found", url.as_str()] {
+        assert!(stderr.contains(want), "stderr lacks {want:?}: {stderr}");
+    }
+    assert!(stdout.is_empty(), "no rates for a page that did not load: {stdout}");
+}
+
+/// Whether the pixel at (x, y) is in `r` (a box holds its top and left edges, not its bottom and right).
+fn holds(r: &attention_harness::oracle::BoxRect, x: f64, y: f64) -> bool {
+    x >= r.x && x < r.right() && y >= r.y && y < r.bottom()
+}
+
+/// The points of `all` that lie inside `r`.
+fn inside(points: &[Value], r: &attention_harness::oracle::BoxRect) -> usize {
+    points.iter().filter(|p| holds(r, p[0].as_f64().unwrap(), p[1].as_f64().unwrap())).count()
+}
+
+#[test]
+fn what_the_runtime_withholds_by_design_is_listed_as_withheld_and_an_in_process_frame_is_listed() {
+    let h = Harness::global();
+    let view = PageView { width: 640, height: 400, dpr: 1.0 };
+    let a = h.block_on(async {
+        let url = h.server().host_url("/apps/audit-withheld.html?attention=off");
+        let p = open(h, &url, view).await;
+        // Chromium's boxes of what the spec withholds, and its verdict that the frame is in-process.
+        let mut boxes = Vec::new();
+        for (landmark, reason) in [("password", "sensitive"), ("composer", "composer"), ("excluded", "excluded")] {
+            let at = p.frames().locate_landmark(landmark).await.expect("the landmark");
+            boxes.push((landmark, reason, p.frames().node_rect(&at).await.expect("its box")));
+        }
+        let frame_url = h.server().host_url("/apps/plain.html?attention=off");
+        assert!(
+            !p.frames().child_targets().iter().any(|c| c.url == frame_url),
+            "the same-origin frame got a CDP session of its own: the test proves nothing about in-process frames"
+        );
+        let a = audit::audit_open(&p, &request(&url, view), true, &|_, _| {}).await;
+        p.close().await;
+        let a = a.expect("the audit");
+        let r = &a.report;
+        eprintln!("{}", show(r));
+        let json = serde_json::to_value(r).unwrap();
+        assert_eq!(json["response"]["status"], json!(200), "{}", json["response"]);
+        // Withheld by design: each of the three elements, with its reason and Chromium's box; the
+        // withheld elements inside that box hold every grid point of it, and no point outside it.
+        let withheld = json["withheld"].as_array().unwrap();
+        let rect_of = |w: &Value| {
+            let e = &w["element"]["rect"];
+            attention_harness::oracle::BoxRect {
+                x: e["x"].as_f64().unwrap(),
+                y: e["y"].as_f64().unwrap(),
+                width: e["width"].as_f64().unwrap(),
+                height: e["height"].as_f64().unwrap(),
+            }
+        };
+        for (landmark, reason, b) in &boxes {
+            let near = |a: f64, b: f64| (a - b).abs() <= 0.5;
+            let own = withheld.iter().find(|w| {
+                let r = rect_of(w);
+                w["reason"] == json!(reason)
+                    && near(r.x, b.x)
+                    && near(r.y, b.y)
+                    && near(r.right(), b.right())
+                    && near(r.bottom(), b.bottom())
+            });
+            assert!(own.is_some(), "{landmark} at {b} is not listed as withheld ({reason}): {withheld:?}");
+            let within: Vec<&Value> = withheld
+                .iter()
+                .filter(|w| {
+                    let r = rect_of(w);
+                    r.x >= b.x - 0.5
+                        && r.y >= b.y - 0.5
+                        && r.right() <= b.right() + 0.5
+                        && r.bottom() <= b.bottom() + 0.5
+                })
+                .collect();
+            let points: Vec<Value> = within.iter().flat_map(|w| w["points"].as_array().unwrap().clone()).collect();
+            assert_eq!(
+                inside(&points, b),
+                points.len(),
+                "{landmark}: a withheld point outside Chromium's box {b}: {within:?}"
+            );
+            let viewport = attention_harness::oracle::BoxRect { x: 0.0, y: 0.0, width: 640.0, height: 400.0 };
+            for (x, y) in attention_harness::checks::agreement::grid(&viewport, f64::from(audit::DEFAULT_GRID)) {
+                if holds(b, x, y) {
+                    assert!(
+                        points.iter().any(|p| p == &json!([x, y])),
+                        "{landmark}: the grid point ({x},{y}) in its box {b} is not withheld: {within:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(r.counts.withheld, r.withheld.iter().map(|w| w.points.len()).sum::<usize>());
+        assert!(r.disagreements.is_empty(), "withheld content made the audit fail: {}", show(r));
+        // The label of the password field is text the runtime never reads: the form's text agrees.
+        assert!(r.counts.text_comparable > 0 && r.rates.text == 100.0, "{}", show(r));
+        // Every frame: the top document and the in-process frame, with the points that fell in it.
+        assert_eq!(r.frames.len(), 2, "{}", show(r));
+        let inner =
+            r.frames.iter().find(|f| f.url == frame_url).unwrap_or_else(|| panic!("no frame {frame_url}: {}", show(r)));
+        assert!(!inner.top && !inner.out_of_process, "{inner:?}");
+        assert!(inner.points >= 8, "the 320x64 frame holds at least a row of 8 grid points: {}", show(r));
+        assert_eq!(inner.candidates_agree, inner.points, "{}", show(r));
+        a
+    });
+    let r = &a.report;
+    // The HTML report says what was compared and lists each withheld element.
+    let dir = scratch("withheld");
+    let path = attention_harness::report::html::write(&dir, &r.html(a.screenshot.as_deref())).expect("the report");
+    let read = open_report(&path);
+    let rows = read.dom["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 1 + r.withheld.len(), "{rows:?}");
+    let summary = rows[0]["detail"].as_str().unwrap();
+    for want in ["compared at each point", "Chromium's hit test", "withheld by design", "200 OK", "in-process"] {
+        assert!(summary.contains(want), "the summary lacks {want:?}: {summary}");
+    }
+    assert!(rows[1..].iter().all(|row| row["status"] == json!("pass")), "{rows:?}");
+    assert!(rows[1..].iter().any(|row| row["detail"].as_str().unwrap().contains("sensitive control")), "{rows:?}");
+    assert_offline(&read);
 }

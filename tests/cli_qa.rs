@@ -293,7 +293,7 @@ fn inspect_with_a_layout_file_zoom_and_dpr_reads_the_page_built_from_them() {
     });
     let default = default.expect("the leaf's box in the default layout");
     let read = |extra: &[&str]| -> InspectionResult<GeometryData> {
-        let mut args = vec!["inspect"];
+        let mut args = vec!["inspect", "--json"];
         args.extend_from_slice(extra);
         args.extend(["--from-root", "geometry", "--role", "button", "--name", "Attention target left"]);
         let (out, _) = cli(&args);
@@ -319,6 +319,89 @@ fn inspect_with_a_layout_file_zoom_and_dpr_reads_the_page_built_from_them() {
     let plain = read(&["--layout", "managed"]);
     let rect = plain.data.geometry.as_ref().expect("a geometry").rect;
     assert!(near(rect.x, default.x) && near(rect.y, default.y), "default layout: {rect:?} vs {default:?}");
+}
+
+/// A tree read's outline (the default) lists the nodes the runtime's JSON pages list, in their
+/// order, each indented one level below the row its `parent` names; `--all` follows the
+/// continuations to the last page (a page of 8 nodes makes the read span several).
+#[test]
+fn inspect_prints_the_tree_as_an_outline_indented_by_parent_and_all_follows_every_page() {
+    let args = ["inspect", "--layout", "managed", "--from-root", "--all"];
+    let tail = ["tree", "--depth", "4", "--limit", "8"];
+    let (out, _) = cli(&[&args[..], &["--json"], &tail[..]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pages: Vec<Value> = serde_json::from_slice(&out.stdout).expect("--json --all prints a JSON array of pages");
+    assert!(pages.len() > 1, "8 nodes a page made only {} page: the test proves nothing about --all", pages.len());
+    for (i, p) in pages.iter().enumerate() {
+        let last = i + 1 == pages.len();
+        assert_eq!(p["continuation"].is_string(), !last, "page {i} of {}: {}", pages.len(), p["continuation"]);
+    }
+    // What the outline must show, from the JSON: each node's depth, role and name.
+    let mut depth: std::collections::HashMap<String, usize> = Default::default();
+    let mut want = Vec::new();
+    for n in pages.iter().flat_map(|p| p["data"]["nodes"].as_array().unwrap()) {
+        let d = n["parent"]["node_id"].as_str().and_then(|p| depth.get(p)).map_or(0, |d| d + 1);
+        depth.insert(n["ref"]["node_id"].as_str().unwrap().to_string(), d);
+        let role = n["summary"]["role"].as_str().unwrap_or("");
+        let name = n["summary"]["name"].as_str().unwrap_or("");
+        want.push((d, role.to_string(), name.to_string()));
+    }
+    assert!(want.iter().any(|w| w.0 > 0), "no node below another: the indentation is not tested");
+    let (out, _) = cli(&[&args[..], &tail[..]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.trim_start().starts_with('{'), "the default is an outline, not JSON: {text:.200}");
+    let lines: Vec<&str> = text.lines().collect();
+    let (rows, summary) = lines.split_at(lines.len() - 1);
+    assert_eq!(rows.len(), want.len(), "one line per node of every page:\n{text}");
+    assert!(
+        summary[0].contains(&format!("{} nodes", want.len())) && !summary[0].contains("more follows"),
+        "{}",
+        summary[0]
+    );
+    for (line, (d, role, name)) in rows.iter().zip(&want) {
+        let indent = line.len() - line.trim_start().len();
+        assert_eq!(indent, 2 * d, "{line:?} is not at depth {d}:\n{text}");
+        if !role.is_empty() && role != "document" {
+            assert!(line.trim_start().starts_with(role.as_str()), "{line:?} does not start with its role {role:?}");
+        }
+        if !name.is_empty() {
+            assert!(line.contains(&format!("\u{201c}{name}\u{201d}")), "{line:?} does not quote its name {name:?}");
+        }
+    }
+}
+
+/// A node-level read names its node by what stays the same across runs: a landmark or a CSS
+/// selector; both read Chromium's box of that element in a Host of its own. A landmark the calling
+/// realm does not have is refused with what to do.
+#[test]
+fn inspect_finds_a_node_by_landmark_or_css_selector_in_any_run_at_chromiums_box() {
+    let mut truth = Vec::new();
+    run_host_opts(HostOptions::new(Layout::Managed, Engine::Iframe), async |host| {
+        truth.push(host.landmark_rect("boundary").await?);
+        truth.push(host.landmark_rect("right-leaf-artifact").await?);
+        Ok(())
+    });
+    let geometry = |extra: &[&str]| -> attention_harness::attention::Rect {
+        let (out, _) = cli(&[&["inspect", "--layout", "managed", "--json"][..], extra].concat());
+        assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let r: InspectionResult<GeometryData> = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("not a geometry result ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+        r.data.geometry.expect("a geometry").rect
+    };
+    let near = |r: &attention_harness::attention::Rect, t: &attention_harness::oracle::BoxRect| {
+        [(r.x - t.x), (r.y - t.y), (r.width - t.width), (r.height - t.height)].iter().all(|d| d.abs() <= 0.5)
+    };
+    let boundary = geometry(&["geometry", "--landmark", "boundary"]);
+    assert!(near(&boundary, &truth[0]), "--landmark boundary read {boundary:?}, Chromium's box is {}", truth[0]);
+    let artifact = geometry(&["geometry", "--css", "[data-landmark=\"right-leaf-artifact\"]"]);
+    assert!(near(&artifact, &truth[1]), "--css read {artifact:?}, Chromium's box is {}", truth[1]);
+    let (out, _) = cli(&["inspect", "--layout", "managed", "node", "--landmark", "left-leaf"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for want in ["data-landmark=\"left-leaf\"", "--frame-url"] {
+        assert!(err.contains(want), "the refusal lacks {want:?}: {err}");
+    }
 }
 
 #[test]

@@ -66,7 +66,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "agent",
         ],
     ),
-    ("inspect_cli", &["attention", "host", "harness", "qa"]),
+    ("inspect_cli", &["attention", "host", "harness", "qa", "report"]),
     ("audit", &["attention", "cdp", "checks", "frames", "harness", "host", "oracle", "report"]),
     ("scenario", &["agent", "attention", "checks", "golden", "harness", "host", "input", "qa", "report", "server"]),
 ];

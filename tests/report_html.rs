@@ -410,3 +410,68 @@ fn a_browser_that_crashes_mid_replay_fails_its_step_in_the_report_and_the_exit_c
     let d = rows[2]["detail"].as_str().unwrap();
     assert!(d.contains("Chromium exited or crashed"), "{d}");
 }
+
+/// Without `$ATTENTION_ARTIFACTS`, a failed replay leaves its artifacts in `./attention-artifacts`
+/// of the directory it runs in (as Playwright leaves `test-results/`), not in the build's target/;
+/// the failure line names that folder, and it holds the screenshot, snapshot and console.
+#[test]
+fn a_failed_replay_run_elsewhere_leaves_its_artifacts_in_attention_artifacts_of_its_directory() {
+    let dir = scratch("artifacts-default");
+    let file = dir.join("fails.json");
+    let sc = json!({"engines": ["iframe"], "steps": [
+        {"do": "open"}, {"do": "move", "at": "left-leaf"},
+        {"do": "expect", "top": {"role": "button", "name": "Attention target right"}, "timeout_ms": 300}
+    ]});
+    std::fs::write(&file, serde_json::to_string_pretty(&sc).unwrap()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["replay", file.to_str().unwrap()])
+        .env_remove("ATTENTION_ARTIFACTS")
+        .env("ATTENTION_PAGES", repo("pages"))
+        .current_dir(&dir)
+        .output()
+        .expect("run attention-harness");
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let root = dir.join("attention-artifacts");
+    let named = stderr
+        .split("(artifacts: ")
+        .nth(1)
+        .and_then(|s| s.split(')').next())
+        .unwrap_or_else(|| panic!("the failure line names no artifacts folder: {stderr}"));
+    let folder = Path::new(named);
+    assert!(folder.starts_with(&root), "artifacts in {named}, not in {}: {stderr}", root.display());
+    let files: Vec<String> = std::fs::read_dir(folder)
+        .unwrap_or_else(|e| panic!("{named}: {e}"))
+        .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+        .collect();
+    for want in ["screenshot.png", "snapshot.json", "console.log"] {
+        assert!(files.iter().any(|f| f == want), "{named} lacks {want}: {files:?}");
+    }
+}
+
+/// A failed verify check names its artifacts folder on its failure line (the table's), and the
+/// folder holds the screenshot, snapshot and console: the boundary golden, compared in a wider
+/// window than it was recorded in, differs.
+#[test]
+fn a_failed_verify_check_names_its_artifacts_folder_on_its_failure_line() {
+    let dir = scratch("verify-artifacts");
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["verify", "--layout", "managed", "--engine", "iframe", "--check", "boundary-snapshot"])
+        .args(["--viewport", "1400x800"])
+        .env("ATTENTION_ARTIFACTS", &dir)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run attention-harness");
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}\n{}", text(&out.stderr));
+    let folder = dir.join("verify-managed-iframe-boundary-snapshot-matches-golden");
+    let line = stdout.lines().find(|l| l.contains("FAIL")).unwrap_or_else(|| panic!("no failure line: {stdout}"));
+    assert!(
+        line.contains(&format!("(artifacts: {})", folder.display())),
+        "the failure line does not name {}: {line}",
+        folder.display()
+    );
+    for want in ["screenshot.png", "snapshot.json", "console.log"] {
+        assert!(folder.join(want).is_file(), "{} lacks {want}", folder.display());
+    }
+}

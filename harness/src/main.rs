@@ -67,7 +67,9 @@ enum EngineArg {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the end-to-end checks against the embedded reference Host; exits 1 if any fails.
+    /// Run the end-to-end checks against the embedded reference Host; exits 1 if any fails. A failed
+    /// check leaves its screenshot, snapshot and console in $ATTENTION_ARTIFACTS/verify-<layout>-<engine>-<check>/
+    /// (default: ./attention-artifacts), named in its failure line.
     Verify {
         /// The Host shells to run in. Default: all (managed only with --layout-file).
         #[arg(long, value_enum)]
@@ -117,7 +119,8 @@ enum Command {
         view: ViewArgs,
     },
     /// Replay a scenario file (fixtures/scenarios/) with trusted input in every engine it names;
-    /// exits 1 at the first failed step, naming it.
+    /// exits 1 at the first failed step, naming it and its artifacts folder under $ATTENTION_ARTIFACTS
+    /// (default: ./attention-artifacts).
     Replay {
         /// The scenario (JSON; fixtures/scenarios/ has examples, docs/ describes the steps).
         #[arg(value_name = "FILE")]
@@ -436,7 +439,7 @@ fn verify(
                                 let name = format!("verify-{}-{}-{}", layout.name(), engine.name(), check.name);
                                 let dir = report::write_artifacts(&name, &host).await;
                                 report::write_failure(&dir, &format!("{e:#}"));
-                                r = Err(anyhow::anyhow!("{e:#} (artifacts: {})", dir.display()));
+                                r = Err(anyhow::anyhow!("{}", cli::name_artifacts(&format!("{e:#}"), &dir)));
                             }
                             host.close().await;
                             r

@@ -667,6 +667,43 @@ impl DomIndex {
         self.tree_parent.get(&id).copied()
     }
 
+    /// The root of `id`'s own tree (its document or shadow root; `id` itself when it has no parent).
+    pub fn tree_root(&self, id: i64) -> i64 {
+        let mut n = id;
+        while let Some(p) = self.tree_parent.get(&n).filter(|_| self.nodes.get(&n).is_none_or(|v| v["nodeType"] != 11))
+        {
+            n = *p;
+        }
+        n
+    }
+
+    /// The elements whose `id` attribute is `value`, in any tree of the index.
+    pub fn elements_with_id(&self, value: &str) -> Vec<i64> {
+        self.nodes
+            .iter()
+            .filter(|(_, n)| {
+                n["nodeType"] == 1
+                    && n["attributes"]
+                        .as_array()
+                        .is_some_and(|a| a.chunks(2).any(|p| p.len() == 2 && p[0] == "id" && p[1] == value))
+            })
+            .map(|(id, _)| *id)
+            .collect()
+    }
+
+    /// The light-tree descendants of `id` (children, their children ...; no shadow trees).
+    pub fn descendants(&self, id: i64) -> Vec<i64> {
+        let mut out = Vec::new();
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            for &c in self.children.get(&n).map(Vec::as_slice).unwrap_or_default() {
+                out.push(c);
+                stack.push(c);
+            }
+        }
+        out
+    }
+
     /// Whether the element hosts a closed shadow root.
     pub fn hosts_closed_root(&self, id: i64) -> bool {
         self.closed_hosts.contains(&id)

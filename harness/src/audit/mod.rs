@@ -3,18 +3,22 @@
 //! of points over the viewport plus the centre of every element in every frame, the runtime's
 //! candidate, rect, role and name are compared with Chromium's hit test, box model and AX tree
 //! exactly as the fidelity checks compare them for our corpora (`checks::agreement`); the result is
-//! the typed report of `report.rs`. The URL is checked before a browser starts (`url.rs`).
+//! the typed report of `report.rs`. The URL is checked before a browser starts (`url.rs`); a page
+//! that did not load (an HTTP error, no document) is refused before anything is compared
+//! ([`OpenError`]). Every frame of the page is listed (`Page.getFrameTree` of every frame session:
+//! in-process frames too), with the points whose Chromium hit fell in it.
 
 pub mod page;
 pub mod report;
 pub mod url;
 
-pub use page::{AuditPage, PageView};
-pub use report::{AuditDisagreement, AuditReport, FrameReport, Rates};
+pub use page::{AuditPage, DocumentResponse, OpenError, PageView};
+pub use report::{
+    AuditDisagreement, AuditReport, Difference, ElementDisagreements, FrameReport, Rates, WithheldElement,
+};
 pub use url::{PageUrl, UrlError};
 
 use crate::checks::agreement::{compare, dedup, element_centres, grid};
-use crate::frames::HostError;
 use crate::harness::{Harness, HarnessError};
 use crate::oracle::BoxRect;
 
@@ -36,8 +40,8 @@ pub struct AuditRequest {
 pub enum AuditError {
     #[error(transparent)]
     Harness(#[from] HarnessError),
-    #[error("cannot open {url}: {source}")]
-    Open { url: String, source: HostError },
+    #[error("cannot audit {url}: {source}")]
+    Open { url: String, source: OpenError },
     #[error("auditing {url}: {source:#}")]
     Measure { url: String, source: anyhow::Error },
 }
@@ -88,28 +92,43 @@ pub async fn audit_open(
     let f = compare(page, &points, progress).await?;
     let shot = if screenshot { Some(page.screenshot_png().await?) } else { None };
     let children = frames.child_targets();
-    let url_of = |sid: &str| -> (String, bool) {
-        if sid == frames.page().id {
-            (page.url.clone(), false)
-        } else {
-            (children.iter().find(|c| c.session_id == sid).map(|c| c.url.clone()).unwrap_or_default(), true)
-        }
-    };
-    let frame_reports = f
-        .by_session
+    let listed = list_frames(page).await?;
+    let url_of =
+        |sid: &str, frame: Option<&str>| -> String {
+            let id = frame
+                .map(str::to_string)
+                .or_else(|| listed.iter().find(|l| l.session_id == sid && l.session_top).map(|l| l.id.clone()));
+            listed.iter().find(|l| Some(&l.id) == id.as_ref()).map(|l| l.url.clone()).unwrap_or_else(|| {
+                children.iter().find(|c| c.session_id == sid).map(|c| c.url.clone()).unwrap_or_default()
+            })
+        };
+    let frame_reports = listed
         .iter()
-        .map(|(sid, fp)| {
-            let (url, out_of_process) = url_of(sid);
-            FrameReport { url, out_of_process, points: fp.points, candidates_agree: fp.both_candidate_agree }
+        .map(|l| {
+            let key = (l.session_id.clone(), if l.session_top { None } else { Some(l.id.clone()) });
+            let fp = f.by_frame.get(&key).copied().unwrap_or_default();
+            FrameReport {
+                url: l.url.clone(),
+                top: l.session_top && l.session_id == frames.page().id,
+                out_of_process: l.session_top && l.session_id != frames.page().id,
+                points: fp.points,
+                candidates_agree: fp.both_candidate_agree,
+            }
         })
         .collect();
-    let disagreements = f
+    let disagreements: Vec<AuditDisagreement> = f
         .disagreements
         .iter()
-        .map(|d| AuditDisagreement { at: d.clone(), frame: d.session_id.as_deref().map(|s| url_of(s).0) })
+        .map(|d| AuditDisagreement {
+            at: d.clone(),
+            frame: d.session_id.as_deref().map(|s| url_of(s, d.frame_id.as_deref())),
+        })
         .collect();
+    let elements = report::group_disagreements(&disagreements);
+    let withheld = report::group_withheld(&f.withheld_points, |w| url_of(&w.session_id, w.frame_id.as_deref()));
     let report = AuditReport {
         url: page.url.clone(),
+        response: page.response.clone(),
         view: req.view,
         grid_css_px: req.grid,
         settled: page.settled,
@@ -117,7 +136,46 @@ pub async fn audit_open(
         rates: AuditReport::rates_of(&f),
         counts: f,
         frames: frame_reports,
+        withheld,
+        elements,
         disagreements,
     };
     Ok(Audit { report, screenshot: shot })
+}
+
+/// One frame of the audited page, as its session's `Page.getFrameTree` lists it.
+struct ListedFrame {
+    id: String,
+    url: String,
+    session_id: String,
+    /// The session's own top frame (the page's main frame, or an out-of-process frame).
+    session_top: bool,
+}
+
+/// Every frame of the page: the page session's frame tree (its in-process frames), then each
+/// out-of-process frame's, each frame once (by id), in tree order.
+async fn list_frames(page: &AuditPage) -> anyhow::Result<Vec<ListedFrame>> {
+    use chromiumoxide::cdp::browser_protocol::page::GetFrameTreeParams;
+    fn walk(tree: &serde_json::Value, session_id: &str, top: bool, out: &mut Vec<ListedFrame>) {
+        let frame = &tree["frame"];
+        let id = frame["id"].as_str().unwrap_or_default().to_string();
+        if !id.is_empty() && !out.iter().any(|l| l.id == id) {
+            let url = frame["url"].as_str().unwrap_or_default();
+            let url = format!("{url}{}", frame["urlFragment"].as_str().unwrap_or_default());
+            out.push(ListedFrame { id, url, session_id: session_id.to_string(), session_top: top });
+        }
+        for c in tree["childFrames"].as_array().into_iter().flatten() {
+            walk(c, session_id, false, out);
+        }
+    }
+    let mut out: Vec<ListedFrame> = Vec::new();
+    for s in page.frames().sessions() {
+        // A frame gone between the list and the read has nothing to list.
+        let Ok(tree) = s.send(&GetFrameTreeParams::default()).await else { continue };
+        // An out-of-process frame appears in its parent's tree too: its own session is its truth.
+        let root = tree["frameTree"]["frame"]["id"].as_str().unwrap_or_default().to_string();
+        out.retain(|l| l.id != root);
+        walk(&tree["frameTree"], &s.id, true, &mut out);
+    }
+    Ok(out)
 }

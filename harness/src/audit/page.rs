@@ -10,6 +10,11 @@
 //! page must settle: no request of any frame session in flight (`Network.*` events) and the layout
 //! the same in every realm, both for [`SETTLE_FRAMES`] animation frames in a row (a page that loads
 //! its components with a script import after its load event is not audited half-built).
+//!
+//! A page that did not load is no page to audit: the top document's HTTP response (CDP
+//! `Network.responseReceived` of type `Document` for the page's main frame) with a status of 400 or
+//! more, or a navigation Chromium ends without a document (`net::ERR_...`), is an [`OpenError`] that
+//! names the status (`404 Not Found`) or Chromium's reason, before the runtime is awaited.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -34,6 +39,57 @@ pub const SETTLE_FRAMES: usize = 5;
 /// How long the layout may take to settle before the audit goes on (and says it did not settle).
 pub const SETTLE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// The HTTP response of the audited page's top document.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DocumentResponse {
+    pub status: u16,
+    /// The server's reason phrase, else the status code's canonical one (`Not Found`); may be empty.
+    pub status_text: String,
+    pub mime_type: String,
+}
+
+impl std::fmt::Display for DocumentResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.status)?;
+        if !self.status_text.is_empty() {
+            write!(f, " {}", self.status_text)?;
+        }
+        Ok(())
+    }
+}
+
+impl DocumentResponse {
+    /// From a `Network.responseReceived` event's params.
+    fn of(params: &Value) -> Option<DocumentResponse> {
+        let r = &params["response"];
+        let status = u16::try_from(r["status"].as_u64()?).ok()?;
+        let given = r["statusText"].as_str().unwrap_or_default().trim();
+        let status_text = if given.is_empty() {
+            axum::http::StatusCode::from_u16(status).ok().and_then(|s| s.canonical_reason()).unwrap_or_default()
+        } else {
+            given
+        };
+        Some(DocumentResponse {
+            status,
+            status_text: status_text.to_string(),
+            mime_type: r["mimeType"].as_str().unwrap_or_default().to_string(),
+        })
+    }
+}
+
+/// Why an audited page could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// The server answered the top document with an HTTP error.
+    #[error("the page did not load: the server answered {response}")]
+    Status { response: DocumentResponse },
+    /// Chromium ended the navigation without a document (DNS, connection, a download ...).
+    #[error("the page did not load: {reason}")]
+    NoDocument { reason: String },
+    #[error(transparent)]
+    Host(#[from] HostError),
+}
+
 /// The emulated window of an audited page.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct PageView {
@@ -48,6 +104,8 @@ pub struct PageView {
 pub struct AuditPage {
     pub url: String,
     pub view: PageView,
+    /// The top document's HTTP response (`None` when Chromium reported none: not an http(s) load).
+    pub response: Option<DocumentResponse>,
     frames: FrameSessions,
     context_id: String,
     /// Whether the layout settled before the audit started (see the module comment).
@@ -58,10 +116,11 @@ pub struct AuditPage {
 impl AuditPage {
     /// Opens `url` in a fresh context on `cdp`'s browser with `runtime` (the runtime bundle's
     /// source) injected into every realm, waits for its load, the runtime's `ready()` and a settled
-    /// layout. Nothing is left in the browser when it fails.
-    pub async fn open(cdp: &Cdp, url: &str, view: PageView, runtime: &str) -> Result<AuditPage, HostError> {
+    /// layout. A page that did not load is an [`OpenError::Status`] or [`OpenError::NoDocument`].
+    /// Nothing is left in the browser when it fails.
+    pub async fn open(cdp: &Cdp, url: &str, view: PageView, runtime: &str) -> Result<AuditPage, OpenError> {
         let create = target::CreateBrowserContextParams { dispose_on_detach: Some(true), ..Default::default() };
-        let context_id = cdp.execute(None, &create).await?.browser_context_id.inner().clone();
+        let context_id = cdp.execute(None, &create).await.map_err(HostError::from)?.browser_context_id.inner().clone();
         match Self::open_in(cdp, &context_id, url, view, runtime).await {
             Ok(p) => Ok(p),
             Err(e) => {
@@ -77,13 +136,15 @@ impl AuditPage {
         url: &str,
         view: PageView,
         runtime: &str,
-    ) -> Result<AuditPage, HostError> {
+    ) -> Result<AuditPage, OpenError> {
         let mut create = target::CreateTargetParams::new("about:blank");
         create.browser_context_id = Some(BrowserContextId::new(context_id));
-        let target_id = cdp.execute(None, &create).await?.target_id;
+        let target_id = cdp.execute(None, &create).await.map_err(HostError::from)?.target_id;
+        let main_frame = target_id.inner().clone();
         let mut attach = target::AttachToTargetParams::new(target_id);
         attach.flatten = Some(true);
-        let page = Session { cdp: cdp.clone(), id: cdp.execute(None, &attach).await?.session_id.inner().clone() };
+        let attached = cdp.execute(None, &attach).await.map_err(HostError::from)?;
+        let page = Session { cdp: cdp.clone(), id: attached.session_id.inner().clone() };
         let frames = FrameSessions::new(cdp.clone(), page.clone());
         let script: Arc<str> = Arc::from(runtime);
         let watcher = AbortOnDrop(Some(tokio::spawn(watch(
@@ -102,17 +163,42 @@ impl AuditPage {
         // In order on the page's session: the script is in place before the navigation below.
         // Every request from here on is seen (settle waits for the network to go idle).
         let network = cdp.events();
-        page.execute(&page::EnableParams::default()).await?;
-        page.execute(&network::EnableParams::default()).await?;
-        page.execute(&runtime::EnableParams::default()).await?;
-        page.execute(&dom::EnableParams::default()).await?;
-        page.execute(&page::AddScriptToEvaluateOnNewDocumentParams::new(&*script)).await?;
-        page.execute(&auto_attach_paused()).await?;
-        page.execute(&metrics).await?;
-        navigate(&page, url, crate::host::LOAD_TIMEOUT).await?;
+        let mut document = cdp.events();
+        async {
+            page.execute(&page::EnableParams::default()).await?;
+            page.execute(&network::EnableParams::default()).await?;
+            page.execute(&runtime::EnableParams::default()).await?;
+            page.execute(&dom::EnableParams::default()).await?;
+            page.execute(&page::AddScriptToEvaluateOnNewDocumentParams::new(&*script)).await?;
+            page.execute(&auto_attach_paused()).await?;
+            page.execute(&metrics).await
+        }
+        .await
+        .map_err(HostError::from)?;
+        let navigated = navigate(&page, url, crate::host::LOAD_TIMEOUT).await;
+        // The main frame's document response arrived before its load event (or the failure).
+        let mut response = None;
+        while let Ok(ev) = document.try_recv() {
+            if ev.method == "Network.responseReceived"
+                && ev.session_id.as_deref() == Some(page.id.as_str())
+                && ev.params["type"] == "Document"
+                && ev.params["frameId"].as_str() == Some(main_frame.as_str())
+            {
+                response = DocumentResponse::of(&ev.params).or(response);
+            }
+        }
+        if let Some(r) = response.as_ref().filter(|r| r.status >= 400) {
+            return Err(OpenError::Status { response: r.clone() });
+        }
+        match navigated {
+            Err(HostError::Navigation { reason, .. }) => return Err(OpenError::NoDocument { reason }),
+            Err(e) => return Err(e.into()),
+            Ok(()) => {}
+        }
         let mut opened = AuditPage {
             url: url.to_string(),
             view,
+            response,
             frames,
             context_id: context_id.to_string(),
             settled: false,

@@ -829,7 +829,7 @@ pub async fn moved_target_is_confirmed_with_its_new_rect(host: &Host) -> anyhow:
     let s = res.selected_target.context("confirmed without selected_target")?;
     let r = super::rect_of(&s["rect"]).context("selected_target rect")?;
     ensure!(s["target_id"] == target["target_id"], "confirmed another target");
-    ensure!(r.max_edge_delta(&moved) <= 0.5, "confirmed rect {r:?} is not the moved box {moved:?}");
+    ensure!(r.max_edge_delta(&moved) <= 0.5, "confirmed rect {r} is not the moved box {moved}");
     Ok(format!("moved {:.1} px, confirmed with the new rect", moved.x - old.x))
 }
 
@@ -844,7 +844,7 @@ async fn move_left_leaf_under_the_outline(
 ) -> anyhow::Result<BoxRect> {
     shift_leaf(host, Leaf::Left, dx).await?;
     let moved = host.landmark_rect("left-leaf").await?;
-    ensure!((moved.x - from.x - dx).abs() <= 0.5, "the leaf did not move {dx} px: {from:?} -> {moved:?}");
+    ensure!((moved.x - from.x - dx).abs() <= 0.5, "the leaf did not move {dx} px: {from} -> {moved}");
     let sel = format!("[data-wippy-attention-target={}]", json!(target["target_id"].as_str().unwrap_or_default()));
     wait_for(host, "the outline following the moved target", POINTER_TIMEOUT, || async {
         let (x, _) = overlay_point(host, &sel).await?;

@@ -10,6 +10,17 @@
 //! names hosts a closed shadow root and Chromium's real leaf is in its flat subtree (or is the host).
 //! Every disagreement is kept with its point and both answers ([`Disagreement`]).
 //!
+//! What the runtime withholds by design (spec "Privacy and security": password, hidden, file,
+//! one-time-code, payment-card and credential-like controls, `data-wippy-attention="exclude"`
+//! subtrees, the chat composer `[data-wippy-composer]`) is no disagreement when Chromium confirms it:
+//! where the runtime answers a point with an `excluded` omission, the element Chromium's hit promotes
+//! to, or one of its ancestors (through in-process frame owners), must be such an element by the
+//! embedder's own rules on Chromium's DOM (`capture::privacy::classify`); the point is then counted
+//! as [`Withheld`]. A withheld element the runtime gives a candidate for is a disagreement (aspect
+//! `privacy`), and so is an `excluded` omission Chromium does not confirm. Text the runtime never
+//! reads (inside such elements, `redact` subtrees and the labels of sensitive controls) is left out
+//! of the text Chromium renders before the two are compared.
+//!
 //! The promotion rule (pages/runtime/README.md "Candidate promotion"): from the hit node, walk the
 //! flat tree outward (a slotted node's parent is its assigned slot, a shadow root's is its host),
 //! within the frame's document, elements only. The hit element is the first element that has a box
@@ -30,6 +41,7 @@ use serde_json::{json, Value};
 
 use super::require_valid_payload;
 use crate::attention::{Candidate, OmissionReason, Reported, Snapshot};
+use crate::capture::privacy::{classify, Reason as PrivacyClass};
 use crate::cdp::Session;
 use crate::frames::FrameSessions;
 use crate::host::Host;
@@ -73,6 +85,10 @@ pub enum Aspect {
     Name,
     State,
     Text,
+    /// Chromium's element is one the runtime must withhold (a sensitive control, excluded, the
+    /// composer) and the runtime gave a candidate for it, or the runtime withheld an element that
+    /// is none of these.
+    Privacy,
 }
 
 impl Aspect {
@@ -85,6 +101,7 @@ impl Aspect {
             Aspect::Name => "name",
             Aspect::State => "state",
             Aspect::Text => "text",
+            Aspect::Privacy => "privacy",
         }
     }
 }
@@ -110,23 +127,38 @@ pub struct Answer {
     /// The mount id an `unsupported-boundary` omission names instead of a candidate.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub omission: Option<String>,
+    /// Withheld by design: the runtime's `excluded` omission, or Chromium's privacy class of the
+    /// element (`sensitive`, `excluded`, `composer`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub withheld: Option<String>,
 }
 
 impl std::fmt::Display for Answer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if let Some(m) = &self.omission {
-            return write!(f, "unsupported-boundary omission for {m:?}");
+            return write!(f, "unsupported-boundary omission for \u{201c}{m}\u{201d}");
+        }
+        if self.tag.is_none() {
+            if let Some(w) = &self.withheld {
+                return write!(f, "withheld ({w})");
+            }
         }
         let Some(tag) = &self.tag else { return f.write_str("no candidate") };
-        write!(f, "{tag} {:?} {:?}", self.role.as_deref().unwrap_or(""), self.name.as_deref().unwrap_or(""))?;
+        let role = self.role.as_deref().filter(|r| !r.is_empty());
+        let name = self.name.as_deref().filter(|n| !n.is_empty());
+        write!(f, "<{tag}> {}", crate::report::text::role_name(role, name))?;
         if let Some(r) = &self.rect {
-            write!(f, " rect {:.2},{:.2} {:.2}x{:.2}", r.x, r.y, r.width, r.height)?;
+            write!(f, " at {:.2},{:.2} {:.2}x{:.2}", r.x, r.y, r.width, r.height)?;
         }
         if let Some(s) = &self.state {
-            write!(f, " state {s:?}")?;
+            let pairs: Vec<String> = s.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            write!(f, " state {}", crate::report::text::list(&pairs))?;
         }
         if let Some(t) = &self.text {
-            write!(f, " text {t:?}")?;
+            write!(f, " text {}", crate::report::text::quote(&norm(t)))?;
+        }
+        if let Some(w) = &self.withheld {
+            write!(f, " ({w})")?;
         }
         Ok(())
     }
@@ -144,6 +176,13 @@ pub struct Disagreement {
     /// `None` where Chromium hit nothing.
     #[serde(skip)]
     pub session_id: Option<String>,
+    /// The in-process frame of that session Chromium's hit is in (`None`: the session's top document).
+    #[serde(skip)]
+    pub frame_id: Option<String>,
+    /// Chromium's element (its backend node id in that session), where Chromium hit one: the
+    /// disagreements of one element are grouped by it.
+    #[serde(skip)]
+    pub element: Option<i64>,
     /// Why, where the answers alone do not say (the rect error, the confirmation that failed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
@@ -167,8 +206,28 @@ impl std::fmt::Display for Disagreement {
     }
 }
 
-/// Points whose Chromium hit is in one frame session, and how many of them agree on the element
-/// with a candidate on both sides (the runtime of that frame answered there).
+/// A point the runtime withheld by design and Chromium confirms (see the module comment).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Withheld {
+    pub x: f64,
+    pub y: f64,
+    /// Chromium's element at the point (tag, AX role and name, box).
+    pub element: Answer,
+    /// Why by design: `sensitive` (a password, hidden, file, one-time-code, payment-card or
+    /// credential-like control), `excluded` (`data-wippy-attention="exclude"`) or `composer`.
+    pub reason: &'static str,
+    #[serde(skip)]
+    pub session_id: String,
+    /// The in-process frame of that session the element is in (`None`: the session's top document).
+    #[serde(skip)]
+    pub frame_id: Option<String>,
+    /// Chromium's element, for grouping the points of one element.
+    #[serde(skip)]
+    pub backend_node_id: i64,
+}
+
+/// Points whose Chromium hit is in one frame, and how many of them agree on the element with a
+/// candidate on both sides (the runtime of that frame answered there).
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct FramePoints {
     pub points: usize,
@@ -203,9 +262,15 @@ pub struct Figures {
     /// its flat subtree or is the host itself. Confirmed ones count as element agreement.
     pub omitted: usize,
     pub omitted_agree: usize,
-    /// Points by the CDP session of the frame Chromium's hit is in.
+    /// Points the runtime withheld by design (an `excluded` omission) that Chromium confirms; they
+    /// count as element agreement (listed in `withheld_points`).
+    pub withheld: usize,
     #[serde(skip)]
-    pub by_session: BTreeMap<String, FramePoints>,
+    pub withheld_points: Vec<Withheld>,
+    /// Points by the frame Chromium's hit is in: its CDP session, and the frame id of an in-process
+    /// frame of that session (`None`: the session's own top document).
+    #[serde(skip)]
+    pub by_frame: BTreeMap<(String, Option<String>), FramePoints>,
     /// Every disagreement, in the order the points were compared (text ones last).
     #[serde(skip)]
     pub disagreements: Vec<Disagreement>,
@@ -292,6 +357,13 @@ struct Truth {
     /// included): the real leaf is in their flat subtree, which a runtime that cannot enter them
     /// does not see.
     closed_hosts: Vec<i64>,
+    /// The privacy class of the element or its nearest classified ancestor (its own tree upward,
+    /// through in-process frame owners): what the runtime must withhold there. `redact` is not
+    /// withheld (it keeps geometry and a candidate).
+    withheld: Option<PrivacyClass>,
+    /// The `frameId` of the in-process frame whose document holds the element (`None`: the
+    /// session's own top document).
+    frame_id: Option<String>,
 }
 
 struct Oracle<'a> {
@@ -319,11 +391,22 @@ impl Oracle<'_> {
         self.index(s).await?;
         let ix = &self.dom[&s.id];
         // Text inside a form control (its value, placeholder, a select's options) is never read,
-        // nor text in the tree of a closed root the runtime declared it cannot enter.
+        // nor text the runtime withholds by design (inside a sensitive control, an excluded or
+        // redacted subtree, the composer, the label of a sensitive control), nor text in the tree
+        // of a closed root the runtime declared it cannot enter.
         let t = ax_rendered_text(s, backend_node_id, |text| {
             let mut n = ix.flat_parent(text);
+            // The labels of sensitive controls inside the candidate are skipped (its own text, when
+            // it is such a label, is read as any element's).
+            let mut inside = true;
             while let Some(id) = n {
                 if matches!(ix.local_name(id).as_str(), "input" | "textarea" | "select") {
+                    return true;
+                }
+                if id == backend_node_id {
+                    inside = false;
+                }
+                if ix.node(id).is_some_and(|v| classify(v).is_some()) || (inside && labels_sensitive(ix, id)) {
                     return true;
                 }
                 n = ix.flat_parent(id);
@@ -435,7 +518,9 @@ impl Oracle<'_> {
         let ax = self.ax(&s, chosen).await?;
         let ix = &self.dom[&s.id];
         let closed_hosts = chain.iter().copied().filter(|&id| ix.hosts_closed_root(id)).collect();
-        Ok(Some(Truth { tag, rect, ax, session: s, backend_node_id: chosen, closed_hosts }))
+        let withheld = withheld_class(ix, chosen);
+        let frame_id = in_process_frame(ix, chosen);
+        Ok(Some(Truth { tag, rect, ax, session: s, backend_node_id: chosen, closed_hosts, withheld, frame_id }))
     }
 }
 
@@ -504,6 +589,73 @@ async fn runtime_mount_id(s: &Session, backend_node_id: i64) -> anyhow::Result<O
         )
         .await?;
     Ok(r["result"]["value"].as_str().map(str::to_string))
+}
+
+/// The privacy class that makes the runtime withhold `id`: its own or its nearest classified
+/// ancestor's (its tree upward: a shadow root's parent is its host, a frame document's its
+/// in-process `<iframe>`), as the runtime's `privacyOf` walks the composed ancestry. `redact` keeps
+/// a candidate: none.
+fn withheld_class(ix: &DomIndex, id: i64) -> Option<PrivacyClass> {
+    let mut n = Some(id);
+    let mut steps = 0;
+    while let Some(at) = n {
+        steps += 1;
+        if steps > 4096 {
+            return None;
+        }
+        match ix.node(at).and_then(classify) {
+            Some(PrivacyClass::Redacted) | None => {}
+            Some(c) => return Some(c),
+        }
+        n = ix.tree_parent(at).or_else(|| ix.frame_owner(at));
+    }
+    None
+}
+
+/// The `frameId` of the in-process frame whose document holds `id` (the owner `<iframe>`'s), `None`
+/// for the session's own top document.
+fn in_process_frame(ix: &DomIndex, id: i64) -> Option<String> {
+    let mut n = id;
+    let mut steps = 0;
+    while let Some(p) = ix.tree_parent(n) {
+        steps += 1;
+        if steps > 4096 {
+            return None;
+        }
+        n = p;
+    }
+    let owner = ix.frame_owner(n)?;
+    ix.node(owner)?["frameId"].as_str().map(str::to_string)
+}
+
+/// The wire word for a withheld element's class.
+fn withheld_word(c: PrivacyClass) -> &'static str {
+    match c {
+        PrivacyClass::Sensitive => "sensitive",
+        PrivacyClass::Excluded => "excluded",
+        PrivacyClass::Composer => "composer",
+        PrivacyClass::Redacted => "redacted",
+    }
+}
+
+/// Whether `id` is a `<label>` of a sensitive control (its `for` names one in the same tree, or it
+/// contains one): the runtime reads no text of it (spec: such a label is part of the control).
+fn labels_sensitive(ix: &DomIndex, id: i64) -> bool {
+    if ix.local_name(id) != "label" {
+        return false;
+    }
+    let sensitive = |n: i64| ix.node(n).and_then(classify) == Some(PrivacyClass::Sensitive);
+    let attr = |n: i64, name: &str| -> Option<String> {
+        let a = ix.node(n)?["attributes"].as_array()?;
+        a.chunks(2).find(|p| p.len() == 2 && p[0] == name).and_then(|p| p[1].as_str()).map(str::to_string)
+    };
+    if let Some(target) = attr(id, "for").filter(|f| !f.is_empty()) {
+        let root = ix.tree_root(id);
+        if ix.elements_with_id(&target).into_iter().any(|n| ix.tree_root(n) == root && sensitive(n)) {
+            return true;
+        }
+    }
+    ix.descendants(id).into_iter().any(sensitive)
 }
 
 fn norm(s: &str) -> String {
@@ -602,6 +754,10 @@ fn chromium_answer(t: &Truth) -> Answer {
     }
 }
 
+/// A text comparison left for after every point was seen: the point, both answers, Chromium's
+/// element (its session, backend node id and in-process frame).
+type PendingText = (f64, f64, Answer, Answer, Session, i64, Option<String>);
+
 /// Compares the runtime's candidate with Chromium's at every point (see the module comment);
 /// `progress(done, total)` is called after each point.
 pub async fn compare(
@@ -621,7 +777,7 @@ pub async fn compare(
     // Text comparisons wait until every point was seen: text inside a closed root the runtime
     // declared it cannot enter (a confirmed unsupported-boundary omission) is not expected in a
     // summary's text, so those roots must be known first.
-    let mut texts: Vec<(f64, f64, Answer, Answer, Session, i64)> = Vec::new();
+    let mut texts: Vec<PendingText> = Vec::new();
     let mut unenterable: HashSet<(String, i64)> = Default::default();
     for (done, &(x, y)) in points.iter().enumerate() {
         progress(done, points.len());
@@ -640,13 +796,25 @@ pub async fn compare(
             .cloned();
         f.points += 1;
         let session_id = truth.as_ref().map(|t| t.session.id.clone());
-        let frame = session_id.as_ref().map(|s| f.by_session.entry(s.clone()).or_default());
+        let frame_key = truth.as_ref().map(|t| (t.session.id.clone(), t.frame_id.clone()));
+        let frame_id = truth.as_ref().and_then(|t| t.frame_id.clone());
+        let frame = frame_key.as_ref().map(|k| f.by_frame.entry(k.clone()).or_default());
         if let Some(fp) = frame {
             fp.points += 1;
             if cand.is_some() {
                 fp.both_candidate_agree += 1; // taken back below where the element differs
             }
         }
+        let untake = |f: &mut Figures, _: &Option<String>| {
+            if let Some(fp) = frame_key.as_ref().and_then(|k| f.by_frame.get_mut(k)) {
+                fp.both_candidate_agree -= 1;
+            }
+        };
+        let excluded = snap
+            .omissions
+            .iter()
+            .any(|o| o.reason == OmissionReason::Excluded && o.point_id.as_deref() == pid && pid.is_some());
+        let element = truth.as_ref().map(|t| t.backend_node_id);
         let differ = |aspect: Aspect, runtime: Answer, chromium: Answer, note: Option<String>, f: &mut Figures| {
             f.disagreements.push(Disagreement {
                 x,
@@ -655,15 +823,41 @@ pub async fn compare(
                 runtime,
                 chromium,
                 session_id: session_id.clone(),
+                frame_id: frame_id.clone(),
+                element,
                 note,
             });
         };
-        let untake = |f: &mut Figures, sid: &Option<String>| {
-            if let Some(fp) = sid.as_ref().and_then(|s| f.by_session.get_mut(s)) {
-                fp.both_candidate_agree -= 1;
-            }
-        };
         match (cand, truth) {
+            (None, Some(t)) if excluded => match t.withheld {
+                Some(class) => {
+                    f.withheld += 1;
+                    f.element_agree += 1;
+                    f.withheld_points.push(Withheld {
+                        x,
+                        y,
+                        element: chromium_answer(&t),
+                        reason: withheld_word(class),
+                        session_id: t.session.id.clone(),
+                        frame_id: t.frame_id.clone(),
+                        backend_node_id: t.backend_node_id,
+                    });
+                }
+                None => {
+                    let runtime = Answer { withheld: Some("excluded".into()), ..Answer::default() };
+                    let note = "the runtime withheld the point, but neither Chromium's element nor an ancestor is a \
+                                sensitive control, excluded or the composer"
+                        .to_string();
+                    differ(Aspect::Privacy, runtime, chromium_answer(&t), Some(note), &mut f);
+                }
+            },
+            (Some(c), Some(t)) if t.withheld.is_some() => {
+                untake(&mut f, &session_id);
+                let class = t.withheld.map(withheld_word).unwrap_or_default();
+                let chromium = Answer { withheld: Some(class.to_string()), ..chromium_answer(&t) };
+                let note = format!("Chromium's element is {class}: the runtime must withhold it");
+                differ(Aspect::Privacy, runtime_answer(&c), chromium, Some(note), &mut f);
+            }
             (None, Some(t)) if omission.is_some() => {
                 f.omitted += 1;
                 let named = omission.as_ref().and_then(|o| o.mount_id.as_deref()).unwrap_or_default().to_string();
@@ -740,14 +934,22 @@ pub async fn compare(
                     if !matches!(tag.as_str(), "input" | "textarea" | "select") {
                         let text = c.summary.text.as_deref().unwrap_or("").to_string();
                         let runtime = Answer { text: Some(text), ..runtime_answer(&c) };
-                        texts.push((x, y, runtime, chromium_answer(&t), t.session.clone(), t.backend_node_id));
+                        texts.push((
+                            x,
+                            y,
+                            runtime,
+                            chromium_answer(&t),
+                            t.session.clone(),
+                            t.backend_node_id,
+                            t.frame_id.clone(),
+                        ));
                     }
                 }
             }
         }
     }
     progress(points.len(), points.len());
-    for (x, y, runtime, chromium, session, id) in texts {
+    for (x, y, runtime, chromium, session, id, frame_id) in texts {
         let rendered = oracle.text(&session, id, &unenterable).await?;
         f.text_comparable += 1;
         if text_agrees(runtime.text.as_deref().unwrap_or(""), &rendered) {
@@ -762,6 +964,8 @@ pub async fn compare(
                 runtime,
                 chromium,
                 session_id,
+                frame_id,
+                element: Some(id),
                 note: None,
             });
         }
@@ -808,8 +1012,10 @@ mod tests {
             },
             chromium: Answer::default(),
             session_id: None,
+            frame_id: None,
+            element: None,
             note: None,
         };
-        assert_eq!(d.to_string(), "(20,40) name: runtime button \"button\" \"Save\"; Chromium no candidate");
+        assert_eq!(d.to_string(), "(20,40) name: runtime <button> button \u{201c}Save\u{201d}; Chromium no candidate");
     }
 }

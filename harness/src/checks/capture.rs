@@ -1028,7 +1028,7 @@ async fn moved_by_an_ancestor_after_approval(
     let before = host.landmark_rect("left-leaf").await?;
     ensure!(
         (before.y - css(&target["rect"]).y).abs() <= 0.5,
-        "the left leaf is not where the target was captured: {before:?}"
+        "the left leaf is not where the target was captured: {before}"
     );
     let pending = agent.capture_visual(std::slice::from_ref(target), json!({}), &opts())?;
     await_overlay(host, true).await?;
@@ -1056,7 +1056,7 @@ async fn moved_by_an_ancestor_after_approval(
     let (res, moved) = (res?, moved?);
     ensure!(
         (moved.y - before.y - 30.0).abs() <= 0.5,
-        "{when:?}: the body transform did not move the left leaf 30 px: {before:?} -> {moved:?}"
+        "{when:?}: the body transform did not move the left leaf 30 px: {before} -> {moved}"
     );
     require_status(&res, Status::Stale)?;
     ensure!(res.prepared_file.is_none(), "stale carried a prepared_file");

@@ -50,7 +50,7 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
     let app = host.locate_landmark("corpus-app").await.context("the Host has no corpus mounted (?corpus=...)")?;
     let app_chain = host.frames().chain_of(&app).await?;
     let area = app_chain.clip(&host.frames().node_rect(&app).await?);
-    ensure!(area.width > 100.0 && area.height > 100.0, "the corpus area {area:?} is not visible");
+    ensure!(area.width > 100.0 && area.height > 100.0, "the corpus area {area} is not visible");
     // Grid points, then every element centre (the corpus document, shadow trees included).
     let mut points = grid(&area, GRID_STEP);
     points.extend(element_centres(&app.session, Some(app.backend_node_id), &app_chain, &area).await?);
@@ -68,8 +68,8 @@ pub async fn corpus_agrees_with_chromium(host: &Host) -> anyhow::Result<String> 
     ensure!(f.points > 0, "no points were compared");
     ensure!(
         meets_thresholds(&f),
-        "below issue 7's thresholds (element >= {ELEMENT_MIN} %, rect {RECT_MIN} %, role >= {ROLE_MIN} %, name >= {NAME_MIN} %, state {STATE_MIN} %, text {TEXT_MIN} %): {line}; e.g. {:?}",
-        f.examples(12)
+        "below issue 7's thresholds (element >= {ELEMENT_MIN} %, rect {RECT_MIN} %, role >= {ROLE_MIN} %, name >= {NAME_MIN} %, state {STATE_MIN} %, text {TEXT_MIN} %): {line}; e.g. {}",
+        f.examples(12).join("; ")
     );
     Ok(line)
 }

@@ -56,7 +56,7 @@ fn names(api: Option<&Focus>, snap: &Snapshot, truth: &Focused) -> Result<(), St
     };
     let r = box_of(&c.rect);
     if r.max_edge_delta(&truth.rect) > RECT_TOLERANCE {
-        return Err(format!("focus candidate rect {r:?} is not Chromium's box {:?}", truth.rect));
+        return Err(format!("focus candidate rect {r} is not Chromium's box {}", truth.rect));
     }
     let leaf = sf.path.last();
     if !leaf.is_some_and(|l| l.kind == SegmentKind::Element && l.tag_name.as_deref() == Some(truth.tag.as_str())) {

@@ -31,7 +31,7 @@ pub async fn leaf_geometry(host: &Host, landmark: &str) -> anyhow::Result<Geomet
     let visible = chain.clip(&truth);
     ensure!(
         visible.width > 2.0 && visible.height > 2.0,
-        "{landmark} is not visible in this variant: {truth:?} clipped to {visible:?}"
+        "{landmark} is not visible in this variant: {truth} clipped to {visible}"
     );
     let (x, y) = visible.center();
     let snap = snapshot_at(host, x, y).await?;
@@ -73,7 +73,7 @@ pub async fn check_path(
         let d = composed.max_edge_delta(&truth);
         ensure!(
             d <= RECT_TOLERANCE,
-            "{what}: the {kind} segment {mount} rect composes to {composed:?}, {d:.3} px from Chromium's {truth:?}"
+            "{what}: the {kind} segment {mount} rect composes to {composed}, {d:.3} px from Chromium's {truth}"
         );
         figures.max_error = figures.max_error.max(d);
         // clip_rect: the element's box within the viewport of the realm that holds it. The runtime
@@ -127,7 +127,7 @@ pub async fn unsupported_transform_keeps_siblings(host: &Host) -> anyhow::Result
     let frame = host.landmark_rect("leaf-left-frame").await?;
     // A point on the rotated frame's side near the shared edge, and the sibling inside the lattice.
     let (x, y) = (right.x - 4.0, right.center().1);
-    ensure!(frame.contains((x, y)), "the sample point ({x}, {y}) is not over the transformed frame {frame:?}");
+    ensure!(frame.contains((x, y)), "the sample point ({x}, {y}) is not over the transformed frame {frame}");
     host.move_to(x, y).await?;
     let snap = host.snapshot_with(serde_json::json!({"point": {"x": x, "y": y}})).await?;
     super::require_valid_payload(snap.json())?;

@@ -118,18 +118,12 @@ pub fn replay_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
     }
 }
 
-/// `detail` with the artifacts folder at the end of its first line (a diff follows on the next).
+/// `detail` with the step's artifacts folder, if any, at the end of its first line.
 fn with_artifacts(detail: &str, o: &StepOutcome) -> String {
-    let Some(dir) = &o.artifacts else { return detail.to_string() };
-    let (first, rest) = detail.split_once('\n').map_or((detail, None), |(a, b)| (a, Some(b)));
-    let mut s = match first.strip_suffix(':') {
-        Some(head) => format!("{head} (artifacts: {}):", dir.display()),
-        None => format!("{first} (artifacts: {})", dir.display()),
-    };
-    if let Some(rest) = rest {
-        s = format!("{s}\n{rest}");
+    match &o.artifacts {
+        Some(dir) => super::name_artifacts(detail, dir),
+        None => detail.to_string(),
     }
-    s
 }
 
 /// `record --scenario`: writes each named snapshot as a golden beside the scenario, printing the

@@ -6,15 +6,21 @@ pub mod picture;
 pub mod text;
 
 use std::any::Any;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use crate::host::Host;
 
-/// Where artifacts go: `$ATTENTION_ARTIFACTS`, else `target/attention-artifacts`.
+/// The folder artifacts go to when `$ATTENTION_ARTIFACTS` is not set, in the current directory (as
+/// Playwright writes `test-results/` where it runs). Cargo's own runs (`cargo test`, `cargo run`)
+/// set the variable to the repository's `target/attention-artifacts` (.cargo/config.toml).
+pub const ARTIFACTS_DEFAULT: &str = "attention-artifacts";
+
+/// Where artifacts go: `$ATTENTION_ARTIFACTS`, else [`ARTIFACTS_DEFAULT`] in the current directory.
 pub fn artifacts_root() -> PathBuf {
-    std::env::var_os("ATTENTION_ARTIFACTS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/attention-artifacts"))
+    std::env::var_os("ATTENTION_ARTIFACTS").filter(|v| !v.is_empty()).map_or_else(
+        || std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")).join(ARTIFACTS_DEFAULT),
+        PathBuf::from,
+    )
 }
 
 /// The running test's name (libtest names each test thread after it), as a folder name.
