@@ -332,6 +332,29 @@ fn css_landmarks_name_chromiums_first_match_across_the_host_and_every_realm() {
                 matches!(&e, CssProblem::NoPanel { panel, panels, .. } if panel == "sidebar" && panels.contains(&"signup".to_string())),
                 "{engine:?}: {e}"
             );
+            // A wait-for step: a selector Chromium refuses fails at once with that typed message; a
+            // valid one that matches nothing waits its whole timeout (the boundary between the two).
+            if matches!(engine, Engine::Iframe) {
+                use attention_harness::scenario::run::wait_for_landmark;
+                let long = Duration::from_secs(10);
+                let started = std::time::Instant::now();
+                let err = wait_for_landmark(host, "css:signup:button[", long).await.err();
+                let took = started.elapsed();
+                let err = err.map(|e| e.to_string()).unwrap_or_default();
+                anyhow::ensure!(
+                    took < Duration::from_secs(2) && err.contains("is not a selector Chromium accepts"),
+                    "wait-for an invalid selector: after {took:?}: {err:?}"
+                );
+                let wait = Duration::from_millis(600);
+                let started = std::time::Instant::now();
+                let err = wait_for_landmark(host, "css:#no-such-element", wait).await.err();
+                let took = started.elapsed();
+                let err = err.map(|e| e.to_string()).unwrap_or_default();
+                anyhow::ensure!(
+                    took >= wait && err.contains("did not happen within") && err.contains("nothing matches"),
+                    "wait-for a selector matching nothing: after {took:?}: {err:?}"
+                );
+            }
             Ok(())
         });
     }

@@ -11,9 +11,11 @@ use serde_json::{json, Value};
 
 use crate::attention::{Reported, Snapshot};
 use crate::checks::{self, wait_for, Poll};
+use crate::frames::{CssProblem, HostError};
 use crate::harness::Harness;
 use crate::host::{Engine, Host, HostOptions};
 use crate::input::{Key, SHIFT};
+use crate::oracle::BoxRect;
 
 use super::golden::{diff, golden_file, golden_text};
 use super::{geometry_named, read, At, CandidateSpec, Loaded, Step};
@@ -151,6 +153,26 @@ impl EngineRun {
     pub fn failure(&self) -> Option<String> {
         self.steps.iter().find(|s| !s.pass).map(|s| format!("steps[{}] ({}): {}", s.index, s.step, s.detail))
     }
+}
+
+/// A `wait-for` step's landmark: its rect once it exists, looked at until `timeout`. A `css:`
+/// landmark whose selector Chromium refuses (or whose panel prefix names no panel and is no
+/// selector either) never comes to exist: it fails at once, with the message `--point` gives.
+pub async fn wait_for_landmark(host: &Host, landmark: &str, timeout: Duration) -> anyhow::Result<BoxRect> {
+    let what = format!("landmark {landmark:?} appearing");
+    wait_for(host, &what, timeout, || async {
+        match host.landmark_rect(landmark).await {
+            Ok(r) => Ok(Poll::Ready(r)),
+            Err(
+                e @ HostError::CssLandmark {
+                    problem: CssProblem::InvalidSelector { .. } | CssProblem::NoPanel { .. },
+                    ..
+                },
+            ) => Err(e.into()),
+            Err(e) => Ok(Poll::Pending(e.to_string())),
+        }
+    })
+    .await
 }
 
 /// The centre of a landmark's visible part (input outside the viewport reaches nothing).
@@ -337,14 +359,7 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
         Step::WaitFor { landmark, candidate, selector, timeout_ms } => {
             let timeout = Duration::from_millis(*timeout_ms);
             if let Some(l) = landmark {
-                let what = format!("landmark {l:?} appearing");
-                let r = wait_for(host, &what, timeout, || async {
-                    Ok(match host.landmark_rect(l).await {
-                        Ok(r) => Poll::Ready(r),
-                        Err(e) => Poll::Pending(e.to_string()),
-                    })
-                })
-                .await?;
+                let r = wait_for_landmark(host, l, timeout).await?;
                 return Ok(format!("landmark {} at {}", text::quote(l), text::rect(&r)));
             }
             if let Some(spec) = candidate {
