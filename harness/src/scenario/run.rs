@@ -11,11 +11,9 @@ use serde_json::{json, Value};
 
 use crate::attention::{Reported, Snapshot};
 use crate::checks::{self, wait_for, Poll};
-use crate::frames::{CssProblem, HostError};
 use crate::harness::Harness;
-use crate::host::{Engine, Host, HostOptions};
+use crate::host::{CssProblem, Engine, Host, HostError, HostOptions};
 use crate::input::{Key, SHIFT};
-use crate::oracle::BoxRect;
 
 use super::golden::{diff, golden_file, golden_text};
 use super::{geometry_named, read, At, CandidateSpec, Loaded, Step};
@@ -158,7 +156,8 @@ impl EngineRun {
 /// A `wait-for` step's landmark: its rect once it exists, looked at until `timeout`. A `css:`
 /// landmark whose selector Chromium refuses (or whose panel prefix names no panel and is no
 /// selector either) never comes to exist: it fails at once, with the message `--point` gives.
-pub async fn wait_for_landmark(host: &Host, landmark: &str, timeout: Duration) -> anyhow::Result<BoxRect> {
+/// -> the step's detail (the landmark and its rect).
+pub async fn wait_for_landmark(host: &Host, landmark: &str, timeout: Duration) -> anyhow::Result<String> {
     let what = format!("landmark {landmark:?} appearing");
     wait_for(host, &what, timeout, || async {
         match host.landmark_rect(landmark).await {
@@ -173,6 +172,7 @@ pub async fn wait_for_landmark(host: &Host, landmark: &str, timeout: Duration) -
         }
     })
     .await
+    .map(|r| format!("landmark {} at {}", text::quote(landmark), text::rect(&r)))
 }
 
 /// The centre of a landmark's visible part (input outside the viewport reaches nothing).
@@ -359,8 +359,7 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
         Step::WaitFor { landmark, candidate, selector, timeout_ms } => {
             let timeout = Duration::from_millis(*timeout_ms);
             if let Some(l) = landmark {
-                let r = wait_for_landmark(host, l, timeout).await?;
-                return Ok(format!("landmark {} at {}", text::quote(l), text::rect(&r)));
+                return wait_for_landmark(host, l, timeout).await;
             }
             if let Some(spec) = candidate {
                 let what = format!("a candidate {}", spec_text(spec));
