@@ -80,6 +80,28 @@ fn every_up_front_refusal_is_plain_text_and_names_the_allowed_range() {
     }
 }
 
+/// `verify` (and every command with a view) at a window the managed Host's default layout does not
+/// fit is refused before a browser starts, with the Host's own problem, as a layout file is; the
+/// boundary is the layout's fixed widths: 740 CSS px fit, 739 do not; compat is not checked so.
+#[test]
+fn a_view_the_default_managed_layout_does_not_fit_is_refused_before_a_browser_starts() {
+    use attention_harness::host::Layout;
+    use attention_harness::qa::View;
+    let started = std::time::Instant::now();
+    says(
+        &["verify", "--viewport", "320x240"],
+        2,
+        &["default layout does not fit", "does-not-fit", "= 740px do not fit in the 320px width"],
+    );
+    assert!(started.elapsed() < std::time::Duration::from_secs(3), "took {:?}", started.elapsed());
+    let pages = Path::new(env!("CARGO_MANIFEST_DIR")).join("pages");
+    let at = |w: u32| View { window: Some((w, 720)), ..View::default() };
+    assert!(at(740).check_default_layout(&pages, &[Layout::Managed]).is_ok(), "740 CSS px should fit");
+    let e = at(739).check_default_layout(&pages, &[Layout::Managed]).unwrap_err().to_string();
+    assert!(e.contains("739px width"), "{e}");
+    assert!(at(320).check_default_layout(&pages, &[Layout::Compat]).is_ok());
+}
+
 #[test]
 fn every_replay_failure_class_is_plain_text_with_expected_beside_found() {
     let d = scratch("failures");

@@ -8,9 +8,10 @@
 //! (`run_shared_host`, checked unchanged before each use).
 
 use attention_harness::checks::inspection::{
-    bad_input, callers, coalescing, continuation_rules, document_of, fragment_reads_keep_to_their_subtree,
-    fresh_reads_with_attachments_off, geometry_matches_box_model, leaf_ref, match_limit, realm_kinds,
-    semantic_matches_ax, sixteen_realms, subscription_limits, subscriptions_racing, tree_limits, LEAVES,
+    bad_input, callers, child_realm_geometry_is_in_the_host_viewport, coalescing, continuation_rules, document_of,
+    fragment_reads_keep_to_their_subtree, fresh_reads_with_attachments_off, geometry_matches_box_model, leaf_ref,
+    match_limit, realm_kinds, semantic_matches_ax, sixteen_realms, subscription_limits, subscriptions_racing,
+    tree_limits, LEAVES,
 };
 use attention_harness::host::{InspectOptions, SemanticQuery};
 use attention_harness::{run_host, run_host_opts, run_shared_host, Engine, Harness, HostOptions, Layout};
@@ -73,6 +74,17 @@ fn geometry_and_hit_test_match_the_box_model_within_half_a_pixel(
     #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
 ) {
     run_shared_host(layout, engine, async |h| geometry_matches_box_model(h, &LEAVES).await.map(|s| eprintln!("{s}")));
+}
+
+/// The colleague's report: getGeometry from inside a child realm said `host-viewport` but gave
+/// frame-local numbers.
+#[rstest]
+fn geometry_asked_from_inside_a_child_realm_is_in_host_viewport_pixels(
+    #[values(Engine::Iframe, Engine::Fragment)] engine: Engine,
+) {
+    run_shared_host(Layout::Managed, engine, async |h| {
+        child_realm_geometry_is_in_the_host_viewport(h, engine).await.map(|s| eprintln!("{s}"))
+    });
 }
 
 #[rstest]

@@ -332,6 +332,27 @@ fn css_landmarks_name_chromiums_first_match_across_the_host_and_every_realm() {
                 matches!(&e, CssProblem::NoPanel { panel, panels, .. } if panel == "sidebar" && panels.contains(&"signup".to_string())),
                 "{engine:?}: {e}"
             );
+            // A wait-for step: a selector Chromium refuses fails at once with that typed message; a
+            // valid one that matches nothing waits its whole timeout (the boundary between the two).
+            if matches!(engine, Engine::Iframe) {
+                // How long the step took and the message it failed with.
+                let wait_for = async |landmark: &str, timeout: Duration| {
+                    let started = std::time::Instant::now();
+                    let r = attention_harness::scenario::run::wait_for_landmark(host, landmark, timeout).await;
+                    (started.elapsed(), r.err().map(|e| e.to_string()).unwrap_or_default())
+                };
+                let (took, err) = wait_for("css:signup:button[", Duration::from_secs(10)).await;
+                anyhow::ensure!(
+                    took < Duration::from_secs(2) && err.contains("is not a selector Chromium accepts"),
+                    "wait-for an invalid selector: after {took:?}: {err:?}"
+                );
+                let wait = Duration::from_millis(600);
+                let (took, err) = wait_for("css:#no-such-element", wait).await;
+                anyhow::ensure!(
+                    took >= wait && err.contains("did not happen within") && err.contains("nothing matches"),
+                    "wait-for a selector matching nothing: after {took:?}: {err:?}"
+                );
+            }
             Ok(())
         });
     }

@@ -33,7 +33,7 @@ use crate::attention::{Envelope, Focus, Reported, Snapshot};
 use crate::cdp::EvalError;
 use crate::cdp::{Cdp, CdpError, Session};
 use crate::frames::short;
-pub use crate::frames::{ChildTarget, Frame, FrameSessions, HostError};
+pub use crate::frames::{ChildTarget, CssProblem, Frame, FrameSessions, HostError};
 
 mod injection;
 mod inspect;

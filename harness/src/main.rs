@@ -356,7 +356,10 @@ fn checked_view(
     pages: &std::path::Path,
     asked: Option<&[Layout]>,
 ) -> Result<(View, Vec<Layout>), ExitCode> {
-    let checked = args.check(pages).and_then(|v| v.layouts(asked).map(|l| (v, l)));
+    let checked = args.check(pages).and_then(|v| v.layouts(asked).map(|l| (v, l))).and_then(|(v, l)| {
+        v.check_default_layout(pages, &l)?;
+        Ok((v, l))
+    });
     checked.map_err(|e| {
         eprintln!("error: {e}");
         ExitCode::from(2)

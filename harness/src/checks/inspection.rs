@@ -1043,6 +1043,50 @@ pub async fn geometry_matches_box_model(host: &Host, leaves: &[&str]) -> anyhow:
     Ok(format!("{} leaves: geometry and hitTest within {worst:.3} px of the box model", leaves.len()))
 }
 
+/// getGeometry asked from inside each child realm (in-process srcdoc, out-of-process iframe or Web
+/// Fragment) about an element of that realm: the rect is in Host-viewport CSS px, as a read from the
+/// Host gives it, so it matches Chromium's box model of the element (`DOM.getBoxModel` on the frame's
+/// session, mapped through the iframe's offset in the Host) within 0.5 px, and the space is named
+/// `host-viewport`. A frame-local rect (the iframe's offset left out) misses by the offset.
+pub async fn child_realm_geometry_is_in_the_host_viewport(host: &Host, engine: Engine) -> anyhow::Result<String> {
+    let mut worst: f64 = 0.0;
+    let mut checked = Vec::new();
+    for rk in realm_kinds(engine).into_iter().filter(|rk| rk.kind != "host") {
+        let landmark = if rk.kind == "srcdoc" { "closed-shadow-app" } else { "right-leaf" };
+        let truth = host.landmark_rect(landmark).await?;
+        let tree = host.tree(&rk.realm, None, &InspectOptions::default().depth(0)).await?;
+        let root = tree
+            .data
+            .root
+            .clone()
+            .or_else(|| tree.data.nodes.first().map(|n| n.node_ref.clone()))
+            .ok_or_else(|| anyhow!("{}: the tree read named no root: {}", rk.kind, tree.json()))?;
+        let css = format!("[data-landmark=\"{landmark}\"]");
+        let found = host.find_css(&rk.realm, &css, &root, &InspectOptions::default().limit(1)).await?;
+        let node = found
+            .data
+            .nodes
+            .first()
+            .map(|n| n.node_ref.clone())
+            .ok_or_else(|| anyhow!("{}: {css} found nothing in its own realm: {}", rk.kind, found.json()))?;
+        let g = host.geometry(&rk.realm, &node).await?;
+        ensure!(g.outcome == Outcome::Ok, "{}: getGeometry answered {:?} {:?}", rk.kind, g.outcome, g.reasons());
+        let read = g.data.geometry.as_ref().ok_or_else(|| anyhow!("{}: no geometry: {}", rk.kind, g.json()))?;
+        let space = g.json().pointer("/data/geometry/coordinate_space").cloned();
+        ensure!(space == Some(json!("host-viewport")), "{}: coordinate_space {space:?}", rk.kind);
+        let d = super::box_of(&read.rect).max_edge_delta(&truth);
+        worst = worst.max(d);
+        ensure!(
+            d <= super::RECT_TOLERANCE,
+            "{}: getGeometry of {landmark} from its own realm {:?} vs Chromium's box model in the Host {truth:?} ({d:.3} px)",
+            rk.kind,
+            read.rect
+        );
+        checked.push(rk.kind);
+    }
+    Ok(format!("getGeometry from inside {} within {worst:.3} px of the box model", checked.join(", ")))
+}
+
 /// Under rotation or skew of the left leaf's frame: `getGeometry` and `hitTest` on the left leaf
 /// say `unsupported-transform`, and its right sibling still answers within 0.5 px.
 pub async fn unsupported_transform_keeps_sibling(host: &Host) -> anyhow::Result<String> {

@@ -44,7 +44,17 @@ pub enum ViewError {
         if panels.len() == 1 { "" } else { "s" }, panels.join(", "), if panels.len() == 1 { "s" } else { "" }
     )]
     UrlPageInFragment { panels: Vec<String> },
+    /// The managed Host's own layout does not fit the asked viewport (the Host would refuse to open).
+    #[error("the managed Host's default layout does not fit this view ({}x{} CSS px): {source}", css.0, css.1)]
+    DefaultDoesNotFit {
+        css: (u32, u32),
+        #[source]
+        source: DeclarationError,
+    },
 }
+
+/// The managed Host's declaration when no `--layout-file` is given, under `pages`.
+pub const DEFAULT_LAYOUT: &str = "host/layouts/default.json";
 
 /// Checked view options: apply them to every [`HostOptions`] a command opens. Only the options
 /// given are applied: a check that opens its Host at DPR 2 keeps it unless `--dpr` says otherwise.
@@ -77,6 +87,23 @@ impl View {
             (Some(_), _) => Ok(vec![Layout::Managed]),
             (None, Some(l)) => Ok(l.to_vec()),
             (None, None) => Ok(Layout::ALL.to_vec()),
+        }
+    }
+
+    /// A managed Host without a layout file lays out `pages/host/layouts/default.json`: at a window
+    /// or zoom other than the default, that declaration is checked with the Host's own rules before a
+    /// browser starts (one that does not fit is refused, as a layout file is), compat is not.
+    pub fn check_default_layout(&self, pages: &Path, layouts: &[Layout]) -> Result<(), ViewError> {
+        if self.layout_file.is_some() || !layouts.contains(&Layout::Managed) {
+            return Ok(());
+        }
+        if self.window.is_none() && self.zoom.is_none() {
+            return Ok(());
+        }
+        let css = self.css_viewport();
+        match LayoutFile::load(pages, &pages.join(DEFAULT_LAYOUT), css) {
+            Ok(_) => Ok(()),
+            Err(source) => Err(ViewError::DefaultDoesNotFit { css, source }),
         }
     }
 

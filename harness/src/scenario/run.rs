@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use crate::attention::{Reported, Snapshot};
 use crate::checks::{self, wait_for, Poll};
 use crate::harness::Harness;
-use crate::host::{Engine, Host, HostOptions};
+use crate::host::{CssProblem, Engine, Host, HostError, HostOptions};
 use crate::input::{Key, SHIFT};
 
 use super::golden::{diff, golden_file, golden_text};
@@ -151,6 +151,28 @@ impl EngineRun {
     pub fn failure(&self) -> Option<String> {
         self.steps.iter().find(|s| !s.pass).map(|s| format!("steps[{}] ({}): {}", s.index, s.step, s.detail))
     }
+}
+
+/// A `wait-for` step's landmark: its rect once it exists, looked at until `timeout`. A `css:`
+/// landmark whose selector Chromium refuses (or whose panel prefix names no panel and is no
+/// selector either) never comes to exist: it fails at once, with the message `--point` gives.
+/// -> the step's detail (the landmark and its rect).
+pub async fn wait_for_landmark(host: &Host, landmark: &str, timeout: Duration) -> anyhow::Result<String> {
+    let what = format!("landmark {landmark:?} appearing");
+    wait_for(host, &what, timeout, || async {
+        match host.landmark_rect(landmark).await {
+            Ok(r) => Ok(Poll::Ready(r)),
+            Err(
+                e @ HostError::CssLandmark {
+                    problem: CssProblem::InvalidSelector { .. } | CssProblem::NoPanel { .. },
+                    ..
+                },
+            ) => Err(e.into()),
+            Err(e) => Ok(Poll::Pending(e.to_string())),
+        }
+    })
+    .await
+    .map(|r| format!("landmark {} at {}", text::quote(landmark), text::rect(&r)))
 }
 
 /// The centre of a landmark's visible part (input outside the viewport reaches nothing).
@@ -337,15 +359,7 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
         Step::WaitFor { landmark, candidate, selector, timeout_ms } => {
             let timeout = Duration::from_millis(*timeout_ms);
             if let Some(l) = landmark {
-                let what = format!("landmark {l:?} appearing");
-                let r = wait_for(host, &what, timeout, || async {
-                    Ok(match host.landmark_rect(l).await {
-                        Ok(r) => Poll::Ready(r),
-                        Err(e) => Poll::Pending(e.to_string()),
-                    })
-                })
-                .await?;
-                return Ok(format!("landmark {} at {}", text::quote(l), text::rect(&r)));
+                return wait_for_landmark(host, l, timeout).await;
             }
             if let Some(spec) = candidate {
                 let what = format!("a candidate {}", spec_text(spec));

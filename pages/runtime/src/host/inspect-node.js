@@ -7,7 +7,7 @@ import { ROLE } from '../core/state.js';
 import { checkOptions, checkHit, READ_OPTIONS } from '../core/inspect-args.js';
 import { localGeometry, localFrame } from '../relay/inspect-compose.js';
 import { askChild } from '../relay/inspect-relay.js';
-import { localHits } from '../relay/inspect-child.js';
+import { localHits, upCall } from '../relay/inspect-child.js';
 import { latticePoints } from './lattice.js';
 import {
   result,
@@ -53,13 +53,38 @@ export async function getNode(caller, ref) {
   }
   return result(outcomeOf(r.records, r.omissions), { nodes: r.records.slice(0, 1) }, r.omissions);
 }
+// The up call that maps a child realm's layout into the Host viewport, one iframe per hop
+// (host/inspect.js answers it; relay/inspect-relay.js layoutUp maps it).
+export const LAYOUT_UP = 'layoutUp';
+// A child realm's layout in Host-viewport numbers, as the Host's own read of the node gives them
+// (spec: returned geometry is in Host viewport CSS pixels). -> {layout} or {omission}.
+async function hostLayout(caller, layout) {
+  const r = await upCall(caller, LAYOUT_UP, [layout], INSPECT.timeoutMs * 2);
+  const l = r && r.outcome === 'ok' && r.data ? r.data.layout : null;
+  if (l && typeof l === 'object' && rectFromTuple(l.rect)) return { layout: l };
+  const o = r && Array.isArray(r.omissions) && r.omissions[0];
+  if (o && o.reason === 'unsupported-transform') return { omission: { reason: 'unsupported-transform' } };
+  return {
+    omission: { reason: 'capability-unavailable', detail: 'transport:deadline-exceeded:stage:query-await' },
+  };
+}
 export async function getGeometry(caller, ref) {
   const r = await oneNode(caller, ref, 'geometry', 'getGeometry');
   if (r.outcome) return r;
   if (!r.records.length) return result(outcomeOf([], r.omissions), { nodes: [], geometry: null }, r.omissions);
-  const rec = r.records[0];
+  let rec = r.records[0];
   const om = r.omissions.slice();
   let geometry = null;
+  if (ROLE === 'child' && rec.layout && !r.unsupported) {
+    // This realm's viewport is not the Host's: the numbers go up through every iframe to the top.
+    const h = await hostLayout(caller, rec.layout);
+    if (h.omission) {
+      h.omission.node = r.ref;
+      om.push(h.omission);
+      return result('partial', { nodes: [rec], geometry: null }, om);
+    }
+    rec = Object.assign({}, rec, { layout: h.layout });
+  }
   if (r.unsupported || !rec.layout) {
     if (r.unsupported && !om.some((o) => o.reason === 'unsupported-transform'))
       om.push({ reason: 'unsupported-transform', node: r.ref });

@@ -13,9 +13,10 @@
 import { INSPECT } from '../core/constants.js';
 import { ROLE, INSPECTION } from '../core/state.js';
 import { upCall } from '../relay/inspect-child.js';
+import { layoutUp } from '../relay/inspect-relay.js';
 import { result, invalid } from './inspect-result.js';
 import { find, getTree } from './inspect-tree.js';
-import { getNode, getGeometry, hitTestApi } from './inspect-node.js';
+import { getNode, getGeometry, hitTestApi, LAYOUT_UP } from './inspect-node.js';
 import { getCursor, getFocus, getSelection } from './inspect-observation.js';
 
 // One call by method name (the API object, a child's fromRoot call arriving at the top).
@@ -65,11 +66,21 @@ export function onInspectUpCall(e) {
     ':' +
     (typeof msg.caller === 'string' ? msg.caller.slice(0, 200) : '');
   const METHODS = ['find', 'getTree', 'getNode', 'getGeometry', 'hitTest', 'getCursor', 'getFocus', 'getSelection'];
+  const args = Array.isArray(msg.args) ? msg.args.slice(0, 2) : [];
+  if (msg.method === LAYOUT_UP) {
+    // One hop of a child realm's geometry toward the Host viewport: mapped through the iframe here,
+    // answered at the top, passed on up from a child realm.
+    const l = layoutUp(args[0], e.binding);
+    if (!l) e.reply(result('unavailable', { nodes: [] }, [{ reason: 'unsupported-transform' }]));
+    else if (ROLE === 'top') e.reply(result('ok', { nodes: [], layout: l }, []));
+    else
+      guarded(upCall(caller, LAYOUT_UP, [l], INSPECT.timeoutMs * 2)).then((r) => e.reply(r || invalid('unanswered')));
+    return;
+  }
   if (METHODS.indexOf(msg.method) < 0) {
     e.reply(invalid('method'));
     return;
   }
-  const args = Array.isArray(msg.args) ? msg.args.slice(0, 2) : [];
   const run =
     ROLE === 'top'
       ? callMethod(caller, msg.method, withFromRoot(msg.method, args))

@@ -19,6 +19,7 @@ import { issueLocal, issueVia, leanLayout } from '../realm/inspect-nodes.js';
 import { getBinding, waitUsable, usable, declaredWithoutRuntime, sendInspect, hostInstance } from './parent.js';
 
 const KINDS = { document: 1, 'shadow-root': 1, element: 1 };
+// A child's layout ({rect, clip?, visible?, offscreen?}, tuples) in this realm's viewport, or null.
 function projectLayout(l, chain) {
   if (!l || typeof l !== 'object' || !l.rect || chain.unsupported) return null;
   const r0 = rectFromTuple(l.rect);
@@ -72,6 +73,14 @@ export function projectOmission(o, b) {
   }
   if (typeof o.detail === 'string' && /^[a-z0-9:-]{1,128}$/.test(o.detail)) out.detail = cutBytes(o.detail, 128);
   return out;
+}
+// A layout of the realm behind binding `b` (its viewport) in this realm's viewport: one hop of a child
+// realm's getGeometry toward Host-viewport numbers (host/inspect-node.js). -> the layout or null
+// (malformed, or the iframe is rotated, skewed or in perspective).
+export function layoutUp(l, b) {
+  const chain = chainFor(b);
+  chain.unsupported = safe(() => hasUnsupportedTransform(b.iframe), false);
+  return projectLayout(l, chain);
 }
 // Geometry frame of a child node ({x, y, sx, sy}: its origin and scale in the child viewport) here.
 function projectFrame(f, chain) {
