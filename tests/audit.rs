@@ -6,7 +6,8 @@
 //! audit measures is held to the fidelity checks' thresholds (tests/fidelity.rs: element >= 99.5 %,
 //! rect 100 %, role >= 99 %, name >= 98 %, state and text 100 %), and where the Host mounts the same
 //! corpus at the same size, to the very figures the fidelity check measures there. One browser for
-//! this process (Harness::global), a fresh context per test (AuditPage::open).
+//! this process (Harness::global), a fresh context per test (AuditPage::open). Pages that do not
+//! load (an HTTP error, a connection closed unanswered) come from a tiny server in the test.
 
 mod report_support;
 
@@ -320,6 +321,64 @@ fn audit_of_a_page_the_server_answers_404_exits_2_with_the_status_instead_of_aud
         assert!(stderr.contains(want), "stderr lacks {want:?}: {stderr}");
     }
     assert!(stdout.is_empty(), "no rates for a page that did not load: {stdout}");
+}
+
+/// A tiny server on a free port of this machine that answers every connection with `answer`
+/// (after reading the request), or closes it unanswered when `answer` is empty; it lives as long as
+/// the test process.
+fn tiny_server(answer: &'static [u8]) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let url = format!("http://{}/page.html", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut buf = [0u8; 8192];
+            let mut got = Vec::new();
+            // The request's head (the reachability probe sends nothing and closes: read gives 0).
+            while let Ok(n @ 1..) = conn.read(&mut buf) {
+                got.extend_from_slice(&buf[..n]);
+                if got.windows(4).any(|w| w == b"\r\n\r\n") {
+                    break;
+                }
+            }
+            let _ = conn.write_all(answer);
+        }
+    });
+    url
+}
+
+/// Runs `audit --url URL`; its exit code, stdout and stderr.
+fn audit_cli(url: &str) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
+        .args(["audit", "--url", url])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("run attention-harness");
+    (out.status.code(), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+/// `audit --url URL` of a page that did not load: exit 2, stderr names the URL and `why`, nothing
+/// on stdout, no panic.
+fn assert_not_audited(url: &str, why: &str) {
+    let (code, stdout, stderr) = audit_cli(url);
+    assert_eq!(code, Some(2), "a page that did not load is no audit: {stdout}\n{stderr}");
+    for want in ["did not load", why, url] {
+        assert!(stderr.contains(want), "stderr lacks {want:?}: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stdout.is_empty(), "no rates for a page that did not load: {stdout}");
+}
+
+#[test]
+fn audit_of_an_http_error_with_an_empty_body_exits_2_naming_the_status() {
+    let url = tiny_server(b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    assert_not_audited(&url, "503 Service Unavailable");
+}
+
+#[test]
+fn audit_of_a_navigation_the_server_closes_unanswered_exits_2_naming_chromiums_net_error() {
+    assert_not_audited(&tiny_server(b""), "net::ERR_");
 }
 
 /// Whether the pixel at (x, y) is in `r` (a box holds its top and left edges, not its bottom and right).

@@ -149,23 +149,46 @@ fn verify_list_prints_the_checks_it_would_run_and_starts_no_browser() {
     assert_eq!(out.status.code(), Some(2));
 }
 
-/// `verify --list | head -1`: a reader that closes the pipe early ends the list quietly (exit 0,
-/// nothing on stderr), as a Unix tool does; it panicked on the broken pipe before.
-#[test]
-fn verify_list_into_a_reader_that_stops_early_ends_quietly() {
+/// Runs the CLI with its stdout a pipe whose read end is closed before anything is written: every
+/// write then meets a broken pipe, as under `| head -1` once head has its line.
+fn into_a_closed_pipe(args: &[&str]) -> (std::process::ExitStatus, String) {
     use std::io::Read;
     use std::process::Stdio;
     let mut child = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
-        .args(["verify", "--list"])
+        .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Close the read end before the list is written: every write then meets a broken pipe.
     drop(child.stdout.take());
     let mut err = String::new();
     child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
-    let status = child.wait().unwrap();
-    assert!(status.success(), "verify --list into a closed pipe: {status}, stderr: {err}");
-    assert!(err.is_empty(), "verify --list into a closed pipe printed on stderr: {err}");
+    (child.wait().unwrap(), err)
+}
+
+/// `verify --list | head -1`, `contract project FILE | head -1`, …: a reader that closes the pipe
+/// early ends the printing quietly (the exit code the command has anyway, nothing on stderr), as a
+/// Unix tool does; they panicked on the broken pipe before ("failed printing to stdout").
+#[test]
+fn commands_that_print_into_a_reader_that_stops_early_end_quietly() {
+    let envelope = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/contract/spec-v1-envelope.json");
+    for args in [
+        &["verify", "--list"][..],
+        &["contract", "project", envelope],
+        &["contract", "encode", "--envelope-version", "4", envelope],
+        &["contract", "expand", envelope],
+    ] {
+        let (status, err) = into_a_closed_pipe(args);
+        assert!(status.success(), "{args:?} into a closed pipe: {status}, stderr: {err}");
+        assert!(err.is_empty(), "{args:?} into a closed pipe printed on stderr: {err}");
+    }
+}
+
+/// A command that opens a browser and prints after it (`snapshot`) ends as well when the reader is
+/// gone: no panic, exit 0, and the browser is ended through the normal path, not a dying process.
+#[test]
+fn a_snapshot_into_a_reader_that_stops_early_ends_quietly() {
+    let (status, err) = into_a_closed_pipe(&["snapshot", "--layout", "managed", "--point", "boundary"]);
+    assert!(status.success(), "snapshot into a closed pipe: {status}, stderr: {err}");
+    assert!(!err.contains("panicked"), "snapshot into a closed pipe panicked: {err}");
 }

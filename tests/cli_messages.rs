@@ -52,6 +52,34 @@ fn the_debug_form_detector_finds_what_the_issue_saw() {
     assert!(debug_forms("button \u{201c}Send\u{201d} at 1,2 3x4; omissions: none").is_empty());
 }
 
+/// The CSS differential's rows (verify's detail for the css-agreement checks) say the selector
+/// quoted and the runtime's answer in words: a read that ended partial, against a native qSA that
+/// matched or threw.
+#[test]
+fn the_css_differential_rows_are_plain_text() {
+    use attention_harness::checks::inspection::{css_disagreements, CssPair};
+    let partial = || {
+        attention_harness::attention::Reported::parse_inspection(json!({
+            "outcome": "partial",
+            "data": {"nodes": []},
+            "omissions": [{"reason": "byte-limit"}, {"reason": "depth-limit"}],
+            "revisions": {"tree": 1, "observation": 1, "geometry": 1},
+        }))
+        .unwrap()
+    };
+    let rows = css_disagreements(&[
+        CssPair { selector: "div > p".into(), native: Ok(vec!["n1".into()]), pages: vec![partial()] },
+        CssPair { selector: "p:bad(".into(), native: Err("SyntaxError".into()), pages: vec![partial()] },
+    ]);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for row in &rows {
+        let found = debug_forms(row);
+        assert!(found.is_empty(), "a CSS differential row shows Debug form {found:?}: {row}");
+    }
+    assert_eq!(rows[0], "\u{201c}div > p\u{201d}: outcome partial, omitted byte-limit, depth-limit");
+    assert_eq!(rows[1], "\u{201c}p:bad(\u{201d}: native qSA throws SyntaxError, the runtime answered partial");
+}
+
 #[test]
 fn every_up_front_refusal_is_plain_text_and_names_the_allowed_range() {
     let d = scratch("refusals");

@@ -20,14 +20,15 @@ use std::path::{Path, PathBuf};
 /// may import (only modules listed above it).
 const LAYERS: &[(&str, &[&str])] = &[
     // Leaves: JSON as the Session sees it, the CDP transport, finding and launching Chromium, the
-    // remote-browser address rules.
+    // remote-browser address rules, the CLI's stdout writer.
     ("json", &[]),
     ("cdp", &[]),
     ("browser", &[]),
     ("remote", &[]),
+    ("stdout", &[]),
     // What the runtime reports, typed; then the Session's contract over it.
     ("attention", &["json"]),
-    ("contract", &["json", "attention"]),
+    ("contract", &["json", "attention", "stdout"]),
     // Chromium's truth through frames, below everything that opens a Host.
     ("frames", &["attention", "cdp"]),
     ("oracle", &["cdp", "frames"]),
@@ -66,7 +67,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "agent",
         ],
     ),
-    ("inspect_cli", &["attention", "host", "harness", "qa", "report"]),
+    ("inspect_cli", &["attention", "host", "harness", "qa", "report", "stdout"]),
     ("audit", &["attention", "cdp", "checks", "frames", "harness", "host", "oracle", "report"]),
     ("scenario", &["agent", "attention", "checks", "golden", "harness", "host", "input", "qa", "report", "server"]),
 ];

@@ -24,6 +24,7 @@ pub mod remote;
 pub mod report;
 pub mod scenario;
 pub mod server;
+pub mod stdout;
 pub mod trace;
 
 pub use frames::FrameSessions;

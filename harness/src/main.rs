@@ -20,7 +20,7 @@ use attention_harness::remote::Remote;
 use attention_harness::report;
 use attention_harness::server::session::SessionOptions;
 use attention_harness::server::{default_pages_dir, Server};
-use attention_harness::{Engine, Harness, Host, HostOptions, Layout};
+use attention_harness::{outln, Engine, Harness, Host, HostOptions, Layout};
 
 #[derive(Parser)]
 #[command(
@@ -178,6 +178,16 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    let code = run_command();
+    // Output cut short by a write error (not a reader that stopped early) is no success.
+    if attention_harness::stdout::failed() && code == ExitCode::SUCCESS {
+        return ExitCode::from(1);
+    }
+    code
+}
+
+/// Parses the command line and runs the command; what `main` returns unless stdout failed.
+fn run_command() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
@@ -251,18 +261,8 @@ fn main() -> ExitCode {
                 eprintln!("error: no check's name starts with {}", check.unwrap_or_default());
                 return ExitCode::from(2);
             }
-            // A reader that stops early (`verify --list | head`) ends the list quietly, as a
-            // Unix tool does, instead of panicking on the broken pipe.
-            use std::io::Write;
-            let mut out = std::io::stdout().lock();
             for n in names {
-                if let Err(e) = writeln!(out, "{n}") {
-                    return if e.kind() == std::io::ErrorKind::BrokenPipe {
-                        ExitCode::SUCCESS
-                    } else {
-                        ExitCode::from(1)
-                    };
-                }
+                outln!("{n}");
             }
             ExitCode::SUCCESS
         }
@@ -489,13 +489,13 @@ fn verify(
             .iter()
             .map(|r| json!({"layout": r.layout, "engine": r.engine, "check": r.check, "status": if r.pass {"pass"} else {"fail"}, "detail": r.detail}))
             .collect();
-        println!("{}", serde_json::to_string_pretty(&arr).unwrap_or_default());
+        outln!("{}", serde_json::to_string_pretty(&arr).unwrap_or_default());
     } else {
         let w = rows.iter().map(|r| r.check.len()).max().unwrap_or(5);
-        println!("{:<8} {:<8} {:<w$} {:<6} detail", "layout", "engine", "check", "status");
+        outln!("{:<8} {:<8} {:<w$} {:<6} detail", "layout", "engine", "check", "status");
         for r in &rows {
             let detail = r.detail.lines().next().unwrap_or("");
-            println!(
+            outln!(
                 "{:<8} {:<8} {:<w$} {:<6} {}",
                 r.layout.name(),
                 r.engine.name(),
@@ -504,7 +504,7 @@ fn verify(
                 detail
             );
         }
-        println!("{} passed, {} failed", rows.len() - failed, failed);
+        outln!("{} passed, {} failed", rows.len() - failed, failed);
     }
     Ok(if failed == 0 { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
@@ -558,7 +558,7 @@ fn snapshot(
             } else {
                 snap.json().clone()
             };
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            outln!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
             Ok(ExitCode::SUCCESS)
         }
         .await;
@@ -593,13 +593,13 @@ fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        println!("Host site:  {}", server.host_origin());
-        println!("Child site: {}", server.child_origin());
-        println!("Session database: {}", server.session().db_path().display());
-        println!("Session token: {}", server.session().token());
+        outln!("Host site:  {}", server.host_origin());
+        outln!("Child site: {}", server.child_origin());
+        outln!("Session database: {}", server.session().db_path().display());
+        outln!("Session token: {}", server.session().token());
         for layout in Layout::ALL {
             for engine in Engine::ALL {
-                println!(
+                outln!(
                     "  {:8} {:9} {}",
                     layout.name(),
                     engine.name(),
@@ -607,9 +607,8 @@ fn serve(pages: PathBuf, options: SessionOptions) -> ExitCode {
                 );
             }
         }
-        println!("Press Ctrl-C to stop.");
-        use std::io::Write;
-        let _ = std::io::stdout().flush();
+        outln!("Press Ctrl-C to stop.");
+        attention_harness::stdout::flush();
         interrupt.recv().await;
         ExitCode::SUCCESS
     })

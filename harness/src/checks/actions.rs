@@ -369,7 +369,7 @@ pub async fn timeout_expires(host: &Host) -> anyhow::Result<String> {
     let res = one_result(host, pending).await?;
     require_status(&res, Status::Expired)?;
     await_overlay(host, false).await?;
-    Ok(format!("expired after {:?} (TTL 1 s)", t0.elapsed()))
+    Ok(format!("expired after {} s (TTL 1 s)", crate::report::text::num(t0.elapsed().as_secs_f64())))
 }
 
 /// The target's realm is remounted while the overlay is up: `stale`, no selected_target.
@@ -383,7 +383,7 @@ pub async fn remount_makes_stale(host: &Host) -> anyhow::Result<String> {
     require_status(&res, Status::Stale)?;
     ensure!(res.selected_target.is_none(), "a stale result carries a selected_target");
     await_overlay(host, false).await?;
-    Ok(format!("remount -> stale ({:?})", res.reason))
+    Ok(format!("remount -> stale ({})", res.reason.as_deref().unwrap_or("no reason")))
 }
 
 /// A target from another Host instance (the same page reloaded) is stale.
@@ -393,7 +393,7 @@ pub async fn other_host_instance_is_stale(host: &Host) -> anyhow::Result<String>
     target["host_instance_id"] = json!("host-0000000000000000");
     let res = one_result(host, agent.confirm(&[target], &ActionOptions::default())?).await?;
     require_status(&res, Status::Stale)?;
-    Ok(format!("changed Host instance -> stale ({:?})", res.reason))
+    Ok(format!("changed Host instance -> stale ({})", res.reason.as_deref().unwrap_or("no reason")))
 }
 
 /// The socket drops while the overlay is up: `disconnected`, the overlay closes; a new socket
@@ -461,7 +461,7 @@ pub async fn host_navigation_makes_stale(host: &Host) -> anyhow::Result<String> 
         .filter(|x| x.session_id == agent.route().session_id)
         .collect();
     ensure!(refused.is_empty(), "the broker refused Host results: {refused:?}");
-    Ok(format!("Host navigation -> stale ({:?})", res.reason))
+    Ok(format!("Host navigation -> stale ({})", res.reason.as_deref().unwrap_or("no reason")))
 }
 
 /// Remount and a changed Host instance, both `stale`.
@@ -677,7 +677,7 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     );
     let cached = agent.repeat(&retry_call)?.result(RESULT_WAIT).await?;
     ensure!(cached.envelope == res.envelope, "the late Host result changed the call's result: {}", cached.envelope);
-    Ok(format!("tool cancel -> cancelled ({:?}), overlay closed without a Host result, focus back on {} in {}; next action selected; a late Host result refused as duplicate", res.reason, Leaf::Right.landmark(), f.frame_url))
+    Ok(format!("tool cancel -> cancelled ({}), overlay closed without a Host result, focus back on {} in {}; next action selected; a late Host result refused as duplicate", res.reason.as_deref().unwrap_or("no reason"), Leaf::Right.landmark(), f.frame_url))
 }
 
 /// The operational checklist item 5 rows (each on a Host opened with agent actions on).

@@ -19,6 +19,7 @@ use crate::attention::{NodeRef, Outcome, Reported, Revisions};
 use crate::host::{
     Engine, Frame, HitQuery, HostOptions, InspectOptions, Inspected, Realm, SemanticQuery, Subscription,
 };
+use crate::report::text;
 use crate::Host;
 
 /// The CSS differential's tree (nothing sensitive in it).
@@ -259,9 +260,9 @@ pub fn css_disagreements(pairs: &[CssPair]) -> Vec<String> {
             Err(e) => {
                 if !p.pages.iter().all(|r| r.is_invalid_request()) {
                     bad.push(format!(
-                        "{:?}: native qSA throws {e}, the runtime answered {:?}",
-                        p.selector,
-                        outcomes(p)
+                        "{}: native qSA throws {e}, the runtime answered {}",
+                        text::quote(&p.selector),
+                        text::list(&outcomes(p))
                     ));
                 }
             }
@@ -269,16 +270,23 @@ pub fn css_disagreements(pairs: &[CssPair]) -> Vec<String> {
                 let runtime = p.runtime_ids();
                 let last = p.pages.last().map(|r| r.outcome);
                 if !matches!(last, Some(Outcome::Ok | Outcome::Empty)) {
-                    bad.push(format!("{:?}: outcome {:?} {:?}", p.selector, outcomes(p), reasons(p)));
+                    bad.push(format!(
+                        "{}: outcome {}, omitted {}",
+                        text::quote(&p.selector),
+                        text::list(&outcomes(p)),
+                        text::list(&reasons(p))
+                    ));
                 } else if &runtime != native {
                     let (n, r): (BTreeSet<_>, BTreeSet<_>) = (native.iter().collect(), runtime.iter().collect());
                     let missed: Vec<_> = n.difference(&r).collect();
                     let extra: Vec<_> = r.difference(&n).collect();
                     bad.push(format!(
-                        "{:?}: native {} nodes, runtime {} (missed {missed:?}, extra {extra:?}{})",
-                        p.selector,
+                        "{}: native {} nodes, runtime {} (missed {}, extra {}{})",
+                        text::quote(&p.selector),
                         native.len(),
                         runtime.len(),
+                        text::list(&missed),
+                        text::list(&extra),
                         if missed.is_empty() && extra.is_empty() { ", order differs" } else { "" }
                     ));
                 }
@@ -842,7 +850,12 @@ pub async fn privacy_rule_in(host: &Host, rk: &RealmKind, rule: PrivacyRule) -> 
         let runtime = p.runtime_ids();
         let last = p.pages.last().map(|r| r.outcome);
         if !matches!(last, Some(Outcome::Ok | Outcome::Empty)) {
-            bad.push(format!("{:?}: outcome {:?} {:?}", p.selector, outcomes(p), reasons(p)));
+            bad.push(format!(
+                "{}: outcome {}, omitted {}",
+                text::quote(&p.selector),
+                text::list(&outcomes(p)),
+                text::list(&reasons(p))
+            ));
         } else if runtime != full {
             bad.push(format!(
                 "{:?}: the rule gives {full:?}, the runtime {runtime:?}{}",
@@ -890,9 +903,8 @@ pub async fn semantic_matches_ax(host: &Host) -> anyhow::Result<String> {
         let found = host.find_semantic(&Realm::Top, &q, &InspectOptions::from_root()).await?;
         ensure!(
             matches!(found.outcome, Outcome::Ok | Outcome::Partial),
-            "{leaf}: find({q:?}) answered {:?} {:?}",
-            found.outcome,
-            found.reasons()
+            "{leaf}: find({q:?}) answered {}",
+            text::answer(&found)
         );
         let mut hit_leaf = false;
         for n in &found.data.nodes {
@@ -1027,7 +1039,7 @@ pub async fn geometry_matches_box_model(host: &Host, leaves: &[&str]) -> anyhow:
             [("host-viewport", HitQuery::at(cx, cy)), ("node-relative", HitQuery::relative_to(w / 2.0, h / 2.0, &node))]
         {
             let h = host.hit_test(&Realm::Top, &q, &InspectOptions::from_root()).await?;
-            ensure!(h.outcome == Outcome::Ok, "{leaf}: hitTest {how} answered {:?} {:?}", h.outcome, h.reasons());
+            ensure!(h.outcome == Outcome::Ok, "{leaf}: hitTest {how} answered {}", text::answer(&h));
             let p = h.data.point.ok_or_else(|| anyhow!("{leaf}: hitTest {how} has no point"))?;
             let dp = (p.x - cx).abs().max((p.y - cy).abs());
             worst = worst.max(dp);
@@ -1185,9 +1197,9 @@ pub async fn tree_limits(host: &Host) -> anyhow::Result<String> {
     let rest = host.tree(&Realm::Top, Some(&m33.scope), &opts.clone().continuation(token)).await?;
     ensure!(rest.data.nodes.len() == 1 && rest.continuation.is_none(), "the rest: {} nodes", rest.data.nodes.len());
     let d32 = host.tree(&Realm::Top, Some(&m32.scope), &InspectOptions::default().depth(32)).await?;
-    ensure!(d32.outcome == Outcome::Ok, "depth 32: {:?} {:?}", d32.outcome, d32.reasons());
+    ensure!(d32.outcome == Outcome::Ok, "depth 32: {}", text::answer(&d32));
     let d33 = host.tree(&Realm::Top, Some(&m32.scope), &InspectOptions::default().depth(33)).await?;
-    ensure!(d33.is_invalid_request(), "depth 33: {:?} {:?}", d33.outcome, d33.reasons());
+    ensure!(d33.is_invalid_request(), "depth 33: {}", text::answer(&d33));
     // A chain 33 deep (groups: rows, where nameless generic wrappers are passed through): depth 32
     // reaches its 32nd level and no further.
     let chain = format!("{}{}", "<b role=\"group\">".repeat(33), "</b>".repeat(33));
@@ -1221,16 +1233,16 @@ pub async fn continuation_rules(host: &Host) -> anyhow::Result<String> {
     );
     let before = revisions(host).await?;
     let twice = host.tree(&Realm::Top, Some(&m.scope), &again).await?;
-    ensure!(twice.omits("continuation-used"), "used twice: {:?} {:?}", twice.outcome, twice.reasons());
+    ensure!(twice.omits("continuation-used"), "used twice: {}", text::answer(&twice));
     ensure!(twice.data.nodes.is_empty(), "used twice: it still returned nodes");
     let t = token(host.tree(&Realm::Top, Some(&m.scope), &opts).await?)?;
     host.eval("window.__wippyAttentionRuntime.advanceClock(29000)").await?;
     let fresh = host.tree(&Realm::Top, Some(&m.scope), &opts.clone().continuation(t)).await?;
-    ensure!(fresh.outcome == Outcome::Ok, "at 29 s: {:?} {:?}", fresh.outcome, fresh.reasons());
+    ensure!(fresh.outcome == Outcome::Ok, "at 29 s: {}", text::answer(&fresh));
     let t = token(host.tree(&Realm::Top, Some(&m.scope), &opts).await?)?;
     host.eval("window.__wippyAttentionRuntime.advanceClock(30001)").await?;
     let expired = host.tree(&Realm::Top, Some(&m.scope), &opts.clone().continuation(t)).await?;
-    ensure!(expired.omits("continuation-expired"), "after 30 s: {:?} {:?}", expired.outcome, expired.reasons());
+    ensure!(expired.omits("continuation-expired"), "after 30 s: {}", text::answer(&expired));
     ensure!(revisions(host).await?.tree == before.tree, "reads changed the tree revision");
     let t = token(host.tree(&Realm::Top, Some(&m.scope), &opts).await?)?;
     host.eval("(window.__inspRoots.c40.appendChild(document.createElement('i')), true)").await?;
@@ -1242,9 +1254,8 @@ pub async fn continuation_rules(host: &Host) -> anyhow::Result<String> {
     let after = host.tree(&Realm::Top, Some(&m.scope), &opts.clone().continuation(t)).await?;
     ensure!(
         after.outcome == Outcome::Stale && after.omits("revision-changed"),
-        "after a tree change: {:?} {:?}",
-        after.outcome,
-        after.reasons()
+        "after a tree change: {}",
+        text::answer(&after)
     );
     Ok("continuation: once, not twice, fine at 29 s, expired at 30 s, stale after a tree change".into())
 }
@@ -1283,7 +1294,7 @@ pub async fn bad_input(host: &Host, other_host_ref: Option<&NodeRef>) -> anyhow:
     for (what, method, args) in &cases {
         let r: Inspected<Value> = host.inspect_raw(&Realm::Top, method, args).await?;
         if !r.is_invalid_request() {
-            bad.push(format!("{what}: {:?} {:?}", r.outcome, r.reasons()));
+            bad.push(format!("{what}: {}", text::answer(&r)));
         }
     }
     // Non-finite numbers cannot be JSON: send them from page script.
@@ -1296,7 +1307,7 @@ pub async fn bad_input(host: &Host, other_host_ref: Option<&NodeRef>) -> anyhow:
     let ok: Inspected<NodesData> =
         host.inspect_raw(&Realm::Top, "find", &[json!({"css": long, "scope": doc}), json!({})]).await?;
     if !matches!(ok.outcome, Outcome::Ok | Outcome::Empty) {
-        bad.push(format!("a selector of 512 characters: {:?} {:?}", ok.outcome, ok.reasons()));
+        bad.push(format!("a selector of 512 characters: {}", text::answer(&ok)));
     }
     let after = revisions(host).await?;
     ensure!(after == before, "bad input changed the revisions: {before:?} -> {after:?}");
@@ -1312,14 +1323,9 @@ pub async fn fresh_reads_with_attachments_off(host: &Host) -> anyhow::Result<Str
     let found = host
         .find_semantic(&Realm::Top, &SemanticQuery::role_name(&ax.role, &ax.name), &InspectOptions::from_root())
         .await?;
-    ensure!(
-        found.outcome == Outcome::Ok && !found.data.nodes.is_empty(),
-        "find: {:?} {:?}",
-        found.outcome,
-        found.reasons()
-    );
+    ensure!(found.outcome == Outcome::Ok && !found.data.nodes.is_empty(), "find: {}", text::answer(&found));
     let tree = host.tree(&Realm::Top, None, &InspectOptions::default()).await?;
-    ensure!(matches!(tree.outcome, Outcome::Ok | Outcome::Partial), "getTree: {:?}", tree.outcome);
+    ensure!(matches!(tree.outcome, Outcome::Ok | Outcome::Partial), "getTree: {}", tree.outcome);
     let s = geometry_matches_box_model(host, &["left-leaf"]).await?;
     Ok(format!("find, getTree, getGeometry and hitTest answer with attachments off ({s})"))
 }

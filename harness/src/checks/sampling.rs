@@ -71,7 +71,12 @@ pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
         ax.name
     );
     let delta = super::box_of(&cand.rect).max_edge_delta(&truth);
-    Ok(format!("{} segments, rect within {delta:.3} px of the box model, AX {} {:?}", got.len(), ax.role, ax.name))
+    Ok(format!(
+        "{} segments, rect within {delta:.3} px of the box model, AX {} {}",
+        got.len(),
+        ax.role,
+        crate::report::text::quote(&ax.name)
+    ))
 }
 
 /// The boundary point of the left/right pair.

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use attention_harness::audit::{self, AuditRequest};
 use attention_harness::Harness;
+use attention_harness::{out, outln};
 
 /// How many points between two progress lines on stderr.
 const PROGRESS_EVERY: usize = 50;
@@ -27,9 +28,9 @@ pub fn run(h: &Harness, req: &AuditRequest, as_json: bool, html: Option<&Path>) 
         eprintln!("report: {}", path.display());
     }
     if as_json {
-        println!("{}", serde_json::to_string_pretty(r).map_err(|e| e.to_string())?);
+        outln!("{}", serde_json::to_string_pretty(r).map_err(|e| e.to_string())?);
     } else {
-        print!("{}", r.text());
+        out!("{}", r.text());
     }
     Ok(if r.disagreements.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -10,6 +10,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use attention_harness::outln;
 use attention_harness::report::html::{Row, Status};
 use attention_harness::scenario::golden::{diff, golden_file, golden_text};
 use attention_harness::scenario::run::{replay, EngineRun, ReplayOptions, StepOutcome};
@@ -93,7 +94,7 @@ pub fn replay_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
             if status.failed() {
                 engine_failed = true;
                 failed += 1;
-                println!(
+                outln!(
                     "FAIL {} in {}: steps[{}] ({}): {}",
                     loaded.path.display(),
                     run.engine,
@@ -104,13 +105,13 @@ pub fn replay_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
             }
         }
         if !engine_failed {
-            println!("pass {} in {}: {} steps", loaded.path.display(), run.engine, run.steps.len());
+            outln!("pass {} in {}: {} steps", loaded.path.display(), run.engine, run.steps.len());
         }
     }
     let total: usize = runs.len() * loaded.scenario.steps.len();
     let ran: usize = runs.iter().map(|r| r.steps.len()).sum();
     let passed = ran - failed;
-    println!("{passed} passed, {failed} failed, {} not run", total - ran);
+    outln!("{passed} passed, {failed} failed, {} not run", total - ran);
     if failed > 0 {
         ExitCode::from(1)
     } else {
@@ -130,7 +131,7 @@ fn with_artifacts(detail: &str, o: &StepOutcome) -> String {
 /// diff of every golden that changed; exit 1 if the replay itself failed (nothing is written then).
 pub fn record_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
     if let Some((run, f)) = runs.iter().find_map(|r| r.failure().map(|f| (r, f))) {
-        println!("FAIL {} in {}: {f}; no golden written", loaded.path.display(), run.engine);
+        outln!("FAIL {} in {}: {f}; no golden written", loaded.path.display(), run.engine);
         return ExitCode::from(1);
     }
     for run in runs {
@@ -138,9 +139,9 @@ pub fn record_cmd(loaded: &Loaded, runs: &[EngineRun]) -> ExitCode {
             let file = golden_file(&loaded.path, &n.name, run.engine);
             let new = golden_text(&n.snapshot);
             match std::fs::read_to_string(&file) {
-                Ok(old) if old == new => println!("unchanged {}", file.display()),
-                Ok(old) => println!("changed {}:\n{}", file.display(), diff(&old, &new, &file)),
-                Err(_) => println!("new {}", file.display()),
+                Ok(old) if old == new => outln!("unchanged {}", file.display()),
+                Ok(old) => outln!("changed {}:\n{}", file.display(), diff(&old, &new, &file)),
+                Err(_) => outln!("new {}", file.display()),
             }
             if let Err(e) = std::fs::write(&file, &new) {
                 eprintln!("error: cannot write {}: {e}", file.display());

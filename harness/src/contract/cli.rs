@@ -13,6 +13,7 @@ use super::canonical::canonical_json;
 use super::lua::Timestamp;
 use super::{codec, projection, validate};
 use crate::attention::Envelope;
+use crate::stdout;
 use serde_json::{json, Value};
 use std::io::Read;
 use std::path::PathBuf;
@@ -66,7 +67,7 @@ fn usage(msg: impl std::fmt::Display) -> i32 {
 }
 
 fn print(v: &Value) {
-    println!("{}", canonical_json(v).unwrap_or_else(|_| v.to_string()));
+    stdout::line(canonical_json(v).unwrap_or_else(|_| v.to_string()));
 }
 
 /// Unwrap `[envelope]` to the envelope; tells whether the input was an array.
@@ -103,11 +104,11 @@ pub fn run(cmd: &ContractCommand) -> i32 {
             let opts = validate::ValidateOptions { now, session_id: session_id.clone(), ..Default::default() };
             match validate::validate(&attachments, &opts) {
                 Ok(_) => {
-                    println!("{}", json!({"ok": true}));
+                    stdout::line(json!({"ok": true}));
                     0
                 }
                 Err(e) => {
-                    println!("{}", rejection_line(&e));
+                    stdout::line(rejection_line(&e));
                     1
                 }
             }

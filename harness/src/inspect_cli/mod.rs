@@ -11,6 +11,7 @@ pub mod outline;
 
 use std::process::ExitCode;
 
+use crate::stdout;
 use clap::{Args, Subcommand};
 use serde_json::Value;
 
@@ -227,9 +228,9 @@ pub fn run(h: &Harness, args: &InspectArgs, view: &View, layout: Layout) -> Resu
         let (shape, pages) = result?;
         if args.json {
             let out = if args.all { Value::Array(pages) } else { pages.into_iter().next().unwrap_or_default() };
-            println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            stdout::line(serde_json::to_string_pretty(&out).unwrap_or_default());
         } else {
-            print!("{}", outline::outline(shape, &pages, args.all)?);
+            stdout::write(format_args!("{}", outline::outline(shape, &pages, args.all)?));
         }
         Ok(ExitCode::SUCCESS)
     })

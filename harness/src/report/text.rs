@@ -2,6 +2,7 @@
 //! line shows Rust's Debug form (`Some(..)`, `BoxRect { .. }`). Names are quoted with typographic
 //! quotes, a missing one says so in words, rects read `x,y wxh` in CSS px.
 
+use crate::attention::inspect::InspectionResult;
 use crate::oracle::BoxRect;
 
 /// `“text”`.
@@ -49,6 +50,17 @@ pub fn list<S: AsRef<str>>(items: &[S]) -> String {
     }
 }
 
+/// How an inspection read ended, as a message says it: `ok`, `partial, omitted byte-limit`,
+/// `unavailable, omitted invalid-request, depth-limit`.
+pub fn answer<D>(r: &InspectionResult<D>) -> String {
+    let reasons = r.reasons();
+    if reasons.is_empty() {
+        r.outcome.to_string()
+    } else {
+        format!("{}, omitted {}", r.outcome, list(&reasons))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +73,22 @@ mod tests {
         assert_eq!(rect(&BoxRect { x: 10.0, y: 20.25, width: 300.0, height: 40.5 }), "10,20.2 300x40.5");
         assert_eq!(list::<&str>(&[]), "none");
         assert_eq!(list(&["a", "b"]), "a, b");
+    }
+
+    #[test]
+    fn a_read_says_its_outcome_and_omissions_in_words() {
+        use crate::attention::inspect::{InspectOmission, Outcome, Revisions};
+        let omission = |reason: &str| InspectOmission { reason: reason.into(), node: None, detail: None };
+        let mut r = InspectionResult {
+            outcome: Outcome::Ok,
+            data: (),
+            omissions: vec![],
+            revisions: Revisions { tree: 1, observation: 1, geometry: 1 },
+            continuation: None,
+        };
+        assert_eq!(answer(&r), "ok");
+        r.outcome = Outcome::Unavailable;
+        r.omissions = vec![omission("invalid-request"), omission("depth-limit")];
+        assert_eq!(answer(&r), "unavailable, omitted invalid-request, depth-limit");
     }
 }
