@@ -1,9 +1,13 @@
 //! tests/ is folded into a few binaries (Cargo.toml `autotests = false`), so a test file that no
 //! binary includes would silently never run. This proves every `tests/*.rs` file is a registered
-//! binary or a module of one. The layering of harness/src is held here too ([`layering`]).
+//! binary or a module of one. The layering of harness/src is held here too ([`layering`]), and the
+//! wording of the checks' pass details ([`check_details`]).
 
 #[path = "layering.rs"]
 mod layering;
+
+#[path = "check_details.rs"]
+mod check_details;
 
 use std::collections::BTreeSet;
 use std::path::Path;

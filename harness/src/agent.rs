@@ -49,6 +49,32 @@ pub enum Status {
     Error,
 }
 
+impl Status {
+    /// The status as relay.md names it (`permission-denied`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Selected => "selected",
+            Status::Confirmed => "confirmed",
+            Status::Prepared => "prepared",
+            Status::Cancelled => "cancelled",
+            Status::Denied => "denied",
+            Status::Rejected => "rejected",
+            Status::Expired => "expired",
+            Status::Stale => "stale",
+            Status::Disconnected => "disconnected",
+            Status::PermissionDenied => "permission-denied",
+            Status::Unavailable => "unavailable",
+            Status::Error => "error",
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One terminal result, typed, with the envelope as received.
 #[derive(Debug, Clone)]
 pub struct ActionResult {

@@ -982,7 +982,8 @@ pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<St
     let n = host.eval("document.querySelectorAll('[data-wippy-attention-overlay]').length").await?;
     ensure!(n == 0, "{n} overlays opened after agent actions were turned off");
     Ok(format!(
-        "second action and bad prompt unavailable; setting off -> permission-denied ({:?}); later request {:?}",
-        res.reason, later.reason
+        "second action and bad prompt unavailable; setting off -> permission-denied ({}); later request {}",
+        res.reason.as_deref().unwrap_or("no reason"),
+        later.reason.as_deref().unwrap_or("no reason")
     ))
 }

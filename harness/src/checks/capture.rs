@@ -389,11 +389,15 @@ pub async fn viewport(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<St
         vp.height(),
         rec.scale
     );
-    ensure!(proven.len() == CANARIES.len(), "the viewport control shows only canaries {proven:?}");
+    ensure!(
+        proven.len() == CANARIES.len(),
+        "the viewport control shows only canaries {}",
+        crate::report::text::list(&proven)
+    );
     remove(host, c, &pf).await?;
     ensure!(session.uploads(&c.sid)?.is_empty(), "the removed capture left an upload");
     Ok(format!(
-        "viewport {}x{} device px at DPR {} -> {} {}x{} at scale {} ({n} px equal, {} redactions, canaries gone: {proven:?})",
+        "viewport {}x{} device px at DPR {} -> {} {}x{} at scale {} ({n} px equal, {} redactions, canaries gone: {})",
         vp.width(),
         vp.height(),
         c.dpr,
@@ -401,7 +405,8 @@ pub async fn viewport(host: &Host, c: &Ctx, format: Format) -> anyhow::Result<St
         img.width(),
         img.height(),
         rec.scale,
-        rec.redactions.len()
+        rec.redactions.len(),
+        crate::report::text::list(&proven)
     ))
 }
 
@@ -431,7 +436,11 @@ pub async fn region_dragged(host: &Host, c: &Ctx, format: Format) -> anyhow::Res
     let res = one_result(host, pending).await?;
     let expected = covering_pixels(&drag, c.dpr);
     let (pf, img, n, proven) = require_prepared(host, c, &res, "region", Some(drag), expected, format).await?;
-    ensure!(proven.len() == CANARIES.len(), "the dragged region's control shows only canaries {proven:?}");
+    ensure!(
+        proven.len() == CANARIES.len(),
+        "the dragged region's control shows only canaries {}",
+        crate::report::text::list(&proven)
+    );
     let rec = last_record(host)?;
     let note = format!(
         "dragged region {} {}x{} ({n} px equal, {} redactions, canaries gone: {})",
@@ -897,7 +906,7 @@ async fn ends_without_draft(
     ensure!(composer_files(host).await?.is_empty(), "{status:?} left a composer file");
     ensure!(session.uploads(sid)?.len() == uploads, "{status:?} left an upload");
     ensure!(session.messages(sid)?.len() == messages, "{status:?} sent a message");
-    Ok(format!("{status:?}: {}", res.reason.unwrap_or_default()))
+    Ok(format!("{status}: {}", res.reason.as_deref().unwrap_or("no reason")))
 }
 
 #[derive(Clone, Copy)]
@@ -1010,6 +1019,15 @@ enum Moment {
     WhileAFrameIsPending,
 }
 
+impl std::fmt::Display for Moment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Moment::AtTheApprovingClick => "at the approving click",
+            Moment::WhileAFrameIsPending => "while a frame is pending",
+        })
+    }
+}
+
 /// The Host page translates `document.body` by 30 px (an ancestor of every realm's target; the
 /// target's own realm does not change) after the approving gesture, by a listener armed before the
 /// overlay opened. Chromium's box model has no element at the approved rect any more, so the
@@ -1080,7 +1098,7 @@ async fn moved_by_an_ancestor_after_approval(
     ensure!(composer_files(host).await?.is_empty(), "{when:?}: stale left a composer file");
     ensure!(session.uploads(sid)?.len() == uploads, "{when:?}: stale left an upload");
     ensure!(session.messages(sid)?.len() == messages, "{when:?}: stale sent a message");
-    Ok(format!("moved by body transform {when:?}: stale ({reason})"))
+    Ok(format!("moved by body transform {when}: stale ({reason})"))
 }
 
 /// Suite test 13: the provider is configured to refuse like the user or the OS refusing screen
@@ -1137,7 +1155,9 @@ async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<
     ensure!(denied.is_empty(), "the pointing message carries permission-denied omissions: {denied:?}");
     let reasons: Vec<&str> = payload.omissions.iter().map(|o| o.reason.as_str()).collect();
     Ok(format!(
-        "a pointing message was admitted with the complete path {want:?} (capture.complete {}, omissions {reasons:?})",
-        payload.capture.complete
+        "a pointing message was admitted with the complete path {} (capture.complete {}, omissions {})",
+        want.join(" > "),
+        payload.capture.complete,
+        crate::report::text::list(&reasons)
     ))
 }

@@ -298,9 +298,9 @@ pub async fn checklist_4_v4_with_selection(host: &Host) -> anyhow::Result<String
     require_sent_selection(&sent, &kinds)?;
     require_admitted(sent.envelope.json())?;
     Ok(format!(
-        "message {} stored a v4 attachment ({} content bytes) with the selection {:?}",
+        "message {} stored a v4 attachment ({} content bytes) with the selection {}",
         sent.stored.message_id,
         sent.envelope.content_bytes,
-        sent.snapshot.selection.as_ref().map(|s| s.text.as_str()).unwrap_or_default()
+        crate::report::text::quote(sent.snapshot.selection.as_ref().map(|s| s.text.as_str()).unwrap_or_default())
     ))
 }

@@ -360,7 +360,7 @@ pub async fn composer_transfer_keeps_focus_while_send_disables_it(host: &Host) -
     host.eval("window.__host.finishTurn()").await?;
     await_truth(host, "composer-input").await?;
     require_kept(host, &kept, at).await.context("after the turn, the composer focused again")?;
-    Ok(format!("{:?} kept through composer focus, Send disabling it, and its re-focus", kept.event_id))
+    Ok(format!("focus event {} kept through composer focus, Send disabling it, and its re-focus", kept.event_id))
 }
 
 /// Script-dispatched focus events (`dispatchEvent`, untrusted) reach the elements (the leaf's own
@@ -393,7 +393,7 @@ pub async fn script_dispatched_focus_is_ignored(host: &Host) -> anyhow::Result<S
     let moved = await_reported(host, &truth).await?;
     let moved = reported_focus(&moved)?;
     ensure!(moved.event_id != kept.event_id, "a trusted Tab did not produce a new focus event");
-    Ok(format!("{forged} forged focusin ignored; trusted Tab reported {:?}", moved.event_id))
+    Ok(format!("{forged} forged focusin ignored; trusted Tab reported focus event {}", moved.event_id))
 }
 
 /// A focused element that is remounted (its realm replaced) or detached invalidates the focus.

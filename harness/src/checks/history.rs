@@ -528,7 +528,10 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
         seg.is_some_and(|s| s.kind == SegmentKind::Artifact && s.generation == 2),
         "{name}: the button's path must carry the remounted boundary at generation 2: {seg:?}"
     );
-    Ok(format!("b40 (generation 1) and b90 (generation 2) kept apart over target {:?}", ids[0]))
+    Ok(format!(
+        "b40 (generation 1) and b90 (generation 2) kept apart over target {}",
+        ids[0].map(String::as_str).unwrap_or("(none)")
+    ))
 }
 
 /// A child realm that answers a merge late loses none of its moves to the next snapshot (issue 23:

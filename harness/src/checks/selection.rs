@@ -226,7 +226,7 @@ pub async fn drag_and_shift_arrows_select_like_the_page(
     })
     .await?;
     compare(&snap2, &shorter, &kinds, &kinds)?;
-    Ok(format!("{:?} then {:?}", want, want2))
+    Ok(format!("{} then {}", crate::report::text::quote(&want), crate::report::text::quote(&want2)))
 }
 
 /// A drag from the left leaf's text into the right leaf's text. A browser selection belongs to one
@@ -275,7 +275,7 @@ pub async fn drag_across_two_realms(host: &Host) -> anyhow::Result<String> {
             compare(&snap, &truth, &left, &focus)?;
         }
     }
-    Ok(format!("{:?}: {:?}", reason.map(reason_name), norm(&truth.text)))
+    Ok(format!("{}: {}", reason.map(reason_name).unwrap_or("reported"), crate::report::text::quote(&norm(&truth.text))))
 }
 
 /// Selections over the redact probe keep geometry without text (`selection-redacted`); over the
