@@ -335,7 +335,8 @@ fn wait_for_a_selector_waits_for_an_element_a_step_makes_appear_and_names_it_whe
     assert_eq!(out.status.code(), Some(1), "{stdout}\n{}", text(&out.stderr));
     assert!(stdout.contains("steps[1] (wait-for)"), "{stdout}");
     assert!(
-        stdout.contains(&format!("the selector {second:?}")) && stdout.contains("did not happen within 800ms"),
+        stdout.contains(&format!("the selector \u{201c}{second}\u{201d}"))
+            && stdout.contains("did not happen within 800ms"),
         "{stdout}"
     );
     assert!(!text(&out.stderr).contains("steps[2]"), "replay went on after the failed step");

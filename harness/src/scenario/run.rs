@@ -158,7 +158,7 @@ impl EngineRun {
 /// selector either) never comes to exist: it fails at once, with the message `--point` gives.
 /// -> the step's detail (the landmark and its rect).
 pub async fn wait_for_landmark(host: &Host, landmark: &str, timeout: Duration) -> anyhow::Result<String> {
-    let what = format!("landmark {landmark:?} appearing");
+    let what = format!("landmark {} appearing", text::quote(landmark));
     wait_for(host, &what, timeout, || async {
         match host.landmark_rect(landmark).await {
             Ok(r) => Ok(Poll::Ready(r)),
@@ -396,7 +396,8 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
                 css = json!(css)
             );
             let what = format!(
-                "an element matching the selector {css:?} appearing in the Host document (inspection API find)"
+                "an element matching the selector {} appearing in the Host document (inspection API find)",
+                text::quote(css)
             );
             let n = wait_for(host, &what, timeout, || async {
                 let r = host.eval(&expr).await?;
