@@ -4,7 +4,14 @@
 //! on the page and, paused at attach, on every out-of-process frame, as `audit` does); the guard keeps
 //! it out of the Host and the reference pages, which the server already serves with the runtime.
 
-/// `runtime` (the bundle's text) run only where `location.origin` is the origin of one of `urls`.
+/// `runtime` (the bundle's text) run only in realms whose origin is the origin of one of `urls`.
+///
+/// The realm's origin is `self.origin`, not `location.origin`: an iframe's initial about:blank and an
+/// about:srcdoc document have the origin of the document that made them, while `location.origin`
+/// says "null" for any about: URL. It matters beyond srcdoc: when a script touches an iframe's window
+/// before its first navigation, Chromium runs this script in the initial about:blank, and the
+/// same-origin navigation that follows keeps that Window and runs no init script again; a runtime
+/// refused in about:blank was then missing from the application's document for good.
 pub fn guarded_runtime(runtime: &str, urls: &[String]) -> String {
     // A leading 'use strict' stays the script's directive; inside the guard's function it would not be one.
     let (strict, body) = match runtime.strip_prefix("'use strict';") {
@@ -15,7 +22,7 @@ pub fn guarded_runtime(runtime: &str, urls: &[String]) -> String {
     format!(
         "{strict}(function () {{\n\
          const origins = {urls}.map((u) => {{ try {{ return new URL(u).origin; }} catch {{ return null; }} }});\n\
-         if (!origins.includes(location.origin)) return;\n\
+         if (!origins.includes(self.origin)) return;\n\
          {body}\n}})();\n"
     )
 }
