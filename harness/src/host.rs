@@ -301,6 +301,30 @@ impl Host {
         }
     }
 
+    /// Waits until every realm has delivered to the Host realm what it observed of the input given so
+    /// far. A child forwards its discrete events, focus and selection up at once and announces its
+    /// moves (`window-pending`), by postMessage, which the browser delivers in order per sender; the
+    /// runtime's `ready({mounted: true})` asks every granted child, and through it every grandchild,
+    /// with the relay operation `ready`, so its answer comes after everything a realm sent up before
+    /// it. Input given through CDP was handled by the realm when its command was acknowledged, so
+    /// after this a snapshot sees all of it (`scenario` takes its snapshots so: a golden must not
+    /// depend on how fast a child's messages crossed). Bounded by the open's ready deadline.
+    pub async fn observations_delivered(&self) -> Result<(), HostError> {
+        let expr = "window.wippyAttention.ready({ mounted: true }).then(() => true)";
+        let deadline = self.options.ready_deadline();
+        match self.page.eval_in(expr, None, deadline).await {
+            Ok(_) => Ok(()),
+            Err(EvalError::Cdp(CdpError::Timeout { .. })) => Err(HostError::Timeout {
+                what: format!(
+                    "the child realms delivering what they observed (wippyAttention.ready()); {}",
+                    self.open_pending().await
+                ),
+                after: deadline,
+            }),
+            Err(e) => Err(HostError::Eval { what: "wippyAttention.ready()".into(), source: e }),
+        }
+    }
+
     /// What an open still waits for, read when its deadline expired (the harness's own deadline, not
     /// the spec's): the step of `wait_ready`, the frames Chromium attached, and every binding of the
     /// Host realm's runtime that is not settled (mount id, state, discovery attempts, queries in

@@ -418,6 +418,9 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             Ok(format!("{n} nodes match {css:?}"))
         }
         Step::Snapshot { name } => {
+            // What the steps before did, every realm has told the Host realm (a golden must not
+            // depend on how fast a child's messages crossed).
+            host.observations_delivered().await?;
             let s = host.snapshot().await?;
             let d = format!("{} candidates, {} omissions", s.candidates.len(), s.omissions.len());
             ctx.last = Some(s);
