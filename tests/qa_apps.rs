@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::cli_qa::cli;
+use super::cli_qa::{cli, layout_with_component};
 use attention_harness::attention::SegmentKind;
 use attention_harness::checks::snapshot_at;
 use attention_harness::oracle::ax_facts;
@@ -531,29 +531,6 @@ fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_f
     assert!(err.contains("panel signup mounts an application by url"), "inspect: {err}");
     let file = layout_with_url("url-bad", "localhost:5173/");
     refused(&file, &[], &["invalid-url", "must be an absolute http: or https: URL"]);
-}
-
-/// A layout file whose one application panel is `plans`, the component `component` names (module,
-/// tag, attributes, origin), in a scratch folder holding a copy of the worked example's
-/// `plan-picker.js` and `extra` files; the file's path.
-fn layout_with_component(name: &str, component: serde_json::Value, extra: &[(&str, &str)]) -> PathBuf {
-    let dir = repo(&format!("target/qa-apps-tests/{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::copy(repo("fixtures/apps/signup/plan-picker.js"), dir.join("plan-picker.js")).unwrap();
-    for (file, text) in extra {
-        std::fs::write(dir.join(file), text).unwrap();
-    }
-    let mut decl: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(repo("fixtures/apps/plan-picker.layout.json")).unwrap()).unwrap();
-    let mut panel = serde_json::json!({"kind": "component"});
-    for (k, v) in component.as_object().unwrap() {
-        panel[k] = v.clone();
-    }
-    decl["layout"]["panels"]["plans"] = panel;
-    let file = dir.join("layout.json");
-    std::fs::write(&file, serde_json::to_string_pretty(&decl).unwrap()).unwrap();
-    file
 }
 
 /// The Host options for a layout file the CLI's checker accepts.

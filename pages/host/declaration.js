@@ -252,13 +252,7 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
           `panel \`${panelId}\`: src \`${panel.src}\` must be a path inside the layout file's folder`,
           panelId,
         );
-      if (panel.origin !== undefined && !ORIGINS.includes(panel.origin))
-        err(
-          'invalid-origin',
-          [...at, 'origin'],
-          `panel \`${panelId}\`: origin must be one of ${ORIGINS.join(', ')}, not \`${panel.origin}\``,
-          panelId,
-        );
+      checkOrigin(panelId, panel, at, err);
     } else if (panel.origin !== undefined) {
       err('invalid-origin', [...at, 'origin'], `panel \`${panelId}\`: origin applies only to a \`src\` page`, panelId);
     } else if (!PAGE_IDS.includes(panel.id))
@@ -345,6 +339,11 @@ function checkComponent(panelId, panel, at, err) {
           );
       }
   }
+  checkOrigin(panelId, panel, at, err);
+}
+
+/** How a `src` page or a component is mounted with engine iframe (`origin`): one of [`ORIGINS`]. */
+function checkOrigin(panelId, panel, at, err) {
   if (panel.origin !== undefined && !ORIGINS.includes(panel.origin))
     err(
       'invalid-origin',
