@@ -591,6 +591,29 @@ fn a_component_from_an_es_module_agrees_with_chromium_inside_its_closed_shadow_r
     }
 }
 
+/// A scenario whose layout file mounts a component replays in both engines: the candidate under a
+/// point of the plan picker's closed shadow root and at its `css:` landmark is what the scenario
+/// expects (the group named by the layout file's attribute, the plan button).
+#[test]
+fn a_scenario_with_a_component_panel_replays_in_both_engines() {
+    let dir = repo("target/qa-apps-tests/component-scenario");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("component.json");
+    let steps = serde_json::json!({"layout_file": repo("fixtures/apps/plan-picker.layout.json"),
+        "engines": ["iframe", "fragment"], "steps": [
+        {"do": "open"},
+        {"do": "move", "at": "css:plan-picker"},
+        {"do": "expect", "top": {"role": "group", "name": "Choose a plan"}},
+        {"do": "move", "at": [248, 56]},
+        {"do": "expect", "top": {"role": "button", "name": "Basic plan"}}
+    ]});
+    std::fs::write(&scenario, steps.to_string()).unwrap();
+    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("in iframe: 5 steps") && stdout.contains("in fragment: 5 steps"), "{stdout}");
+}
+
 /// The checker's custom element name rule is Chromium's (the HTML standard's since whatwg/html#7991,
 /// wider than the older PCENChar production: `x-$` and `x-×` are valid): for names at each rule's
 /// boundary, `customElementNameProblem` (pages/host/declaration.js, run in the Host page) accepts
