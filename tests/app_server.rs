@@ -1,7 +1,9 @@
 //! A separate web server for tests of applications the harness does not serve (a layout file's
 //! `{"kind": "page", "url": ...}`): std::net, one thread per connection, GET of the files of one
 //! folder (a folder's `index.html` for its path), nothing outside it, never the runtime. It stands
-//! for QA's own dev server: the harness's server plays no part in what it answers.
+//! for QA's own dev server: the harness's server plays no part in what it answers. Like a dev server
+//! (Vite's default), it allows any origin to read what it serves, so a component panel's document
+//! can import a module from it.
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
@@ -53,7 +55,8 @@ fn answer(stream: std::net::TcpStream, folder: &Path) -> std::io::Result<()> {
     let mut out = stream;
     write!(
         out,
-        "HTTP/1.1 {status} {}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "HTTP/1.1 {status} {}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\n\
+         Access-Control-Allow-Origin: *\r\nConnection: close\r\n\r\n",
         if status == 200 { "OK" } else { "Not Found" },
         body.len()
     )?;

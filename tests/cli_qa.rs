@@ -499,3 +499,118 @@ fn audit_refuses_a_url_that_is_not_http_or_unreachable_and_a_grid_outside_its_ra
         refused(&["audit", "--url", &unreachable, "--grid", bad], &["--grid", bad]);
     }
 }
+
+/// A scratch folder under target/ with a copy of the worked example's `plan-picker.js`, an empty
+/// folder `dir/`, the `extra` files, and a layout file (fixtures/apps/plan-picker.layout.json's)
+/// whose `plans` panel is `{"kind": "component", ...panel}`; the layout file's path.
+pub(crate) fn layout_with_component(name: &str, panel: Value, extra: &[(&str, &str)]) -> PathBuf {
+    let dir = repo(&format!("target/component-tests/{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("dir")).unwrap();
+    std::fs::copy(repo("fixtures/apps/signup/plan-picker.js"), dir.join("plan-picker.js")).unwrap();
+    for (file, text) in extra {
+        std::fs::write(dir.join(file), text).unwrap();
+    }
+    let mut decl: Value =
+        serde_json::from_str(&std::fs::read_to_string(repo("fixtures/apps/plan-picker.layout.json")).unwrap()).unwrap();
+    let mut component = serde_json::json!({"kind": "component"});
+    for (k, v) in panel.as_object().unwrap() {
+        component[k] = v.clone();
+    }
+    decl["layout"]["panels"]["plans"] = component;
+    let file = dir.join("layout.json");
+    std::fs::write(&file, serde_json::to_string_pretty(&decl).unwrap()).unwrap();
+    file
+}
+
+/// A component panel is checked before a browser starts, each rule at its boundary: the tag (a
+/// valid custom element name), the attributes (strings, lowercase names), the module (a file inside
+/// the layout file's folder, through `..` or a symbolic link, or a URL that answers) and unknown
+/// keys; every refusal is exit 2 within a second, `FILE:LINE:COL: kind: message`.
+#[test]
+fn a_component_panel_is_refused_up_front_at_each_rules_boundary() {
+    let pages = repo("pages");
+    let ok = |panel: Value| {
+        let file = layout_with_component("component-ok", panel.clone(), &[]);
+        LayoutFile::load(&pages, &file, (1280, 720)).unwrap_or_else(|e| panic!("{panel}: {e}"));
+    };
+    ok(serde_json::json!({"module": "plan-picker.js", "tag": "plan-picker"}));
+    ok(serde_json::json!({"module": "./dir/../plan-picker.js", "tag": "plan-picker", "origin": "same",
+        "attributes": {"label": "Choose a plan", "data-x": ""}}));
+    LayoutFile::load(&pages, &repo("fixtures/apps/plan-picker.layout.json"), (1280, 720)).expect("the fixture");
+
+    // The shipped refusal: its line and column are the tag's value.
+    let fixture = "fixtures/apps/plan-picker-invalid-tag.layout.json";
+    let (line, col) = position_of(fixture, "\"Plan-picker\"");
+    let err = refused(
+        &["snapshot", "--layout-file", fixture, "--point", "panel-plans"],
+        &[&format!(
+            "{fixture}:{line}:{col}: invalid-tag: panel `plans`: tag `Plan-picker` is not a valid custom element name: it must start with a lowercase ASCII letter"
+        )],
+    );
+    assert_eq!(problem_lines(&err, fixture).len(), 1, "{err}");
+
+    let refused_panel = |name: &str, panel: Value, names: &[&str]| {
+        let file = layout_with_component(name, panel, &[]);
+        let file = file.to_str().unwrap().to_string();
+        let err = refused(&["snapshot", "--layout-file", &file, "--point", "panel-plans"], names);
+        assert_eq!(problem_lines(&err, &file).len(), 1, "{err}");
+    };
+    let module = "plan-picker.js";
+    for (tag, why) in [
+        ("planpicker", "it must contain a hyphen"),
+        ("plan-Picker", "it may not contain the uppercase letter `P`"),
+        ("font-face", "it is reserved by SVG and MathML"),
+        ("plan-a>b", "it may not contain U+003E"),
+    ] {
+        let says = format!("invalid-tag: panel `plans`: tag `{tag}` is not a valid custom element name: {why}");
+        refused_panel("component-tag", serde_json::json!({"module": module, "tag": tag}), &[&says]);
+    }
+    let tag = "plan-picker";
+    refused_panel(
+        "component-key",
+        serde_json::json!({"module": module, "tag": tag, "tags": "x"}),
+        &["unknown-key: `layout.panels.plans.tags` is not a known key; nearest known: `tag`"],
+    );
+    refused_panel(
+        "component-attr-name",
+        serde_json::json!({"module": module, "tag": tag, "attributes": {"Label": "x"}}),
+        &["invalid-attributes: panel `plans`: `Label` is not an attribute name a component may be given"],
+    );
+    refused_panel(
+        "component-attr-value",
+        serde_json::json!({"module": module, "tag": tag, "attributes": {"label": 7}}),
+        &["invalid-attributes: panel `plans`: attribute `label` must be a string, not number"],
+    );
+    refused_panel(
+        "component-dotdot",
+        serde_json::json!({"module": "../plan-picker.js", "tag": tag}),
+        &["src-outside: panel `plans`: module `../plan-picker.js` must be a file inside the layout file's folder"],
+    );
+    refused_panel(
+        "component-missing",
+        serde_json::json!({"module": "missing.js", "tag": tag}),
+        &["missing-src: panel `plans`: module `missing.js` does not exist"],
+    );
+    refused_panel(
+        "component-dir",
+        serde_json::json!({"module": "dir", "tag": tag}),
+        &["missing-src: panel `plans`: module `dir` is not a file"],
+    );
+    // A symbolic link inside the folder that leads outside it.
+    let file = layout_with_component("component-symlink", serde_json::json!({"module": "escape.js", "tag": tag}), &[]);
+    std::os::unix::fs::symlink(repo("fixtures/apps/signup/plan-picker.js"), file.parent().unwrap().join("escape.js"))
+        .unwrap();
+    refused(
+        &["snapshot", "--layout-file", file.to_str().unwrap(), "--point", "panel-plans"],
+        &["src-outside: panel `plans`: module `escape.js` leads to", "outside the layout file's folder"],
+    );
+    // A URL module nothing answers (a port bound by the OS, then let go).
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://localhost:{port}/plan-picker.js");
+    refused_panel(
+        "component-url",
+        serde_json::json!({"module": url, "tag": tag}),
+        &["unreachable-url", &format!("url {url} does not answer (")],
+    );
+}

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::cli_qa::cli;
+use super::cli_qa::{cli, layout_with_component};
 use attention_harness::attention::SegmentKind;
 use attention_harness::checks::snapshot_at;
 use attention_harness::oracle::ax_facts;
@@ -29,11 +29,22 @@ fn signup_options(engine: Engine, origin: Option<&str>) -> HostOptions {
     HostOptions::new(Layout::Managed, engine).declaration_in(decl.to_string(), folder)
 }
 
-/// The element `attr=value` of the application: Chromium's box model, AX role and name, and its own
+/// The element `attr=value` of the application in panel `signup`: Chromium's box model, AX role and name, and its own
 /// hit test at the box's centre must name it; the runtime's candidate there must agree, and its path
 /// must run Host > panel > page > artifact > (iframe | web-fragment) ... as `realms` says.
 async fn agrees_with_chromium(
     host: &attention_harness::Host,
+    attr: &str,
+    value: &str,
+    realms: &[SegmentKind],
+) -> anyhow::Result<()> {
+    agrees_with_chromium_in(host, "signup", attr, value, realms).await
+}
+
+/// [`agrees_with_chromium`] for the application mounted in panel `panel`.
+async fn agrees_with_chromium_in(
+    host: &attention_harness::Host,
+    panel: &str,
     attr: &str,
     value: &str,
     realms: &[SegmentKind],
@@ -89,7 +100,8 @@ async fn agrees_with_chromium(
         "[{attr}={value}]: path {kinds:?} does not run through {want:?} to the element"
     );
     anyhow::ensure!(
-        c.path[1].mount_id == "panel-signup" && c.path[3].artifact_id.as_deref() == Some("app-signup"),
+        c.path[1].mount_id == format!("panel-{panel}")
+            && c.path[3].artifact_id.as_deref() == Some(format!("app-{panel}").as_str()),
         "[{attr}={value}]: path {:?}",
         c.path
     );
@@ -519,4 +531,230 @@ fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_f
     assert!(err.contains("panel signup mounts an application by url"), "inspect: {err}");
     let file = layout_with_url("url-bad", "localhost:5173/");
     refused(&file, &[], &["invalid-url", "must be an absolute http: or https: URL"]);
+}
+
+/// The Host options for a layout file the CLI's checker accepts.
+fn checked_options(file: &Path, engine: Engine) -> HostOptions {
+    let checked = attention_harness::qa::LayoutFile::load(&repo("pages"), file, (1280, 720))
+        .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    HostOptions::new(Layout::Managed, engine).declaration_in(checked.json, checked.folder)
+}
+
+/// The worked example's `<plan-picker>` (a closed shadow root) mounted alone as a component panel
+/// (fixtures/apps/plan-picker.layout.json): from the module beside the layout file in the three
+/// mounts (cross-origin out-of-process iframe, same-origin iframe, Web Fragment) and from a module
+/// URL of a separate server (tests/app_server.rs). In each the runtime ran before the module (it
+/// sees into the closed shadow root), the `label` attribute reached the element (Chromium's AX name
+/// of the group), and the candidate at a plan button and at the group agrees with Chromium's box
+/// model, hit test and AX tree, with the path Host > panel > page > artifact > realm > web component
+/// > shadow root > element.
+#[test]
+fn a_component_from_an_es_module_agrees_with_chromium_inside_its_closed_shadow_root_in_every_mount() {
+    use SegmentKind::{Iframe, ShadowRoot, WebComponent, WebFragment};
+    let file = repo("fixtures/apps/plan-picker.layout.json");
+    let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
+    let by_url = layout_with_component(
+        "component-url",
+        serde_json::json!({"module": format!("{}plan-picker.js", server.url()), "tag": "plan-picker",
+            "attributes": {"label": "Choose a plan"}}),
+        &[],
+    );
+    let same = layout_with_component(
+        "component-same",
+        serde_json::json!({"module": "plan-picker.js", "tag": "plan-picker", "origin": "same",
+            "attributes": {"label": "Choose a plan"}}),
+        &[],
+    );
+    let cells: [(&Path, Engine, SegmentKind, bool); 5] = [
+        (&file, Engine::Iframe, Iframe, true),
+        (&same, Engine::Iframe, Iframe, false),
+        (&file, Engine::Fragment, WebFragment, false),
+        (&by_url, Engine::Iframe, Iframe, true),
+        (&by_url, Engine::Fragment, WebFragment, false),
+    ];
+    for (layout, engine, realm, oopif) in cells {
+        run_host_opts(checked_options(layout, engine), async |host| {
+            let cell = format!("{} {engine:?}", layout.display());
+            let children = host.frames().child_targets();
+            let out_of_process = children.iter().any(|c| c.url.contains("/qa-component/"));
+            anyhow::ensure!(out_of_process == oopif, "{cell}: out-of-process frames {children:?}");
+            let inside = [realm, WebComponent, ShadowRoot];
+            agrees_with_chromium_in(host, "plans", "class", "plan", &inside).await?;
+            // The attribute the layout file gave: Chromium's AX node of the group is named by it.
+            agrees_with_chromium_in(host, "plans", "aria-label", "Choose a plan", &inside).await?;
+            let group = host.frames().locate_attr("aria-label", "Choose a plan").await?;
+            let group = group.ok_or_else(|| anyhow::anyhow!("{cell}: no group named by the attribute"))?;
+            let ax = ax_facts(&group.session, group.backend_node_id).await?;
+            anyhow::ensure!(ax.role == "group" && ax.name == "Choose a plan", "{cell}: Chromium's AX node {ax:?}");
+            Ok(())
+        });
+    }
+}
+
+/// A scenario whose layout file mounts a component replays in both engines: the candidate under a
+/// point of the plan picker's closed shadow root and at its `css:` landmark is what the scenario
+/// expects (the group named by the layout file's attribute, the plan button).
+#[test]
+fn a_scenario_with_a_component_panel_replays_in_both_engines() {
+    let dir = repo("target/qa-apps-tests/component-scenario");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scenario = dir.join("component.json");
+    let steps = serde_json::json!({"layout_file": repo("fixtures/apps/plan-picker.layout.json"),
+        "engines": ["iframe", "fragment"], "steps": [
+        {"do": "open"},
+        {"do": "move", "at": "css:plan-picker"},
+        {"do": "expect", "top": {"role": "group", "name": "Choose a plan"}},
+        {"do": "move", "at": [248, 56]},
+        {"do": "expect", "top": {"role": "button", "name": "Basic plan"}}
+    ]});
+    std::fs::write(&scenario, steps.to_string()).unwrap();
+    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("in iframe: 5 steps") && stdout.contains("in fragment: 5 steps"), "{stdout}");
+}
+
+/// The checker's custom element name rule is Chromium's (the HTML standard's since whatwg/html#7991,
+/// wider than the older PCENChar production: `x-$` and `x-×` are valid): for names at each rule's
+/// boundary, `customElementNameProblem` (pages/host/declaration.js, run in the Host page) accepts
+/// exactly the names Chromium's `customElements.define` accepts.
+#[test]
+fn the_checkers_custom_element_name_rule_is_chromiums() {
+    run_host_opts(HostOptions::new(Layout::Managed, Engine::Iframe), async |host| {
+        let names = [
+            "plan-picker",
+            "Plan-picker",
+            "plan-Picker",
+            "planpicker",
+            "-plan",
+            "1-plan",
+            "\u{e9}-plan",
+            "a-",
+            "x-1",
+            "x-._",
+            "my-\u{e9}l\u{e9}ment",
+            "x-\u{d7}",
+            "x-$",
+            "x-\u{2000}",
+            "x-\u{10000}",
+            "x y-z",
+            "x-\t",
+            "x-\u{c}",
+            "x-a/b",
+            "x-a>b",
+            "x-\u{0}",
+            "font-face",
+            "font-faces",
+            "annotation-xml",
+            "color-profile",
+            "missing-glyph",
+        ];
+        let expr = format!(
+            "(async () => {{
+                const {{ customElementNameProblem }} = await import('/host/declaration.js');
+                return {names}.map((n) => {{
+                    let chromium = true;
+                    try {{ customElements.define(n, class extends HTMLElement {{}}); }}
+                    catch (e) {{ if (e.name !== 'SyntaxError') throw e; chromium = false; }}
+                    return [n, chromium, customElementNameProblem(n) === null];
+                }});
+            }})()",
+            names = serde_json::to_string(&names)?
+        );
+        let verdicts = host.eval(&expr).await?;
+        let disagree: Vec<&serde_json::Value> =
+            verdicts.as_array().ok_or_else(|| anyhow::anyhow!("{verdicts}"))?.iter().filter(|v| v[1] != v[2]).collect();
+        anyhow::ensure!(disagree.is_empty(), "[name, Chromium accepts, the checker accepts]: {disagree:?}");
+        let accepted = verdicts.as_array().unwrap().iter().filter(|v| v[1] == true).count();
+        anyhow::ensure!(accepted > 3 && accepted < names.len() - 3, "both verdicts are exercised: {verdicts}");
+        Ok(())
+    });
+}
+
+/// A component whose module does not define its tag, or does not load (it throws while evaluated),
+/// fails the open in both engines with the typed error naming the panel, the module and the tag,
+/// within seconds, not the ready deadline; the CLI prints it and exits 2. The same layout with the
+/// tag the module defines opens (the boundary).
+#[test]
+fn a_component_module_that_does_not_define_its_tag_or_does_not_load_fails_the_open_naming_them() {
+    use attention_harness::{ComponentFailure, HostError};
+    let undefined = layout_with_component(
+        "component-undefined",
+        serde_json::json!({"module": "plan-picker.js", "tag": "plan-pickr"}),
+        &[],
+    );
+    let broken = layout_with_component(
+        "component-broken",
+        serde_json::json!({"module": "broken.js", "tag": "plan-picker"}),
+        &[("broken.js", "import './plan-picker.js';\nthrow new Error('the module refuses');\n")],
+    );
+    let h = attention_harness::Harness::global();
+    for engine in [Engine::Iframe, Engine::Fragment] {
+        for (file, module, tag, want, says) in [
+            (
+                &undefined,
+                "plan-picker.js",
+                "plan-pickr",
+                ComponentFailure::Undefined,
+                "defines no custom element <plan-pickr>",
+            ),
+            (
+                &broken,
+                "broken.js",
+                "plan-picker",
+                ComponentFailure::LoadFailed,
+                "did not load: Error: the module refuses",
+            ),
+        ] {
+            let started = std::time::Instant::now();
+            let opened = h.block_on(h.open_with(checked_options(file, engine)));
+            let took = started.elapsed();
+            let err = match opened {
+                Ok(host) => {
+                    h.block_on(host.close());
+                    panic!("{engine:?} {module}: the Host opened")
+                }
+                Err(e) => e,
+            };
+            let shown = err.to_string();
+            match err {
+                attention_harness::HarnessError::Host(HostError::Component {
+                    panel,
+                    module: m,
+                    tag: t,
+                    reason,
+                    ..
+                }) => {
+                    assert_eq!(
+                        (panel.as_str(), m.as_str(), t.as_str(), reason),
+                        ("plans", module, tag, want),
+                        "{shown}"
+                    );
+                }
+                other => panic!("{engine:?} {module}: another error: {other}"),
+            }
+            assert!(
+                shown.starts_with(&format!("panel `plans`: component <{tag}> from module `{module}`: the module http"))
+                    && shown.contains(says),
+                "{engine:?}: {shown}"
+            );
+            assert!(took < Duration::from_secs(10), "{engine:?} {module}: took {took:?}: {shown}");
+        }
+    }
+    let (out, _) = cli(&["snapshot", "--layout-file", undefined.to_str().unwrap(), "--point", "panel-plans"]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("error: panel `plans`: component <plan-pickr> from module `plan-picker.js`: the module http")
+            && err.contains("loaded but defines no custom element <plan-pickr>"),
+        "{err}"
+    );
+    // The boundary: the tag the module defines opens.
+    let fine = layout_with_component(
+        "component-defined",
+        serde_json::json!({"module": "plan-picker.js", "tag": "plan-picker"}),
+        &[],
+    );
+    let (out, _) = cli(&["snapshot", "--layout-file", fine.to_str().unwrap(), "--point", "panel-plans"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
 }

@@ -32,12 +32,40 @@ pub enum HostError {
     /// A `css:` landmark that cannot be resolved (`crate::css_landmark`).
     #[error("landmark \u{201c}{landmark}\u{201d}: {problem}")]
     CssLandmark { landmark: String, problem: CssProblem },
+    /// A layout file's component panel did not mount: its module did not load, defines no such
+    /// custom element, or creating it threw (the Host's `component-failed` report, host.js).
+    #[error("{message}")]
+    Component { panel: String, module: String, tag: String, reason: ComponentFailure, message: String },
     #[error("the runtime returned an unexpected value for {what}: {detail}")]
     Unexpected { what: String, detail: String },
     /// What the runtime returned is not the strict typed model (`crate::attention`): a member the
     /// model does not know, a missing one, or a wrong type.
     #[error("{what} is not a strict {model}: {source}")]
     Model { what: String, model: &'static str, source: crate::attention::ParseError },
+}
+
+/// Why a component panel did not mount (the `state` its generated document reported,
+/// harness/src/server/qa_component.rs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComponentFailure {
+    /// The module did not load or threw while it was evaluated.
+    LoadFailed,
+    /// The module loaded but `customElements.get(tag)` is undefined after it ran.
+    Undefined,
+    /// Creating the element or setting its attributes threw.
+    CreateFailed,
+}
+
+impl ComponentFailure {
+    /// The state the generated document reports, as a failure (`None` for any other).
+    pub fn from_state(state: &str) -> Option<ComponentFailure> {
+        match state {
+            "load-failed" => Some(ComponentFailure::LoadFailed),
+            "undefined" => Some(ComponentFailure::Undefined),
+            "create-failed" => Some(ComponentFailure::CreateFailed),
+            _ => None,
+        }
+    }
 }
 
 /// Why a `css:` landmark names no element (`crate::css_landmark`).

@@ -33,7 +33,7 @@ use crate::attention::{Envelope, Focus, Reported, Snapshot};
 use crate::cdp::EvalError;
 use crate::cdp::{Cdp, CdpError, Session};
 use crate::frames::short;
-pub use crate::frames::{ChildTarget, CssProblem, Frame, FrameSessions, HostError};
+pub use crate::frames::{ChildTarget, ComponentFailure, CssProblem, Frame, FrameSessions, HostError};
 
 mod injection;
 mod inspect;
@@ -280,6 +280,8 @@ impl Host {
             window.__harnessOpen = { step: 'the reference Host mounting its apps (__host.ready)' };
             if (window.__host) {
                 const m = await window.__host.ready;
+                const failed = m && m.ok === false && m.errors.find((e) => e.kind === 'component-failed');
+                if (failed) return { component_failed: failed };
                 if (m && m.ok === false) throw new Error('the Host reported errors: ' + JSON.stringify(m.errors));
                 mounted = true;
             }
@@ -292,6 +294,7 @@ impl Host {
         })()";
         let deadline = self.options.ready_deadline();
         match self.page.eval_in(expr, None, deadline).await {
+            Ok(v) if v.get("component_failed").is_some() => Err(component_failed(&v["component_failed"])),
             Ok(v) => Ok(v),
             Err(EvalError::Cdp(CdpError::Timeout { .. })) => Err(HostError::Timeout {
                 what: format!("wippyAttention.ready() in the Host document; {}", self.open_pending().await),
@@ -451,6 +454,21 @@ impl Host {
     pub async fn close(self) {
         self.watcher.abort();
         let _ = dispose_context(&self.frames.cdp, &self.context_id).await;
+    }
+}
+
+/// The Host's `component-failed` report (host.js) as the typed error.
+fn component_failed(e: &Value) -> HostError {
+    let text = |k: &str| e[k].as_str().unwrap_or_default().to_string();
+    match ComponentFailure::from_state(e["reason"].as_str().unwrap_or_default()) {
+        Some(reason) => HostError::Component {
+            panel: text("panelId"),
+            module: text("module"),
+            tag: text("tag"),
+            reason,
+            message: text("message"),
+        },
+        None => HostError::Unexpected { what: "the Host's component report".into(), detail: e.to_string() },
     }
 }
 

@@ -29,4 +29,6 @@ pub mod trace;
 
 pub use frames::FrameSessions;
 pub use harness::{run_document, run_host, run_host_opts, run_shared_host, Harness, HarnessError};
-pub use host::{Corpus, Declaration, Engine, Extra, Frame, Geometry, Host, HostError, HostOptions, Layout, Mount};
+pub use host::{
+    ComponentFailure, Corpus, Declaration, Engine, Extra, Frame, Geometry, Host, HostError, HostOptions, Layout, Mount,
+};

@@ -5,7 +5,8 @@
 // before any browser opens. Strict: an unknown key is refused with its path and the nearest known
 // key, a key given twice is refused, and fixed sizes that cannot fit the viewport are refused naming
 // the panels and their sizes. A page panel may name QA's own application: a file or folder beside the
-// layout file (`src`) or a URL served elsewhere (`url`).
+// layout file (`src`) or a URL served elsewhere (`url`); a component panel mounts a web component
+// from an ES module (`module`, a file beside the layout file or a URL) as `<tag attributes...>`.
 
 import { JsonSyntaxError, parseJsonSource } from './json-source.js';
 
@@ -25,21 +26,25 @@ export const KEYS = {
   split: ['direction', 'children', 'size'],
   builtin: ['kind', 'id'],
   page: ['kind', 'id', 'src', 'url', 'origin'],
+  component: ['kind', 'module', 'tag', 'attributes', 'origin'],
 };
+
+/** The panel kinds a declaration may name. */
+export const PANEL_KINDS = ['builtin', 'page', 'component'];
 
 /** How an application page (`src`) is mounted in engine iframe: cross-origin (default) or same-origin. */
 export const ORIGINS = ['cross', 'same'];
 
 /**
- * Where a page panel's `src` leads, relative to the layout file's folder: `null` for a path that
- * leaves that folder (absolute, a URL, `..` above it, a backslash), else the normalized relative path
- * (`app/`, `app/page.html`). A folder (no `.html` at the end) is served with its `index.html`.
+ * `path` relative to the layout file's folder as the normalized parts it names: `null` for a path
+ * that leaves that folder (absolute, a URL, `..` above it, a backslash).
  */
-export function normalizeSrc(src) {
-  if (typeof src !== 'string' || src === '' || src.includes('\\') || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(src)) return null;
-  if (src.startsWith('/')) return null;
+function insideParts(path) {
+  if (typeof path !== 'string' || path === '' || path.includes('\\') || /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(path))
+    return null;
+  if (path.startsWith('/')) return null;
   const parts = [];
-  for (const part of src.split('/')) {
+  for (const part of path.split('/')) {
     if (part === '' || part === '.') continue;
     if (part === '..') {
       if (parts.length === 0) return null;
@@ -48,9 +53,70 @@ export function normalizeSrc(src) {
       parts.push(part);
     }
   }
+  return parts;
+}
+
+/**
+ * Where a page panel's `src` leads, relative to the layout file's folder: `null` for a path that
+ * leaves that folder (absolute, a URL, `..` above it, a backslash), else the normalized relative path
+ * (`app/`, `app/page.html`). A folder (no `.html` at the end) is served with its `index.html`.
+ */
+export function normalizeSrc(src) {
+  const parts = insideParts(src);
+  if (parts === null) return null;
   const path = parts.join('/');
   return /\.html?$/i.test(path) ? path : path === '' ? '' : `${path}/`;
 }
+
+/**
+ * Where a component panel's `module` file leads, relative to the layout file's folder: the
+ * normalized relative path (`app/picker.js`), or `null` for a path that leaves the folder or names
+ * no file in it (empty, `.`, ending in `/`). A URL module is [`pageUrl`]'s.
+ */
+export function normalizeModule(module) {
+  const parts = insideParts(module);
+  if (parts === null || parts.length === 0 || module.endsWith('/')) return null;
+  return parts.join('/');
+}
+
+/**
+ * Whether `name` is a valid custom element name, as the HTML standard defines it since
+ * whatwg/html#7991 (what Chromium's `customElements.define` enforces): an ASCII lowercase letter
+ * first, no ASCII uppercase letter, a hyphen somewhere, none of ASCII whitespace, NUL, `/` and `>`
+ * (a valid element local name), and none of the names SVG and MathML reserved. Returns null when
+ * valid, else why not.
+ */
+export function customElementNameProblem(name) {
+  if (typeof name !== 'string' || name === '') return 'must be a non-empty string';
+  if (!/^[a-z]/.test(name)) return 'must start with a lowercase ASCII letter';
+  const upper = /[A-Z]/.exec(name);
+  if (upper) return `may not contain the uppercase letter \`${upper[0]}\``;
+  if (!name.includes('-')) return 'must contain a hyphen';
+  const bad = /[\t\n\f\r \0/>]/.exec(name);
+  if (bad)
+    return `may not contain U+${bad[0].codePointAt(0).toString(16).toUpperCase().padStart(4, '0')} (whitespace, NUL, / or >)`;
+  if (RESERVED_ELEMENT_NAMES.includes(name)) return 'is reserved by SVG and MathML';
+  return null;
+}
+
+/** The hyphenated names SVG and MathML already use, which no custom element may take. */
+export const RESERVED_ELEMENT_NAMES = [
+  'annotation-xml',
+  'color-profile',
+  'font-face',
+  'font-face-src',
+  'font-face-uri',
+  'font-face-format',
+  'font-face-name',
+  'missing-glyph',
+];
+
+/**
+ * An attribute name a component panel may set: lowercase (an HTML document's `setAttribute`
+ * lowercases names, so `Label` and `label` would be one attribute), an XML name start (`a`-`z`,
+ * `_`, `:`) then `a`-`z`, `0`-`9`, `-`, `_`, `.`, `:`.
+ */
+export const ATTRIBUTE_NAME = /^[a-z_:][a-z0-9_.:-]*$/;
 
 /**
  * A page panel's `url` (an application served elsewhere, a dev server) as a URL object: only an
@@ -99,10 +165,11 @@ export function showPath(path) {
  * Kinds: invalid-declaration, unknown-key, missing-layout, invalid-direction, invalid-children,
  * invalid-size, invalid-main, unknown-panel, duplicate-panel, multiple-main, missing-main,
  * invalid-panel, unknown-builtin, unknown-page, duplicate-page, src-outside, invalid-origin, invalid-url,
- * does-not-fit.
+ * invalid-module, invalid-tag, invalid-attributes, does-not-fit.
  * A page panel is a reference page (`{kind: 'page', id}`), the application's own file or folder
  * beside the layout file (`{kind: 'page', src, origin?}`) or an application served elsewhere
- * (`{kind: 'page', url}`, http or https).
+ * (`{kind: 'page', url}`, http or https). A component panel mounts `<tag>` from an ES module
+ * (`{kind: 'component', module, tag, attributes?, origin?}`, [`checkComponent`]).
  * With `viewport` (`{width, height}`, CSS px) the fixed sizes of every layout must fit it.
  */
 export function validateDeclaration(decl, layoutName = 'default', { viewport } = {}) {
@@ -135,17 +202,19 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
   const pagesUsed = new Map();
   for (const [panelId, panel] of Object.entries(panels)) {
     const at = ['layout', 'panels', panelId];
-    if (!isObj(panel) || !['builtin', 'page'].includes(panel.kind)) {
+    if (!isObj(panel) || !PANEL_KINDS.includes(panel.kind)) {
       err(
         'invalid-panel',
         isObj(panel) ? [...at, 'kind'] : at,
-        `panel \`${panelId}\`: kind must be \`builtin\` or \`page\`, not \`${isObj(panel) ? panel.kind : panel}\``,
+        `panel \`${panelId}\`: kind must be \`builtin\`, \`page\` or \`component\`, not \`${isObj(panel) ? panel.kind : panel}\``,
         panelId,
       );
       continue;
     }
     onlyKeys(panel, at, KEYS[panel.kind]);
-    if (panel.kind === 'builtin') {
+    if (panel.kind === 'component') {
+      checkComponent(panelId, panel, at, err);
+    } else if (panel.kind === 'builtin') {
       if (!BUILTIN_IDS.includes(panel.id))
         err(
           'unknown-builtin',
@@ -183,13 +252,7 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
           `panel \`${panelId}\`: src \`${panel.src}\` must be a path inside the layout file's folder`,
           panelId,
         );
-      if (panel.origin !== undefined && !ORIGINS.includes(panel.origin))
-        err(
-          'invalid-origin',
-          [...at, 'origin'],
-          `panel \`${panelId}\`: origin must be one of ${ORIGINS.join(', ')}, not \`${panel.origin}\``,
-          panelId,
-        );
+      checkOrigin(panelId, panel, at, err);
     } else if (panel.origin !== undefined) {
       err('invalid-origin', [...at, 'origin'], `panel \`${panelId}\`: origin applies only to a \`src\` page`, panelId);
     } else if (!PAGE_IDS.includes(panel.id))
@@ -218,6 +281,76 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
     if (viewport && errors.length === before) checkFit(root, ['layout', 'layouts', name], viewport, err);
   }
   return errors;
+}
+
+/**
+ * A component panel (`{kind: 'component', module, tag, attributes?, origin?}`): `module` a file
+ * inside the layout file's folder or an absolute http(s) URL, `tag` a valid custom element name,
+ * `attributes` an object of string values with lowercase attribute names, `origin` as a `src` page's.
+ */
+function checkComponent(panelId, panel, at, err) {
+  if (typeof panel.module !== 'string' || panel.module === '')
+    err(
+      'invalid-module',
+      panel.module === undefined ? at : [...at, 'module'],
+      `panel \`${panelId}\`: a component names its ES module (\`module\`: a path beside the layout file or an http(s) URL)`,
+      panelId,
+    );
+  else if (
+    /^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(panel.module)
+      ? pageUrl(panel.module) === null
+      : normalizeModule(panel.module) === null
+  )
+    err(
+      'src-outside',
+      [...at, 'module'],
+      `panel \`${panelId}\`: module \`${panel.module}\` must be a file inside the layout file's folder or an absolute http: or https: URL without credentials`,
+      panelId,
+    );
+  const why = customElementNameProblem(panel.tag);
+  if (why !== null)
+    err(
+      'invalid-tag',
+      panel.tag === undefined ? at : [...at, 'tag'],
+      panel.tag === undefined
+        ? `panel \`${panelId}\`: a component names the custom element it mounts (\`tag\`)`
+        : `panel \`${panelId}\`: tag \`${panel.tag}\` is not a valid custom element name: it ${why}`,
+      panelId,
+    );
+  if (panel.attributes !== undefined) {
+    const attrs = panel.attributes;
+    if (attrs === null || typeof attrs !== 'object' || Array.isArray(attrs))
+      err('invalid-attributes', [...at, 'attributes'], `panel \`${panelId}\`: attributes must be an object`, panelId);
+    else
+      for (const [name, value] of Object.entries(attrs)) {
+        if (!ATTRIBUTE_NAME.test(name))
+          err(
+            'invalid-attributes',
+            [...at, 'attributes', name],
+            `panel \`${panelId}\`: \`${name}\` is not an attribute name a component may be given (lowercase: a-z, _ or : first, then a-z, 0-9, -, _, ., :)`,
+            panelId,
+          );
+        else if (typeof value !== 'string')
+          err(
+            'invalid-attributes',
+            [...at, 'attributes', name],
+            `panel \`${panelId}\`: attribute \`${name}\` must be a string, not ${value === null ? 'null' : typeof value}`,
+            panelId,
+          );
+      }
+  }
+  checkOrigin(panelId, panel, at, err);
+}
+
+/** How a `src` page or a component is mounted with engine iframe (`origin`): one of [`ORIGINS`]. */
+function checkOrigin(panelId, panel, at, err) {
+  if (panel.origin !== undefined && !ORIGINS.includes(panel.origin))
+    err(
+      'invalid-origin',
+      [...at, 'origin'],
+      `panel \`${panelId}\`: origin must be one of ${ORIGINS.join(', ')}, not \`${panel.origin}\``,
+      panelId,
+    );
 }
 
 /** One layout tree: directions, children, sizes, placed panels, exactly one `main`. */
@@ -369,7 +502,7 @@ function checkFit(root, rootPath, viewport, err) {
  * given twice is a `duplicate-key`), then [`validateDeclaration`]. Every problem carries the `line`
  * and `column` it is at. Returns `{declaration, problems}` (`declaration` null when not JSON).
  */
-export function checkDeclarationText(text, { viewport, layoutName = 'default', checkSrc, checkUrl } = {}) {
+export function checkDeclarationText(text, { viewport, layoutName = 'default', checkSrc, checkUrl, checkModule } = {}) {
   let source;
   try {
     source = parseJsonSource(text);
@@ -389,8 +522,9 @@ export function checkDeclarationText(text, { viewport, layoutName = 'default', c
   const rules = validateDeclaration(source.value, layoutName, { viewport });
   // What only the side holding the files can check (the CLI, `checkSrc`): does each `src` lead to a
   // page inside the layout file's folder. `checkSrc(src)` returns null or `{kind, message}`.
-  // Likewise `checkUrl(url)`: does each `url` page answer (the CLI asks before a browser starts).
-  if ((checkSrc || checkUrl) && rules.length === 0) {
+  // Likewise `checkUrl(url)`: does each `url` page and URL module answer (the CLI asks before a
+  // browser starts), and `checkModule(path, raw)`: is each module path a file inside the folder.
+  if ((checkSrc || checkUrl || checkModule) && rules.length === 0) {
     const side = (panelId, key, bad) =>
       bad &&
       rules.push({
@@ -400,6 +534,11 @@ export function checkDeclarationText(text, { viewport, layoutName = 'default', c
         path: ['layout', 'panels', panelId, key],
       });
     for (const [panelId, panel] of Object.entries(source.value.layout.panels)) {
+      if (panel.kind === 'component') {
+        const path = normalizeModule(panel.module);
+        if (path === null && checkUrl) side(panelId, 'module', checkUrl(panel.module));
+        if (path !== null && checkModule) side(panelId, 'module', checkModule(path, panel.module));
+      }
       if (panel.kind !== 'page') continue;
       if (panel.url !== undefined && checkUrl) side(panelId, 'url', checkUrl(panel.url));
       if (panel.src !== undefined && checkSrc) side(panelId, 'src', checkSrc(normalizeSrc(panel.src), panel.src));

@@ -450,11 +450,13 @@ function createMount(artifactId) {
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
   } else if (spec.qa && state.engine === 'fragment') {
     el = h('web-fragment', { 'fragment-id': artifactId, src: `/fragments/${spec.qa}`, 'data-wippy-mount-id': mountId });
-    loaded = fragmentContent(el);
+    loaded = spec.component ? componentReport(artifactId, spec.component) : fragmentContent(el);
   } else if (spec.qa) {
     const origin = spec.sameOrigin ? location.origin : state.childOrigin;
     el = h('iframe', { title: spec.label, src: `${origin}/${spec.qa}`, 'data-wippy-mount-id': mountId });
-    loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
+    loaded = spec.component
+      ? componentReport(artifactId, spec.component)
+      : new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
   } else if (spec.blankNav) {
     el = h('iframe', { title: spec.label, 'data-wippy-mount-id': mountId, 'data-landmark': `${artifactId}-frame` });
     loaded = blankThenNavigate(el, `${location.origin}/apps/${spec.app}.html`);
@@ -592,6 +594,44 @@ document.addEventListener('wippy-app-ready', (e) => {
     state.pending.delete(id);
     resolve();
   }
+});
+
+/**
+ * A component panel's mount has loaded when its generated document (harness
+ * server/qa_component.rs) reports how it went: `defined` once `<tag>` is in it; anything else is a
+ * `component-failed` error naming the panel, the module and the tag, and the Host's summary is not
+ * ok (the harness ends the open with it, not with a timeout). Only the mount's own window is heard:
+ * its iframe's, or in engine fragment its realm iframe's (`wf:<fragment id>`).
+ */
+function componentReport(artifactId, component) {
+  return new Promise((resolve) => state.pending.set(`component:${artifactId}`, { component, resolve }));
+}
+
+window.addEventListener('message', (e) => {
+  const report = e.data && typeof e.data === 'object' ? e.data['wippy-qa-component'] : null;
+  if (!report || typeof report !== 'object') return;
+  const mount = state.mounts.find((m) => {
+    const win =
+      m.element.localName === 'iframe'
+        ? m.element.contentWindow
+        : document.querySelector(`iframe[name="wf:${CSS.escape(m.artifactId)}"]`)?.contentWindow;
+    return win === e.source;
+  });
+  const waiting = mount && state.pending.get(`component:${mount.artifactId}`);
+  if (!waiting) return;
+  state.pending.delete(`component:${mount.artifactId}`);
+  const { panelId, module, tag } = waiting.component;
+  if (report.state !== 'defined') {
+    reportError({
+      kind: 'component-failed',
+      panelId,
+      module,
+      tag,
+      reason: String(report.state),
+      message: `panel \`${panelId}\`: component <${tag}> from module \`${module}\`: ${String(report.detail)}`,
+    });
+  }
+  waiting.resolve();
 });
 
 // Test-only hook for the misbehaving peers (apps/peer-fake.js): an extra declared with `testHooks` may
@@ -862,9 +902,10 @@ function renderManagedNode(node, panels) {
 }
 
 function renderPanel(panelId, panel, style) {
-  const app = panel.kind === 'page' && (panel.src !== undefined || panel.url !== undefined);
+  const app =
+    panel.kind === 'component' || (panel.kind === 'page' && (panel.src !== undefined || panel.url !== undefined));
   const kindClass =
-    panel.kind === 'page'
+    panel.kind === 'page' || panel.kind === 'component'
       ? panel.id === 'home' || app
         ? 'page-region'
         : 'tools-region'
@@ -907,18 +948,26 @@ function renderPanel(panelId, panel, style) {
 }
 
 /**
- * QA's own application page (`{kind: 'page', src, origin?}` or `{kind: 'page', url}`): one artifact
+ * QA's own application page (`{kind: 'page', src, origin?}` or `{kind: 'page', url}`) or component
+ * (`{kind: 'component', module, tag, attributes?, origin?}`, a document the harness generates at
+ * `/qa-component/<layout name>/?panel=<id>` that creates `<tag>` from the module): one artifact
  * filling the panel under its title, mounted as Wippy mounts a page: engine iframe a cross-origin
  * (out-of-process) iframe of the Child site, or a same-origin one with `origin: 'same'`; engine
  * fragment a Web Fragment through the gateway. The harness serves the layout file's folder at
  * `/qa/<layout name>/`. A `url` page is an iframe of that URL (its own origin) in either engine.
  */
 function renderAppPage(panelId, panel) {
+  const layout = encodeURIComponent(state.layoutName);
   const path =
-    panel.src === undefined ? undefined : `qa/${encodeURIComponent(state.layoutName)}/${normalizeSrc(panel.src)}`;
+    panel.kind === 'component'
+      ? `qa-component/${layout}/?panel=${encodeURIComponent(panelId)}`
+      : panel.src === undefined
+        ? undefined
+        : `qa/${layout}/${normalizeSrc(panel.src)}`;
   const artifactId = `app-${panelId}`;
   ARTIFACTS[artifactId] = {
     qa: path,
+    component: panel.kind === 'component' ? { panelId, module: panel.module, tag: panel.tag } : undefined,
     url: panel.url,
     sameOrigin: panel.origin === 'same',
     label: panelId,
@@ -994,7 +1043,9 @@ function summary() {
   return {
     layout: state.layout,
     engine: state.engine,
-    ok: !document.documentElement.hasAttribute('data-host-rejected'),
+    ok:
+      !document.documentElement.hasAttribute('data-host-rejected') &&
+      !state.errors.some((e) => e.kind === 'component-failed'),
     errors: state.errors.slice(),
     mounts: state.mounts.map(({ artifactId, mountId, engine }) => ({ artifactId, mountId, engine })),
   };

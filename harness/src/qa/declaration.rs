@@ -72,7 +72,8 @@ pub const URL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 /// the file's name as shown, the viewport's width and height in CSS px.
 /// A page's `url` must answer (HTTP, any status below 400, within [`URL_TIMEOUT`]).
 /// A page's `src` is checked on disk here too: it must exist, be an HTML file or a folder with an
-/// `index.html`, and lead (symbolic links followed) to a place inside the layout file's folder.
+/// `index.html`, and lead (symbolic links followed) to a place inside the layout file's folder; a
+/// component's `module` path must be a file there; a component's URL module must answer as a `url`.
 const VALIDATE: &str = r#"
 const fs = await import('node:fs');
 const url = await import('node:url');
@@ -98,25 +99,35 @@ const checkSrc = (rel, raw) => {
   }
   return null;
 };
-// A `url` page must answer over HTTP (any status below 400) within URL_TIMEOUT_MS, asked here once.
+// A component's `module` path must be a file, found (symbolic links followed) inside the folder.
+const checkModule = (rel, raw) => {
+  const target = path.join(folder, rel);
+  const found = real(target);
+  if (found === null) return { kind: 'missing-src', message: `module \`${raw}\` does not exist (${target})` };
+  if (!inside(found)) return { kind: 'src-outside', message: `module \`${raw}\` leads to ${found}, outside the layout file's folder ${folder}` };
+  if (!fs.statSync(found).isFile()) return { kind: 'missing-src', message: `module \`${raw}\` is not a file` };
+  return null;
+};
+// A `url` page (and a component's URL module) must answer over HTTP (any status below 400) within URL_TIMEOUT_MS, asked here once.
 const text = fs.readFileSync(0, 'utf8');
 const answers = new Map();
 const first = checkDeclarationText(text, { viewport });
 if (first.problems.length === 0) {
   for (const panel of Object.values(first.declaration.layout.panels)) {
-    if (panel.kind !== 'page' || typeof panel.url !== 'string' || answers.has(panel.url)) continue;
+    const asked = panel.kind === 'page' ? panel.url : panel.kind === 'component' && /^https?:/i.test(panel.module) ? panel.module : undefined;
+    if (typeof asked !== 'string' || answers.has(asked)) continue;
     try {
-      const r = await fetch(panel.url, { signal: AbortSignal.timeout(URL_TIMEOUT_MS), redirect: 'follow' });
+      const r = await fetch(asked, { signal: AbortSignal.timeout(URL_TIMEOUT_MS), redirect: 'follow' });
       await r.body?.cancel();
-      answers.set(panel.url, r.status < 400 ? null : { kind: 'unreachable-url', message: `url ${panel.url} answers HTTP ${r.status}` });
+      answers.set(asked, r.status < 400 ? null : { kind: 'unreachable-url', message: `url ${asked} answers HTTP ${r.status}` });
     } catch (e) {
       const why = e.name === 'TimeoutError' ? `no answer within ${URL_TIMEOUT_MS} ms` : (e.cause?.message ?? e.message);
-      answers.set(panel.url, { kind: 'unreachable-url', message: `url ${panel.url} does not answer (${why})` });
+      answers.set(asked, { kind: 'unreachable-url', message: `url ${asked} does not answer (${why})` });
     }
   }
 }
 const checkUrl = (u) => answers.get(u) ?? null;
-const { problems } = checkDeclarationText(text, { viewport, checkSrc, checkUrl });
+const { problems } = checkDeclarationText(text, { viewport, checkSrc, checkUrl, checkModule });
 // Exit when written: a kept-alive connection of fetch would otherwise hold the process open.
 process.stdout.write(JSON.stringify(problems.map((p) => ({ ...p, shown: formatProblem(file, p) }))), () => process.exit(0));
 "#;

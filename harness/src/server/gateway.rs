@@ -3,7 +3,9 @@
 //! (`Sec-Fetch-Dest: iframe`) with the reframed stub, and the client's content fetch (with
 //! `X-Web-Fragment-Id`) with `pages/apps/<app>.html` renamed to `wf-*`. The stub gets the runtime,
 //! playing Wippy's `proxy-fragment.js`; the content does not (its scripts run in that realm).
-//! `/fragments/qa/<layout name>/<path>` does the same for QA's application pages (server/qa_apps.rs).
+//! `/fragments/qa/<layout name>/<path>` does the same for QA's application pages (server/qa_apps.rs),
+//! `/fragments/qa-component/<layout name>/?panel=<id>` for a component panel's document
+//! (server/qa_component.rs).
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -21,6 +23,18 @@ pub async fn respond(shared: &Shared, site: Site, rest: &str, query: Option<&str
     }
     let dest = headers.get("sec-fetch-dest").and_then(|v| v.to_str().ok()).unwrap_or("");
     let fragment_id = headers.get("x-web-fragment-id").is_some();
+    if app == "qa-component" {
+        // A component panel's generated document (server/qa_component.rs): the stub for the realm
+        // iframe, the document for the content fetch and for a plain navigation (with the runtime).
+        if dest == "iframe" && !fragment_id {
+            return ok("text/html; charset=utf-8", inject_runtime(STUB, Inject::Runtime).into_bytes());
+        }
+        return match super::qa_component::document(shared, sub, query) {
+            Ok(doc) if fragment_id => ok("text/html; charset=utf-8", prefix_html_head_body(&doc).into_bytes()),
+            Ok(doc) => ok("text/html; charset=utf-8", inject_runtime(&doc, Inject::Runtime).into_bytes()),
+            Err((code, why)) => status(code, why),
+        };
+    }
     if app == "qa" {
         // QA's application pages, `/fragments/qa/<layout name>/<path>` (server/qa_apps.rs): the
         // stub for the realm iframe, the page renamed for the content fetch, any other file as it is.

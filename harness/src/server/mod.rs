@@ -11,6 +11,7 @@
 mod gateway;
 mod html;
 mod qa_apps;
+mod qa_component;
 pub mod runtime_bundle;
 pub mod session;
 
@@ -262,6 +263,12 @@ async fn respond(shared: &Shared, site: Site, path: &str, query: Option<&str>, h
     }
     if let Some(rest) = path.strip_prefix("/qa/") {
         return qa_apps::respond(shared, rest).await;
+    }
+    if let Some(rest) = path.strip_prefix("/qa-component/") {
+        return match qa_component::document(shared, rest, query) {
+            Ok(doc) => ok("text/html; charset=utf-8", html::inject_runtime(&doc, html::Inject::Runtime).into_bytes()),
+            Err((code, why)) => status(code, why),
+        };
     }
     if let Some(rest) = path.strip_prefix("/fragments/") {
         return gateway::respond(shared, site, rest, query, headers).await;

@@ -247,3 +247,142 @@ test('a url page is an absolute http(s) URL without credentials, alone, and must
   assert.equal(formatProblem('f.json', r.problems[0]).startsWith(`f.json:${r.problems[0].line}:`), true);
   assert.ok(r.problems[0].line > 1);
 });
+
+test('a component panel names a module inside the folder or by URL, a valid custom element name and string attributes', () => {
+  const panels = (plans) => ({
+    nav: { kind: 'builtin', id: '@HOST/nav-sidebar' },
+    plans: { kind: 'component', ...plans },
+  });
+  const children = [
+    { panel: 'nav', size: '200px' },
+    { panel: 'plans', size: '1fr', main: true },
+  ];
+  const check = (plans, opts) => checkDeclarationText(decl(children, panels(plans)), { viewport: VIEW, ...opts });
+  const ok = { module: 'signup/plan-picker.js', tag: 'plan-picker' };
+  assert.deepEqual(check(ok).problems, []);
+  assert.deepEqual(
+    check({ ...ok, attributes: { label: 'Choose a plan', 'aria-describedby': 'x', 'data-x.y_z:w': '' } }).problems,
+    [],
+  );
+  assert.deepEqual(check({ ...ok, origin: 'same' }).problems, []);
+  assert.deepEqual(check({ ...ok, module: 'https://cdn.example/picker.js' }).problems, []);
+  assert.deepEqual(check({ ...ok, module: './a/../picker.mjs' }).problems, []);
+
+  // The tag, at the boundary of each rule of a valid custom element name (the HTML standard's since
+  // whatwg/html#7991, Chromium's; tests/qa_apps.rs holds the checker to Chromium's define).
+  for (const good of [
+    'plan-picker',
+    'a-',
+    'x-1',
+    'my-élément',
+    'x-×',
+    'x-$',
+    'x-\u2000',
+    'x-\u{10000}',
+    'font-faces',
+    'annotation-xml2',
+  ]) {
+    assert.deepEqual(check({ ...ok, tag: good }).problems, [], good);
+  }
+  for (const [bad, why] of [
+    ['Plan-picker', 'must start with a lowercase ASCII letter'],
+    ['plan-Picker', 'may not contain the uppercase letter `P`'],
+    ['planpicker', 'must contain a hyphen'],
+    ['-plan', 'must start with a lowercase ASCII letter'],
+    ['1-plan', 'must start with a lowercase ASCII letter'],
+    ['é-plan', 'must start with a lowercase ASCII letter'],
+    ['plan picker-x', 'may not contain U+0020 (whitespace, NUL, / or >)'],
+    ['plan-\tx', 'may not contain U+0009 (whitespace, NUL, / or >)'],
+    ['plan-a/b', 'may not contain U+002F (whitespace, NUL, / or >)'],
+    ['plan-a>b', 'may not contain U+003E (whitespace, NUL, / or >)'],
+    ['plan-\0', 'may not contain U+0000 (whitespace, NUL, / or >)'],
+    ['font-face', 'is reserved by SVG and MathML'],
+    ['annotation-xml', 'is reserved by SVG and MathML'],
+    ['missing-glyph', 'is reserved by SVG and MathML'],
+    ['', 'must be a non-empty string'],
+    [7, 'must be a non-empty string'],
+  ]) {
+    const r = check({ ...ok, tag: bad });
+    assert.deepEqual(kinds(r), ['invalid-tag'], `${bad}`);
+    assert.equal(
+      r.problems[0].message,
+      `panel \`plans\`: tag \`${bad}\` is not a valid custom element name: it ${why}`,
+    );
+  }
+  assert.deepEqual(kinds(check({ module: ok.module })), ['invalid-tag']);
+
+  // The module: inside the folder, a file, or an absolute http(s) URL.
+  for (const bad of [
+    '../picker.js',
+    '/etc/picker.js',
+    'a/../../picker.js',
+    'file:///picker.js',
+    'ftp://x/p.js',
+    'http://u:p@x/p.js',
+    'a\\b.js',
+    'app/',
+    '.',
+  ]) {
+    const r = check({ ...ok, module: bad });
+    assert.deepEqual(kinds(r), ['src-outside'], bad);
+    assert.match(
+      r.problems[0].message,
+      /must be a file inside the layout file's folder or an absolute http: or https: URL/,
+    );
+  }
+  assert.deepEqual(kinds(check({ tag: ok.tag })), ['invalid-module']);
+  assert.deepEqual(kinds(check({ ...ok, module: 3 })), ['invalid-module']);
+
+  // Attributes: an object of strings with lowercase attribute names.
+  for (const [attributes, where] of [
+    [['label'], 'attributes'],
+    ['label', 'attributes'],
+    [{ Label: 'x' }, 'Label'],
+    [{ 'a b': 'x' }, 'a b'],
+    [{ '1a': 'x' }, '1a'],
+    [{ '-a': 'x' }, '-a'],
+    [{ 'a"': 'x' }, 'a"'],
+    [{ '': 'x' }, '""'],
+    [{ label: 7 }, 'label'],
+    [{ label: null }, 'label'],
+    [{ label: true }, 'label'],
+  ]) {
+    const r = check({ ...ok, attributes });
+    assert.deepEqual(kinds(r), ['invalid-attributes'], JSON.stringify(attributes));
+    assert.ok(r.problems[0].line > 1, where);
+  }
+  assert.equal(
+    check({ ...ok, attributes: { label: 7 } }).problems[0].message,
+    'panel `plans`: attribute `label` must be a string, not number',
+  );
+
+  // Unknown keys with the nearest known one; origin as a src page's.
+  const r = check({ ...ok, tags: 'x' });
+  assert.deepEqual(kinds(r), ['unknown-key']);
+  assert.match(
+    r.problems[0].message,
+    /`layout\.panels\.plans\.tags` is not a known key; nearest known: `tag` \(known here: kind, module, tag, attributes, origin\)/,
+  );
+  assert.deepEqual(kinds(check({ ...ok, origin: 'other' })), ['invalid-origin']);
+  assert.deepEqual(kinds(check({ ...ok, src: 'app/' })), ['unknown-key']);
+
+  // What the side holding the files says of a module path, and the network of a URL module.
+  const seen = [];
+  const r2 = check(
+    { ...ok, module: 'a/./b/../picker.js' },
+    {
+      checkModule: (p, raw) => (
+        seen.push([p, raw]),
+        { kind: 'missing-src', message: `module \`${raw}\` does not exist` }
+      ),
+    },
+  );
+  assert.deepEqual(seen, [['a/picker.js', 'a/./b/../picker.js']]);
+  assert.deepEqual(kinds(r2), ['missing-src']);
+  assert.equal(r2.problems[0].message, 'panel `plans`: module `a/./b/../picker.js` does not exist');
+  const r3 = check(
+    { ...ok, module: 'http://localhost:1/p.js' },
+    { checkUrl: (u) => ({ kind: 'unreachable-url', message: `url ${u} does not answer` }) },
+  );
+  assert.deepEqual(kinds(r3), ['unreachable-url']);
+});
