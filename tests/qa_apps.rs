@@ -481,18 +481,23 @@ fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_
 /// An application by url whose own frames start blank (fixtures/apps/frames): one its script writes
 /// into before navigating it to a page of its own (Chromium then starts the realm in the initial
 /// about:blank and keeps that Window across the same-origin navigation, running no init script
-/// again), and one srcdoc frame. Both have the application's origin while `location.origin` says
-/// "null" there: the runtime reaches both, and the button in each agrees with Chromium.
+/// again), and one srcdoc frame; both have the application's origin while `location.origin` says
+/// "null" there. And a widget it embeds from another origin (a second server, on 127.0.0.1: another
+/// site than the application's localhost). The runtime reaches all three, and the button in each
+/// agrees with Chromium.
 #[test]
-fn an_applications_frames_that_start_blank_or_srcdoc_get_the_runtime() {
+fn an_applications_own_frames_blank_srcdoc_or_of_another_origin_get_the_runtime() {
     use SegmentKind::Iframe;
     let server = super::app_server::AppServer::start(&repo("fixtures/apps/frames"));
-    let file = layout_with_url("url-blank-frames", &server.url());
+    let widgets = super::app_server::AppServer::start(&repo("fixtures/apps/frames"));
+    let url = format!("{}?widget=http://127.0.0.1:{}/widget.html", server.url(), widgets.port);
+    let file = layout_with_url("url-blank-frames", &url);
     let checked = attention_harness::qa::LayoutFile::load(&repo("pages"), &file, (1280, 720)).expect("it answers");
     let options = HostOptions::new(Layout::Managed, Engine::Iframe).declaration_in(checked.json, checked.folder);
     run_host_opts(options, async |host| {
         agrees_with_chromium(host, "id", "inner-button", &[Iframe, Iframe]).await?;
         agrees_with_chromium(host, "id", "inline-button", &[Iframe, Iframe]).await?;
+        agrees_with_chromium(host, "id", "widget-button", &[Iframe, Iframe]).await?;
         Ok(())
     });
 }

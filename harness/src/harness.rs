@@ -197,13 +197,14 @@ impl Harness {
     /// Opens the reference Host `options` describe in a fresh browser context.
     pub async fn open_with(&self, options: HostOptions) -> Result<Host, HarnessError> {
         let cdp = self.cdp().await?;
-        // Application pages served elsewhere get the runtime by CDP injection, in their origins only.
-        let urls = options.page_urls();
-        let options = if urls.is_empty() || options.injection().is_some() {
+        // Application pages served elsewhere get the runtime by CDP injection, in every realm but
+        // the harness's own pages (its server gives those theirs).
+        let options = if options.page_urls().is_empty() || options.injection().is_some() {
             options
         } else {
             let runtime = self.server.runtime_source().await?;
-            options.inject(crate::host::guarded_runtime(&runtime, &urls))
+            let own = [self.server.host_origin(), self.server.child_origin()];
+            options.inject(crate::host::guarded_runtime(&runtime, &own))
         };
         if let Some((name, json)) = options.served_declaration() {
             self.server.serve_layout(name, json);
