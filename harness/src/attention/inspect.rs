@@ -63,6 +63,13 @@ pub struct Revisions {
     pub geometry: u64,
 }
 
+/// As a message shows them: `tree 3, observation 5, geometry 2`.
+impl std::fmt::Display for Revisions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "tree {}, observation {}, geometry {}", self.tree, self.observation, self.geometry)
+    }
+}
+
 /// A node's identity: never rebuilt from fields, only copied from what the runtime returned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
