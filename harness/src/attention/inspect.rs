@@ -81,6 +81,13 @@ pub struct NodeRef {
     pub generation: u64,
 }
 
+/// As a message names it: `node t12 (mount m3, generation 1)`.
+impl std::fmt::Display for NodeRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "node {} (mount {}, generation {})", self.node_id, self.mount_id, self.generation)
+    }
+}
+
 /// An inspection omission: `reason` (1..64 chars, the snapshot omission reasons plus the
 /// inspection ones: `invalid-request`, `unsupported-transform`, `revision-changed`,
 /// `continuation-expired`, `continuation-used`, ...), the node it is about, a detail.

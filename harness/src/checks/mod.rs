@@ -361,6 +361,15 @@ pub fn path_kinds(path: &[Segment]) -> Vec<String> {
     path.iter().map(|s| s.kind.as_str().to_string()).collect()
 }
 
+/// A path as a message shows it: `host-document m0 > shadow-root m3 > element <button> m3`.
+pub fn path_words(path: &[Segment]) -> String {
+    let seg = |s: &Segment| match &s.tag_name {
+        Some(t) => format!("{} <{t}> {}", s.kind.as_str(), s.mount_id),
+        None => format!("{} {}", s.kind.as_str(), s.mount_id),
+    };
+    path.iter().map(seg).collect::<Vec<_>>().join(" > ")
+}
+
 pub fn kinds(candidate: &Candidate) -> Vec<String> {
     path_kinds(&candidate.path)
 }
