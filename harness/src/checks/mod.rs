@@ -35,7 +35,7 @@ use anyhow::{anyhow, bail, ensure, Context};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::attention::{Candidate, Rect, Reported, Segment, Snapshot};
+use crate::attention::{Candidate, Omission, Rect, Reported, Segment, Snapshot};
 use crate::host::{Corpus, Host, HostOptions, Mount};
 use crate::oracle::BoxRect;
 
@@ -368,6 +368,11 @@ pub fn path_words(path: &[Segment]) -> String {
         None => format!("{} {}", s.kind.as_str(), s.mount_id),
     };
     path.iter().map(seg).collect::<Vec<_>>().join(" > ")
+}
+
+/// A snapshot's omissions by reason, joined: `selection-redacted, excluded`, or `none`.
+pub fn omission_words(omissions: &[Omission]) -> String {
+    crate::report::text::list_of(omissions.iter().map(|o| o.reason))
 }
 
 pub fn kinds(candidate: &Candidate) -> Vec<String> {
