@@ -66,7 +66,7 @@ fn brief(snap: &Snapshot) -> String {
 
 /// Points as a message lists them: `(10, 20), (11, 20)`.
 fn points(ps: &[(f64, f64)]) -> String {
-    text::list_of(ps.iter().map(|(x, y)| format!("({}, {})", text::num(*x), text::num(*y))))
+    text::list_of(ps.iter().map(|(x, y)| text::point(*x, *y)))
 }
 
 /// Waits until the history holds an event satisfying `want` (child realms report asynchronously).

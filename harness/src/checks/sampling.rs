@@ -143,18 +143,16 @@ pub async fn boundary_sample(host: &Host) -> anyhow::Result<String> {
             let p = point(id).unwrap_or((f64::NAN, f64::NAN));
             ensure!(
                 inside(truth, p),
-                "{name} claims sample {id} at ({}, {}), outside its box {truth}",
-                text::num(p.0),
-                text::num(p.1)
+                "{name} claims sample {id} at {}, outside its box {truth}",
+                text::point(p.0, p.1)
             );
         }
         for p in points {
             let (id, xy) = (p.point_id.as_str(), (p.x, p.y));
             ensure!(
                 !strictly_inside(truth, xy) || claimed.contains(id),
-                "sample {id} at ({}, {}) lies inside {name} but the candidate does not list it",
-                text::num(xy.0),
-                text::num(xy.1)
+                "sample {id} at {} lies inside {name} but the candidate does not list it",
+                text::point(xy.0, xy.1)
             );
         }
     }

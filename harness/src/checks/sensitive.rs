@@ -452,7 +452,7 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
         } else {
             Poll::Pending(format!(
                 "pointer {}, omissions {}, selection {}",
-                at.map_or_else(|| "none".into(), |(px, py)| format!("({}, {})", text::num(px), text::num(py))),
+                text::opt(at.map(|(px, py)| text::point(px, py))),
                 text::list(&omissions),
                 text::quote_opt(snap.selection.as_ref().map(|s| &s.text))
             ))

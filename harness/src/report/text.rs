@@ -41,6 +41,11 @@ pub fn num(v: f64) -> String {
     s.strip_suffix(".0").map(str::to_string).unwrap_or(s)
 }
 
+/// A point in CSS px: `(10, 20.5)`.
+pub fn point(x: f64, y: f64) -> String {
+    format!("({}, {})", num(x), num(y))
+}
+
 /// Items joined with `, `, or `none`.
 pub fn list<S: AsRef<str>>(items: &[S]) -> String {
     if items.is_empty() {
