@@ -49,7 +49,7 @@ fn over(snap: &Snapshot, e: &ObservedEvent, truth: &BoxRect) -> bool {
 
 /// One event as a message shows it: `pointermove@120,40[mouse b0 n2]` (type at x,y, pointer
 /// type, buttons, how many candidates it names).
-fn event_brief(e: &ObservedEvent) -> String {
+pub(crate) fn event_brief(e: &ObservedEvent) -> String {
     let (x, y) = point(e);
     format!(
         "{}@{x:.0},{y:.0}[{} b{} n{}]",
