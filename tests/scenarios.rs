@@ -354,7 +354,10 @@ fn wait_for_a_selector_waits_for_an_element_a_step_makes_appear_and_names_it_whe
     let (out, _) = cli(&["replay", &file]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("steps[1] (wait-for): the inspection API refused the selector \u{201c}li:hover\u{201d}"), "{stdout}");
+    assert!(
+        stdout.contains("steps[1] (wait-for): the inspection API refused the selector \u{201c}li:hover\u{201d}"),
+        "{stdout}"
+    );
     assert!(t0.elapsed() < Duration::from_secs(30), "it waited out the timeout: {:?}", t0.elapsed());
 }
 
