@@ -269,7 +269,7 @@ fn run_command() -> ExitCode {
         Command::Verify { layout, engine, json, check, html, view, list: false } => {
             // A prefix that names no check is a usage error, found before a browser starts.
             if let Some(p) = check.as_deref().filter(|p| !checks::all().iter().any(|c| c.name.starts_with(p))) {
-                eprintln!("error: no check's name starts with {p:?}");
+                eprintln!("error: no check's name starts with “{p}” (verify --list prints the checks)");
                 return ExitCode::from(2);
             }
             let (view, layouts) = match checked_view(&view, &pages, layout.map(layouts).as_deref()) {
