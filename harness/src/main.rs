@@ -514,7 +514,7 @@ async fn resolve_point(host: &Host, target: &Target) -> Result<(f64, f64), Strin
     match target {
         Target::Point(x, y) => Ok((*x, *y)),
         Target::Boundary => {
-            let (x, y, _, _) = checks::sampling::boundary_point(host).await.map_err(|e| e.to_string())?;
+            let (x, y, _, _) = checks::sampling::boundary_point(host).await.map_err(|e| format!("{e:#}"))?;
             Ok((x, y))
         }
         Target::Landmark(name) => {

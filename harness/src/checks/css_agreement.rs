@@ -188,7 +188,7 @@ async fn runtime_side(
         let mut pages = Vec::new();
         for p in item["pages"].as_array().cloned().unwrap_or_default() {
             let r: Inspected<NodesData> = Reported::parse_inspection(p)
-                .map_err(|e| anyhow!("find({{css: {}}}) is not a strict InspectionResult: {e}", text::quote(&sel)))?;
+                .map_err(|e| anyhow!("find({{css: {}}}) is not a strict InspectionResult: {e}", text::quote(sel)))?;
             pages.push(r);
         }
         out.push((pages, item["ended"].as_bool() == Some(true), item["ms"].as_f64().unwrap_or(0.0)));

@@ -249,7 +249,7 @@ pub async fn send_after_drag_with(
     .await?;
     ensure!(row["delivery"] == "received", "the send was not received: {row}");
     let stored = stored_for(session, &sid, &row)?;
-    ensure!(stored.text == text, "stored text {}, sent {}", text::quote(&stored.text), text::quote(&text));
+    ensure!(stored.text == text, "stored text {}, sent {}", text::quote(&stored.text), text::quote(text));
     ensure!(stored.attachments.len() == 1, "{} attachments stored", stored.attachments.len());
     let stored_bytes = stored.attachments[0].envelope.clone();
     let (envelope, snapshot) = expanded_snapshot(&serde_json::from_str(&stored_bytes)?)?;

@@ -61,7 +61,7 @@ pub(crate) fn event_brief(e: &ObservedEvent) -> String {
 }
 
 fn brief(snap: &Snapshot) -> String {
-    events(snap).iter().map(|e| event_brief(e)).collect::<Vec<_>>().join(" ")
+    events(snap).iter().map(event_brief).collect::<Vec<_>>().join(" ")
 }
 
 /// Points as a message lists them: `(10, 20), (11, 20)`.

@@ -545,12 +545,7 @@ pub async fn find_css_matches_native_qsa(host: &Host) -> anyhow::Result<String> 
             let m = inspected(&r)?;
             let got: Vec<String> = m.node_views().into_iter().map(|n| n.node.node_id).collect();
             let first: Vec<String> = want.iter().take(8).cloned().collect();
-            ensure!(
-                got == first,
-                "{name}: find_css({sel}) gave {}, native qSA {}",
-                text::list(&got),
-                text::list(&want)
-            );
+            ensure!(got == first, "{name}: find_css({sel}) gave {}, native qSA {}", text::list(&got), text::list(want));
             ensure!(
                 m.continuation.is_some() == (want.len() > 8),
                 "{name}: find_css({sel}) continuation {} with {} native matches (a continuation only past 8)",
