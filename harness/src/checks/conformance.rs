@@ -192,29 +192,20 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
         let role = summary["role"].as_str().unwrap_or("");
         let name = summary["name"].as_str().unwrap_or("");
         let want_role = compared_role(&ax.role);
+        let differs = |field: &str, runtime: &str, chromium: &str| {
+            format!("[{}] {}: {field} {}, Chromium {}", e.class, e.what, text::quote(runtime), text::quote(chromium))
+        };
         if role == want_role {
             tally.role_agree += 1;
             f.total.role_agree += 1;
         } else {
-            f.disagreements.push(format!(
-                "[{}] {}: role {}, Chromium {}",
-                e.class,
-                e.what,
-                text::quote(role),
-                text::quote(&ax.role)
-            ));
+            f.disagreements.push(differs("role", role, &ax.role));
         }
         if name_agrees(name, &ax.name) {
             tally.name_agree += 1;
             f.total.name_agree += 1;
         } else {
-            f.disagreements.push(format!(
-                "[{}] {}: name {}, Chromium {}",
-                e.class,
-                e.what,
-                text::quote(name),
-                text::quote(&ax.name)
-            ));
+            f.disagreements.push(differs("name", name, &ax.name));
         }
     }
     Ok(f)
