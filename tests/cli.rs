@@ -73,7 +73,8 @@ fn snapshot_at_an_unknown_landmark_fails_with_exit_2_naming_the_landmarks() {
 fn snapshot_rejects_a_malformed_point() {
     let out = cli(&["snapshot", "--layout", "compat", "--point", "12,abc"]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("bad y"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("y in --point \u{201c}12,abc\u{201d} is not a number"), "{err}");
 }
 
 #[test]

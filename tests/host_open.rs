@@ -59,7 +59,7 @@ fn an_expired_ready_deadline_names_the_step_and_the_child_realm_still_pending() 
     let options =
         HostOptions::new(Layout::Managed, Engine::Iframe).extra(Extra::Unready).ready_timeout(Duration::from_secs(5));
     let err = failed_open(options, "a Host whose peer never answers `ready` (not ready within 5 s)");
-    assert!(err.contains("timed out after 5s waiting for wippyAttention.ready()"), "{err}");
+    assert!(err.contains("timed out after 5000 ms waiting for wippyAttention.ready()"), "{err}");
     assert!(err.contains("still pending: the runtime negotiating with its child realms"), "{err}");
     assert!(err.contains("child realms of the Host realm not settled: ") && err.contains("mount-unready ("), "{err}");
 }

@@ -1,7 +1,7 @@
 //! tests/ is folded into a few binaries (Cargo.toml `autotests = false`), so a test file that no
 //! binary includes would silently never run. This proves every `tests/*.rs` file is a registered
-//! binary or a module of one. The layering of harness/src is held here too ([`layering`]), and the
-//! wording of the checks' pass details ([`check_details`]).
+//! binary or a module of one. The layering of harness/src is held here too ([`layering`]), and that
+//! no message of harness/src formats in Rust's Debug form ([`check_details`]).
 
 #[path = "layering.rs"]
 mod layering;

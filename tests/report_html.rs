@@ -350,7 +350,7 @@ fn the_replay_report_agrees_with_the_exit_code_in_every_failure_class() {
     );
     let rows = assert_report_agrees(&out, &r);
     assert_eq!(statuses(&rows), ["pass", "fail", "not run"]);
-    assert!(rows[1]["detail"].as_str().unwrap().contains("did not happen within 500ms"), "{}", rows[1]);
+    assert!(rows[1]["detail"].as_str().unwrap().contains("did not happen within 500 ms"), "{}", rows[1]);
 }
 
 #[test]

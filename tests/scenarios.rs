@@ -319,7 +319,7 @@ fn wait_for_a_selector_waits_for_an_element_a_step_makes_appear_and_names_it_whe
     let (out, _) = cli(&["replay", &file]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert!(stderr.contains(&format!("pass steps[2] wait-for 1 nodes match {second:?}")), "{stderr}");
+    assert!(stderr.contains(&format!("pass steps[2] wait-for 1 nodes match \u{201c}{second}\u{201d}")), "{stderr}");
     // Before anything is sent it never appears: the step times out naming the selector.
     let file = write(
         &d,
@@ -336,7 +336,7 @@ fn wait_for_a_selector_waits_for_an_element_a_step_makes_appear_and_names_it_whe
     assert!(stdout.contains("steps[1] (wait-for)"), "{stdout}");
     assert!(
         stdout.contains(&format!("the selector \u{201c}{second}\u{201d}"))
-            && stdout.contains("did not happen within 800ms"),
+            && stdout.contains("did not happen within 800 ms"),
         "{stdout}"
     );
     assert!(!text(&out.stderr).contains("steps[2]"), "replay went on after the failed step");
@@ -354,7 +354,10 @@ fn wait_for_a_selector_waits_for_an_element_a_step_makes_appear_and_names_it_whe
     let (out, _) = cli(&["replay", &file]);
     let stdout = text(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{stdout}");
-    assert!(stdout.contains("steps[1] (wait-for): the inspection API refused the selector \"li:hover\""), "{stdout}");
+    assert!(
+        stdout.contains("steps[1] (wait-for): the inspection API refused the selector \u{201c}li:hover\u{201d}"),
+        "{stdout}"
+    );
     assert!(t0.elapsed() < Duration::from_secs(30), "it waited out the timeout: {:?}", t0.elapsed());
 }
 

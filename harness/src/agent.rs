@@ -25,7 +25,7 @@ pub enum AgentError {
     NoActionRef(String),
     #[error(transparent)]
     Broker(#[from] BrokerError),
-    #[error("no terminal result for {call_id} within {waited:?}")]
+    #[error("no terminal result for {call_id} within {} ms", .waited.as_millis())]
     NoResult { call_id: String, waited: Duration },
     #[error("the broker dropped {0} without a result")]
     Dropped(String),

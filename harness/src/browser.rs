@@ -75,7 +75,7 @@ pub enum BrowserError {
     BadChromeEnv(PathBuf),
     #[error("cannot start Chromium {exe}: {source}")]
     Spawn { exe: PathBuf, source: std::io::Error },
-    #[error("Chromium did not print its DevTools URL within {after:?}; last stderr lines:\n{stderr}")]
+    #[error("Chromium did not print its DevTools URL within {} ms; last stderr lines:\n{stderr}", .after.as_millis())]
     NoDevtoolsUrl { after: Duration, stderr: String },
     #[error("cannot create the profile folder {0}: {1}")]
     Profile(PathBuf, std::io::Error),

@@ -36,6 +36,28 @@ pub struct Focused {
     pub frame_url: String,
 }
 
+/// As a message names it: `<input type=password> “signup-password” at 10,20 300x40 (in the
+/// composer)`.
+impl std::fmt::Display for Focused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{}", self.tag)?;
+        if !self.input_type.is_empty() {
+            write!(f, " type={}", self.input_type)?;
+        }
+        write!(f, ">")?;
+        if let Some(l) = &self.landmark {
+            write!(f, " \u{201c}{l}\u{201d}")?;
+        }
+        write!(f, " at {}", self.rect)?;
+        match (self.in_composer, self.in_excluded) {
+            (true, true) => write!(f, " (in the composer, excluded)"),
+            (true, false) => write!(f, " (in the composer)"),
+            (false, true) => write!(f, " (excluded)"),
+            (false, false) => Ok(()),
+        }
+    }
+}
+
 impl Focused {
     /// The spec's sensitive controls ("Password, hidden, file, one-time-code, payment-card,
     /// credential-like, and similarly named editable controls"), decided from the element's own

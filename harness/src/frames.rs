@@ -23,7 +23,7 @@ pub enum HostError {
     Eval { what: String, source: EvalError },
     #[error("navigation to {url} failed: {reason}")]
     Navigation { url: String, reason: String },
-    #[error("timed out after {after:?} waiting for {what}")]
+    #[error("timed out after {} ms waiting for {what}", .after.as_millis())]
     Timeout { what: String, after: Duration },
     #[error("no frame matches {0}")]
     NoFrame(String),
@@ -215,7 +215,7 @@ impl FrameSessions {
         session
             .eval_in(expr, context, crate::cdp::COMMAND_TIMEOUT)
             .await
-            .map_err(|e| HostError::Eval { what: format!("{} in {frame:?}", short(expr)), source: e })
+            .map_err(|e| HostError::Eval { what: format!("{} in {frame}", short(expr)), source: e })
     }
 
     /// The session (and, for in-process frames, the execution context) of a frame.

@@ -32,8 +32,9 @@ pub enum HarnessError {
     #[error(transparent)]
     Remote(#[from] crate::remote::RemoteError),
     #[error(
-        "cannot reach the browser at {url} within {after:?}: {reason} (is it running, and is that its \
-         DevTools WebSocket URL?)"
+        "cannot reach the browser at {url} within {} ms: {reason} (is it running, and is that its \
+         DevTools WebSocket URL?)",
+        .after.as_millis()
     )]
     Unreachable { url: String, after: std::time::Duration, reason: String },
     #[error("cannot start the tokio runtime: {0}")]

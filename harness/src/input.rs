@@ -32,22 +32,28 @@ impl Key {
     pub const ARROW_DOWN: Key = Key { key: "ArrowDown", code: "ArrowDown", vk: 40, text: None };
     pub const KEY_A: Key = Key { key: "a", code: "KeyA", vk: 65, text: Some("a") };
 
+    /// The keys a scenario can name.
+    pub const NAMED: [Key; 10] = [
+        Key::TAB,
+        Key::ENTER,
+        Key::ESCAPE,
+        Key::SPACE,
+        Key::BACKSPACE,
+        Key::ARROW_LEFT,
+        Key::ARROW_UP,
+        Key::ARROW_RIGHT,
+        Key::ARROW_DOWN,
+        Key::KEY_A,
+    ];
+
     /// Looks a key up by its DOM `key` or `code` name (`Tab`, `Escape`, `KeyA`, `a` ...).
     pub fn named(name: &str) -> Option<Key> {
-        [
-            Key::TAB,
-            Key::ENTER,
-            Key::ESCAPE,
-            Key::SPACE,
-            Key::BACKSPACE,
-            Key::ARROW_LEFT,
-            Key::ARROW_UP,
-            Key::ARROW_RIGHT,
-            Key::ARROW_DOWN,
-            Key::KEY_A,
-        ]
-        .into_iter()
-        .find(|k| k.key.eq_ignore_ascii_case(name) || k.code.eq_ignore_ascii_case(name))
+        Key::NAMED.into_iter().find(|k| k.key.eq_ignore_ascii_case(name) || k.code.eq_ignore_ascii_case(name))
+    }
+
+    /// The names [`Key::named`] knows, by `code`, for a message: `Tab, Enter, ..., KeyA`.
+    pub fn names() -> String {
+        Key::NAMED.iter().map(|k| k.code).collect::<Vec<_>>().join(", ")
     }
 }
 

@@ -269,7 +269,7 @@ fn run_command() -> ExitCode {
         Command::Verify { layout, engine, json, check, html, view, list: false } => {
             // A prefix that names no check is a usage error, found before a browser starts.
             if let Some(p) = check.as_deref().filter(|p| !checks::all().iter().any(|c| c.name.starts_with(p))) {
-                eprintln!("error: no check's name starts with {p:?}");
+                eprintln!("error: no check's name starts with “{p}” (verify --list prints the checks)");
                 return ExitCode::from(2);
             }
             let (view, layouts) = match checked_view(&view, &pages, layout.map(layouts).as_deref()) {
@@ -514,7 +514,7 @@ async fn resolve_point(host: &Host, target: &Target) -> Result<(f64, f64), Strin
     match target {
         Target::Point(x, y) => Ok((*x, *y)),
         Target::Boundary => {
-            let (x, y, _, _) = checks::sampling::boundary_point(host).await.map_err(|e| e.to_string())?;
+            let (x, y, _, _) = checks::sampling::boundary_point(host).await.map_err(|e| format!("{e:#}"))?;
             Ok((x, y))
         }
         Target::Landmark(name) => {

@@ -89,7 +89,8 @@ impl BoxRect {
     }
 }
 
-/// A 2D affine map in DOMMatrix terms: `x' = a x + c y + e`, `y' = b x + d y + f`.
+/// A 2D affine map in DOMMatrix terms: `x' = a x + c y + e`, `y' = b x + d y + f`. It prints as
+/// CSS does: `matrix(1, 0, 0, 1, 10, 20)`.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct Affine {
     pub a: f64,
@@ -98,6 +99,13 @@ pub struct Affine {
     pub d: f64,
     pub e: f64,
     pub f: f64,
+}
+
+impl std::fmt::Display for Affine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = |v: f64| format!("{}", (v * 1000.0).round() / 1000.0);
+        write!(f, "matrix({}, {}, {}, {}, {}, {})", n(self.a), n(self.b), n(self.c), n(self.d), n(self.e), n(self.f))
+    }
 }
 
 impl Affine {

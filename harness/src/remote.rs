@@ -11,15 +11,15 @@ use axum::http::Uri;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum RemoteError {
-    #[error("--cdp-url {0:?} is not a DevTools WebSocket URL (expected ws://HOST:PORT/... or wss://...)")]
+    #[error("--cdp-url “{0}” is not a DevTools WebSocket URL (expected ws://HOST:PORT/... or wss://...)")]
     CdpUrl(String),
-    #[error("--bind {0:?} is not an IP address (for example 0.0.0.0 or 10.0.0.5)")]
+    #[error("--bind “{0}” is not an IP address (for example 0.0.0.0 or 10.0.0.5)")]
     Bind(String),
-    #[error("{flag} {value:?} is not an origin (expected http://HOST or http://HOST:PORT, no path)")]
+    #[error("{flag} “{value}” is not an origin (expected http://HOST or http://HOST:PORT, no path)")]
     Origin { flag: &'static str, value: String },
     #[error(
         "--public-origin and --public-child-origin must name two different hosts (two sites, so child \
-         frames stay cross-origin and out of process); got {0:?} for both"
+         frames stay cross-origin and out of process); got “{0}” for both"
     )]
     SameSite(String),
     #[error("--public-child-origin needs --public-origin (the Host site's origin) too")]

@@ -37,7 +37,7 @@ pub enum TraceError {
     Cdp(#[from] CdpError),
     #[error("trace events were lost: {0}")]
     Lost(String),
-    #[error("no Tracing.tracingComplete within {0:?} after Tracing.end")]
+    #[error("no Tracing.tracingComplete within {} ms after Tracing.end", .0.as_millis())]
     Timeout(Duration),
 }
 

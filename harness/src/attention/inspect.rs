@@ -63,6 +63,13 @@ pub struct Revisions {
     pub geometry: u64,
 }
 
+/// As a message shows them: `tree 3, observation 5, geometry 2`.
+impl std::fmt::Display for Revisions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "tree {}, observation {}, geometry {}", self.tree, self.observation, self.geometry)
+    }
+}
+
 /// A node's identity: never rebuilt from fields, only copied from what the runtime returned.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -72,6 +79,13 @@ pub struct NodeRef {
     pub node_id: String,
     pub mount_id: String,
     pub generation: u64,
+}
+
+/// As a message names it: `node t12 (mount m3, generation 1)`.
+impl std::fmt::Display for NodeRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "node {} (mount {}, generation {})", self.node_id, self.mount_id, self.generation)
+    }
 }
 
 /// An inspection omission: `reason` (1..64 chars, the snapshot omission reasons plus the

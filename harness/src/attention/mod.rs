@@ -508,6 +508,12 @@ pub enum OmissionReason {
     UnsupportedBoundary,
 }
 
+impl std::fmt::Display for OmissionReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl OmissionReason {
     /// The wire name (`selection-excluded`, ...).
     pub fn as_str(self) -> &'static str {

@@ -6,16 +6,18 @@ use std::time::Duration;
 
 use tokio::net::TcpStream;
 
+use crate::report::text;
+
 /// How long resolving the host and opening a connection to it may take, together.
 pub const REACH_TIMEOUT: Duration = Duration::from_millis(800);
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UrlError {
-    #[error("--url {url:?} is not an http(s) URL (audit opens http:// and https:// pages only)")]
+    #[error("--url “{url}” is not an http(s) URL (audit opens http:// and https:// pages only)")]
     Scheme { url: String },
-    #[error("--url {url:?} has no host")]
+    #[error("--url “{url}” has no host")]
     NoHost { url: String },
-    #[error("--url {url:?} has a port that is not a number from 1 to 65535: {port:?}")]
+    #[error("--url “{url}” has a port that is not a number from 1 to 65535: “{port}”")]
     Port { url: String, port: String },
     #[error("cannot reach --url {url}: {reason}")]
     Unreachable { url: String, reason: String },
@@ -71,9 +73,9 @@ impl PageUrl {
         let attempt = async {
             let addrs: Vec<_> = tokio::net::lookup_host((self.host.as_str(), self.port))
                 .await
-                .map_err(|e| unreachable(format!("the host {:?} does not resolve ({e})", self.host)))?
+                .map_err(|e| unreachable(format!("the host {} does not resolve ({e})", text::quote(&self.host))))?
                 .collect();
-            let mut last = format!("the host {:?} has no address", self.host);
+            let mut last = format!("the host {} has no address", text::quote(&self.host));
             for a in addrs {
                 match TcpStream::connect(a).await {
                     Ok(_) => return Ok(()),
@@ -84,9 +86,12 @@ impl PageUrl {
         };
         match tokio::time::timeout(REACH_TIMEOUT, attempt).await {
             Ok(r) => r,
-            Err(_) => {
-                Err(unreachable(format!("no connection to {}:{} within {REACH_TIMEOUT:?}", self.host, self.port)))
-            }
+            Err(_) => Err(unreachable(format!(
+                "no connection to {}:{} within {}",
+                self.host,
+                self.port,
+                text::duration(REACH_TIMEOUT)
+            ))),
         }
     }
 }

@@ -45,7 +45,7 @@ impl Format {
 pub enum EncodeError {
     #[error(transparent)]
     Limit(#[from] LimitError),
-    #[error("encoding {format:?} failed: {detail}")]
+    #[error("encoding {} failed: {detail}", .format.mime())]
     Encoder { format: Format, detail: String },
 }
 

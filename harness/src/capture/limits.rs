@@ -59,6 +59,20 @@ pub struct PixelRect {
     pub y1: i64,
 }
 
+/// `x,y wxh` in CSS px, as [`crate::oracle::BoxRect`] reads.
+impl std::fmt::Display for CssRect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        crate::oracle::BoxRect { x: self.x, y: self.y, width: self.width, height: self.height }.fmt(f)
+    }
+}
+
+/// `x,y wxh device px`.
+impl std::fmt::Display for PixelRect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{},{} {}x{} device px", self.x0, self.y0, self.width(), self.height())
+    }
+}
+
 impl PixelRect {
     pub fn width(&self) -> u32 {
         (self.x1 - self.x0).max(0) as u32

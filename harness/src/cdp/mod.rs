@@ -38,7 +38,7 @@ pub enum CdpError {
     Connect { url: String, reason: String },
     #[error("CDP {method} failed: {message} (code {code})")]
     Protocol { method: String, code: i64, message: String },
-    #[error("CDP {method} got no reply within {after:?}")]
+    #[error("CDP {method} got no reply within {} ms", .after.as_millis())]
     Timeout { method: String, after: Duration },
     #[error("the DevTools connection is closed (Chromium exited or crashed) while sending {method}")]
     Closed { method: String },

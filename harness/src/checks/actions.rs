@@ -215,12 +215,18 @@ pub(crate) async fn one_result(host: &Host, pending: crate::agent::PendingAction
     ensure!(sent <= 1, "the Host sent {sent} results for action {action}");
     let sid = r.envelope["session_id"].as_str().unwrap_or_default().to_string();
     let refused: Vec<_> = session_of(host)?.broker().refusals().into_iter().filter(|x| x.session_id == sid).collect();
-    ensure!(refused.is_empty(), "the broker refused Host results: {refused:?}");
+    ensure!(refused.is_empty(), "the broker refused Host results: {}", crate::report::text::json(&refused));
     Ok(r)
 }
 
 pub(crate) fn require_status(r: &ActionResult, status: Status) -> anyhow::Result<()> {
-    ensure!(r.status == status, "expected {status:?}, got {:?} ({:?}): {}", r.status, r.reason, r.envelope);
+    ensure!(
+        r.status == status,
+        "expected {status}, got {} ({}): {}",
+        r.status,
+        r.reason.as_deref().unwrap_or("no reason"),
+        r.envelope
+    );
     Ok(())
 }
 
@@ -294,8 +300,9 @@ pub async fn select_by_keyboard_restores_focus(host: &Host, leaf: Leaf) -> anyho
     require_status(&res, Status::Selected)?;
     ensure!(
         res.selected_target.as_ref().is_some_and(|s| s["target_id"] == target["target_id"]),
-        "selected another target: {:?}",
-        res.selected_target
+        "selected another target: {}, expected {}",
+        crate::report::text::opt(res.selected_target.as_ref()),
+        target["target_id"]
     );
     await_overlay(host, false).await?;
     let f = await_truth(host, leaf.landmark()).await?;
@@ -460,7 +467,7 @@ pub async fn host_navigation_makes_stale(host: &Host) -> anyhow::Result<String> 
         .into_iter()
         .filter(|x| x.session_id == agent.route().session_id)
         .collect();
-    ensure!(refused.is_empty(), "the broker refused Host results: {refused:?}");
+    ensure!(refused.is_empty(), "the broker refused Host results: {}", crate::report::text::json(&refused));
     Ok(format!("Host navigation -> stale ({})", res.reason.as_deref().unwrap_or("no reason")))
 }
 
@@ -549,7 +556,12 @@ pub async fn overlay_failures_end_error(host: &Host) -> anyhow::Result<String> {
         ensure!(host.eval(page_js).await? == true, "{what}: the page script found no overlay");
         let res = one_result(host, pending).await?;
         require_status(&res, Status::Error)?;
-        ensure!(res.reason.as_deref() == Some(reason), "{what}: error for another reason: {:?}", res.reason);
+        ensure!(
+            res.reason.as_deref() == Some(reason),
+            "{what}: error for another reason: {}, expected {}",
+            crate::report::text::quote_opt(res.reason.as_deref()),
+            crate::report::text::quote(reason)
+        );
         ensure!(res.selected_target.is_none(), "an error result carries a selected_target");
         ensure!(
             res.envelope["in_reply_to_action_id"] == action_id,
@@ -559,9 +571,10 @@ pub async fn overlay_failures_end_error(host: &Host) -> anyhow::Result<String> {
         let sent = host_results_for(host, &action_id).await?;
         ensure!(
             sent.len() == 1 && sent[0]["result_id"] == res.envelope["result_id"],
-            "{what}: the Host sent {} results for the action (the broker's is {}): {sent:?}",
+            "{what}: the Host sent {} results for the action (the broker's is {}), expected just that one: {}",
             sent.len(),
-            res.envelope["result_id"]
+            res.envelope["result_id"],
+            crate::report::text::json(&sent)
         );
         ensure!(
             !res.envelope.to_string().contains("CANARY-EXCEPTION-TEXT"),
@@ -622,7 +635,11 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     let retry_call = agent.repeat(&pending)?;
     let res = one_result(host, pending).await?;
     require_status(&res, Status::Cancelled)?;
-    ensure!(res.reason.as_deref() == Some("tool request cancelled"), "cancelled for another reason: {:?}", res.reason);
+    ensure!(
+        res.reason.as_deref() == Some("tool request cancelled"),
+        "cancelled for another reason: {}, expected “tool request cancelled”",
+        crate::report::text::quote_opt(res.reason.as_deref())
+    );
     ensure!(
         res.envelope["in_reply_to_action_id"] == action_id,
         "the result answers {} not the open action {action_id}",
@@ -635,16 +652,22 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     ensure!(n == 0, "{n} overlay elements left after the cancel");
     let f = await_truth(host, Leaf::Right.landmark()).await?;
     let sent = host_results_for(host, &action_id).await?;
-    ensure!(sent.is_empty(), "the Host sent its own result for a cancelled action: {sent:?}");
+    ensure!(
+        sent.is_empty(),
+        "the Host sent its own result for a cancelled action: {}",
+        crate::report::text::json(&sent)
+    );
     let frames: Vec<Value> =
         session_of(host)?.broker().cancels_sent().into_iter().filter(|f| f["session_id"] == sid.as_str()).collect();
     ensure!(
         frames.len() == cancels_before + 1 && frames.last().is_some_and(|f| f["data"]["action_id"] == action_id),
-        "the Host was not sent exactly one cancel for the action: {frames:?}"
+        "the Host was not sent exactly one cancel for the action {action_id} ({cancels_before} before it): {}",
+        crate::report::text::json(&frames)
     );
     match agent.cancel(&call_id) {
         Err(AgentError::Broker(BrokerError::CallFinished(_))) => {}
-        other => anyhow::bail!("a second cancel of the call: {other:?}"),
+        Ok(_) => anyhow::bail!("a second cancel of the call was accepted, expected call-finished"),
+        Err(e) => anyhow::bail!("a second cancel of the call: {e:#}, expected call-finished"),
     }
     let after = input_events(&leaf_log(host, Leaf::Right).await?);
     ensure!(after == inputs, "the right leaf received {} input events while the overlay was up", after - inputs);
@@ -673,7 +696,8 @@ pub async fn tool_cancel_closes_the_overlay(host: &Host) -> anyhow::Result<Strin
     .await?;
     ensure!(
         refused.len() == 1 && refused[0].error == "duplicate",
-        "the late Host result was not refused as a duplicate: {refused:?}"
+        "the late Host result was not refused as a duplicate: {}",
+        crate::report::text::json(&refused)
     );
     let cached = agent.repeat(&retry_call)?.result(RESULT_WAIT).await?;
     ensure!(cached.envelope == res.envelope, "the late Host result changed the call's result: {}", cached.envelope);
@@ -909,8 +933,8 @@ pub async fn moved_after_approval_is_stale(host: &Host) -> anyhow::Result<String
         require_status(&res, Status::Stale)?;
         ensure!(
             res.reason.as_deref() == Some("target moved beyond the approved rect"),
-            "{path}: stale for another reason: {:?}",
-            res.reason
+            "{path}: stale for another reason: {}, expected “target moved beyond the approved rect”",
+            crate::report::text::quote_opt(res.reason.as_deref())
         );
         // The same call_id again (a retried tool call, once while pending and once after): the
         // first result, and the action does not run twice (no second request, no second overlay).
@@ -954,13 +978,21 @@ pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<St
     let sent = sent_to_host(host, &agent)?;
     let second = agent.highlight(std::slice::from_ref(&target), &ActionOptions::default())?.result(RESULT_WAIT).await?;
     require_status(&second, Status::Unavailable)?;
-    ensure!(second.reason.as_deref() == Some("another UI action is pending"), "second action: {:?}", second.reason);
+    ensure!(
+        second.reason.as_deref() == Some("another UI action is pending"),
+        "second action: {}, expected “another UI action is pending”",
+        crate::report::text::quote_opt(second.reason.as_deref())
+    );
     let bad = agent
         .confirm(std::slice::from_ref(&target), &ActionOptions { prompt: Some("x".repeat(513)), ..Default::default() })?
         .result(RESULT_WAIT)
         .await?;
     require_status(&bad, Status::Unavailable)?;
-    ensure!(bad.reason.as_deref() == Some("prompt is invalid"), "513-byte prompt: {:?}", bad.reason);
+    ensure!(
+        bad.reason.as_deref() == Some("prompt is invalid"),
+        "513-byte prompt: {}, expected “prompt is invalid”",
+        crate::report::text::quote_opt(bad.reason.as_deref())
+    );
     ensure!(sent_to_host(host, &agent)? == sent, "a refused action reached the Host");
     let still = host.eval("window.__host.overlay.active && window.__host.overlay.active.action_id").await?;
     ensure!(still == open && open.is_string(), "the open overlay changed ({open} -> {still})");
@@ -968,7 +1000,11 @@ pub async fn refused_while_pending_and_revoked(host: &Host) -> anyhow::Result<St
     host.eval("window.__host.setAgentActions(false)").await?;
     let res = one_result(host, pending).await?;
     require_status(&res, Status::PermissionDenied)?;
-    ensure!(res.reason.as_deref() == Some("agent actions were turned off for this Host"), "revoked: {:?}", res.reason);
+    ensure!(
+        res.reason.as_deref() == Some("agent actions were turned off for this Host"),
+        "revoked: {}, expected “agent actions were turned off for this Host”",
+        crate::report::text::quote_opt(res.reason.as_deref())
+    );
     ensure!(res.selected_target.is_none(), "a permission-denied result carries a selected_target");
     await_overlay(host, false).await?;
     ensure!(!agent_actions_enabled(host).await?, "the runtime still has agent actions on");

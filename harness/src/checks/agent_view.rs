@@ -110,7 +110,7 @@ pub struct Reading {
 
 impl Reading {
     fn take(&mut self, r: &ReadResult) -> anyhow::Result<ModelRead> {
-        let m = r.inspected().ok_or_else(|| anyhow!("{} was not inspected: {:?}", r.tool.name(), r.outcome))?.clone();
+        let m = r.inspected().ok_or_else(|| anyhow!("{} was not inspected: {}", r.tool.name(), r.outcome))?.clone();
         let stored = serde_json::to_value(&m)?;
         let text = stored.to_string();
         ensure!(!text.contains("CANARY"), "a read carried a privacy canary: {text}");
@@ -231,20 +231,23 @@ pub async fn agent_view(host: &Host) -> anyhow::Result<AgentView> {
 pub async fn seen_from_the_root(host: &Host) -> anyhow::Result<String> {
     let v = agent_view(host).await?;
     let missing = |seen: &BTreeSet<(String, String)>| v.wanted.difference(seen).cloned().collect::<Vec<_>>();
+    let words = |pairs: Vec<(String, String)>| {
+        crate::report::text::list_of(pairs.iter().map(|(r, n)| crate::report::text::role_name(Some(r), Some(n))))
+    };
     ensure!(
         v.tree.complete,
-        "the tree walk saw {} of {} in {} reads; missing {:?}",
+        "the tree walk saw {} of {} in {} reads; missing {}",
         v.wanted.len() - missing(&v.tree.seen).len(),
         v.wanted.len(),
         v.tree.reads,
-        missing(&v.tree.seen)
+        words(missing(&v.tree.seen))
     );
     ensure!(
         v.tree.reads <= TARGET_TREE_READS,
         "the tree walk from attention_get_tree {{}} took {} reads (target {TARGET_TREE_READS})",
         v.tree.reads
     );
-    ensure!(v.finds.complete, "finds by role missed {:?}", missing(&v.finds.seen));
+    ensure!(v.finds.complete, "finds by role missed {}", words(missing(&v.finds.seen)));
     ensure!(v.tree.byte_limited + v.finds.byte_limited == 0, "a page reached the model as byte-limit");
     Ok(format!(
         "{} non-sensitive interactive elements in {} tree read(s) from the root, {} by role; median row {} B",

@@ -876,8 +876,10 @@ pub async fn compare(
                     f.element_agree += 1;
                 } else {
                     let runtime = Answer { omission: Some(named.clone()), ..Answer::default() };
-                    let note =
-                        format!("Chromium's hit reaches it through no closed root of the element {named:?} names");
+                    let note = format!(
+                        "Chromium's hit reaches it through no closed root of the element mount {} names",
+                        crate::report::text::quote(&named)
+                    );
                     differ(Aspect::Omission, runtime, chromium_answer(&t), Some(note), &mut f);
                 }
             }

@@ -21,6 +21,7 @@ use crate::capture::limits::{covering_pixels, fit_scale, CssRect, PixelRect};
 use crate::capture::{CaptureRecord, Format};
 use crate::host::Host;
 use crate::input::Key;
+use crate::report::text;
 use crate::server::session::visual_resolver::VisualDelivery;
 
 /// The canary colours of pages/host/host.css, each used by nothing else on the page, with the
@@ -31,6 +32,20 @@ pub const CANARIES: [([u8; 3], &str); 4] = [
     ([0xc8, 0xff, 0x00], "host-probe-redact"),
     ([0xff, 0x78, 0x00], "composer-input"),
 ];
+
+/// A pixel as a message shows it: `rgba(96, 96, 96, 255)`.
+fn rgba(p: &image::Rgba<u8>) -> String {
+    let [r, g, b, a] = p.0;
+    format!("rgba({r}, {g}, {b}, {a})")
+}
+
+/// Capture records as a message lists them: `#3 stale (reason) png`.
+fn records(rs: &[impl std::borrow::Borrow<CaptureRecord>]) -> String {
+    let row = |r: &CaptureRecord| {
+        format!("#{} {} ({}, {} bytes)", r.id, r.status, r.reason.as_deref().unwrap_or("no reason"), r.bytes.len())
+    };
+    text::list(&rs.iter().map(|r| row(r.borrow())).collect::<Vec<_>>())
+}
 
 fn css(r: &Value) -> CssRect {
     let f = |k: &str| r[k].as_f64().unwrap_or(f64::NAN);
@@ -91,9 +106,11 @@ async fn fresh_clip(host: &Host, px: &PixelRect, dpr: f64) -> anyhow::Result<Rgb
 fn same_outside(img: &RgbaImage, fresh: &RgbaImage, redacted: &[PixelRect]) -> anyhow::Result<usize> {
     ensure!(
         img.dimensions() == fresh.dimensions(),
-        "image {:?} vs fresh screenshot {:?}",
-        img.dimensions(),
-        fresh.dimensions()
+        "image {}x{} vs fresh screenshot {}x{}",
+        img.width(),
+        img.height(),
+        fresh.width(),
+        fresh.height()
     );
     let inside = |x: u32, y: u32| {
         redacted.iter().any(|r| (r.x0..r.x1).contains(&(x as i64)) && (r.y0..r.y1).contains(&(y as i64)))
@@ -103,7 +120,9 @@ fn same_outside(img: &RgbaImage, fresh: &RgbaImage, redacted: &[PixelRect]) -> a
         if inside(x, y) {
             ensure!(
                 *p == crate::capture::encode::REDACTION_FILL,
-                "pixel {x},{y} inside a redaction is {p:?}, not the opaque fill"
+                "pixel {x},{y} inside a redaction is {}, not the opaque fill {}",
+                rgba(p),
+                rgba(&crate::capture::encode::REDACTION_FILL)
             );
             continue;
         }
@@ -115,7 +134,11 @@ fn same_outside(img: &RgbaImage, fresh: &RgbaImage, redacted: &[PixelRect]) -> a
     }
     ensure!(
         differ == 0,
-        "{differ} of {compared} pixels outside the redactions differ from a fresh screenshot (first: {first:?})"
+        "{differ} of {compared} pixels outside the redactions differ from a fresh screenshot (first: {})",
+        first.map_or_else(
+            || "none".into(),
+            |(x, y, p, f)| format!("{x},{y} is {}, the screenshot {}", rgba(&p), rgba(&f))
+        )
     );
     Ok(compared)
 }
@@ -136,7 +159,13 @@ async fn canaries_gone(
     let mut proven = Vec::new();
     for (rgb, landmark) in CANARIES {
         let left = count_colour(img, rgb);
-        ensure!(left == 0, "{left} pixels of the {landmark} canary {rgb:?} survive in the capture");
+        ensure!(
+            left == 0,
+            "{left} pixels of the {landmark} canary rgb({}, {}, {}) survive in the capture",
+            rgb[0],
+            rgb[1],
+            rgb[2]
+        );
         let r = host.landmark_rect(landmark).await?;
         let covered =
             covering_pixels(&CssRect { x: r.x, y: r.y, width: r.width, height: r.height }, dpr).intersect(clip);
@@ -191,8 +220,9 @@ async fn check_prepared(
     let fit = fit_scale(expected.width(), expected.height());
     ensure!(
         img.dimensions() == (fit.width, fit.height),
-        "image is {:?}, the approved rect x DPR {} covers {}x{}, fitted to §7 at scale {}: {}x{}",
-        img.dimensions(),
+        "image is {}x{}, the approved rect x DPR {} covers {}x{}, fitted to §7 at scale {}: {}x{}",
+        img.width(),
+        img.height(),
         rec.device_scale_factor,
         expected.width(),
         expected.height(),
@@ -202,7 +232,7 @@ async fn check_prepared(
     );
     ensure!(rec.scale == fit.scale, "the provider captured at scale {}, not {}", rec.scale, fit.scale);
     crate::capture::limits::check_dimensions(img.width(), img.height())?;
-    ensure!(rec.clip == Some(expected), "the provider captured {:?}, not the approved {expected:?}", rec.clip);
+    ensure!(rec.clip == Some(expected), "the provider captured {}, not the approved {expected}", text::opt(rec.clip));
     Ok((img, up.bytes))
 }
 
@@ -298,11 +328,13 @@ async fn require_prepared(
     let files = composer_files(host).await?;
     ensure!(
         files.len() == 1 && files[0]["uuid"] == pf["uuid"],
-        "the composer does not hold exactly the prepared file: {files:?}"
+        "the composer does not hold exactly the prepared file {}: {}",
+        pf["uuid"],
+        text::json(&files)
     );
     if let Some(want) = region {
         let got = css(&files[0]["region"]);
-        ensure!(got == want, "the composer file's region {got:?} is not {want:?}");
+        ensure!(got == want, "the composer file's region {got} is not {want}");
     }
     let rec = last_record(host)?;
     let (img, _) = check_prepared(host, &c.sid, &pf, &rec, expected, mime(format)).await?;
@@ -468,8 +500,9 @@ pub async fn under_a_transformed_body(host: &Host, c: &Ctx) -> anyhow::Result<St
         let (ox, oy) = super::actions::overlay_point(host, &sel).await?;
         ensure!(
             (ox - truth.center().0).abs() <= 0.5 && (oy - truth.center().1).abs() <= 0.5,
-            "the outline's centre ({ox}, {oy}) is not the target's centre {:?} in Chromium",
-            truth.center()
+            "the outline's centre ({ox}, {oy}) is not the target's centre ({}, {}) in Chromium",
+            truth.center().0,
+            truth.center().1
         );
         let (pf, note) = {
             click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
@@ -528,7 +561,7 @@ pub async fn agent_region(host: &Host, c: &Ctx, format: Format) -> anyhow::Resul
         .await?;
     ensure!(
         css(&shown) == region,
-        "after a drag with allow_adjustment false the region box is {shown}, not the agent's {region:?}"
+        "after a drag with allow_adjustment false the region box is {shown}, not the agent's {region}"
     );
     click_overlay(host, "[data-wippy-attention-answer=primary]").await?;
     let res = one_result(host, pending).await?;
@@ -703,7 +736,7 @@ pub async fn image_delivered(
             ensure!(b64 == 4 * bytes.len().div_ceil(3), "base64 length {b64}");
             b64
         }
-        other => bail!("the resolver did not deliver exactly one image: {other:?}"),
+        other => bail!("the resolver did not deliver exactly one image: {}", text::list_of(other)),
     };
     let mut tampered = upload.bytes.clone();
     let mid = tampered.len() / 2;
@@ -711,7 +744,7 @@ pub async fn image_delivered(
     ensure!(session.overwrite_upload_bytes(&upload.uuid, &tampered)?, "could not tamper with the stored upload");
     let diagnostic = match session.resolve_visuals(message_id)?.as_slice() {
         [VisualDelivery::Omitted { diagnostic, .. }] => diagnostic.clone(),
-        other => bail!("a tampered file was not omitted: {other:?}"),
+        other => bail!("a tampered file was not omitted: {}", text::list_of(other)),
     };
     ensure!(diagnostic.contains("integrity"), "diagnostic {diagnostic}");
     // Checked at time of use: the original bytes back, the image is delivered again.
@@ -901,11 +934,11 @@ async fn ends_without_draft(
     }
     let res = one_result(host, pending).await?;
     require_status(&res, status)?;
-    ensure!(res.prepared_file.is_none(), "{status:?} carried a prepared_file");
+    ensure!(res.prepared_file.is_none(), "{status} carried a prepared_file");
     await_overlay(host, false).await?;
-    ensure!(composer_files(host).await?.is_empty(), "{status:?} left a composer file");
-    ensure!(session.uploads(sid)?.len() == uploads, "{status:?} left an upload");
-    ensure!(session.messages(sid)?.len() == messages, "{status:?} sent a message");
+    ensure!(composer_files(host).await?.is_empty(), "{status} left a composer file");
+    ensure!(session.uploads(sid)?.len() == uploads, "{status} left an upload");
+    ensure!(session.messages(sid)?.len() == messages, "{status} sent a message");
     Ok(format!("{status}: {}", res.reason.as_deref().unwrap_or("no reason")))
 }
 
@@ -977,7 +1010,8 @@ pub async fn captures_that_end_without_a_draft(host: &Host) -> anyhow::Result<St
         host.capture_provider().records().into_iter().filter(|r| r.status == "unavailable").collect();
     ensure!(
         unsupported.len() == 1 && unsupported[0].bytes.is_empty(),
-        "the PNG-only provider did not refuse WebP exactly once without bytes: {unsupported:?}"
+        "the PNG-only provider did not refuse WebP exactly once without bytes: {}",
+        records(&unsupported)
     );
     // Stale: a transform on a Host ancestor moves the target after approval.
     notes.push(moved_by_an_ancestor_after_approval(host, &agent, &sid, &target, Moment::AtTheApprovingClick).await?);
@@ -1074,30 +1108,30 @@ async fn moved_by_an_ancestor_after_approval(
     let (res, moved) = (res?, moved?);
     ensure!(
         (moved.y - before.y - 30.0).abs() <= 0.5,
-        "{when:?}: the body transform did not move the left leaf 30 px: {before} -> {moved}"
+        "{when}: the body transform did not move the left leaf 30 px: {before} -> {moved}"
     );
     require_status(&res, Status::Stale)?;
     ensure!(res.prepared_file.is_none(), "stale carried a prepared_file");
     let records = host.capture_provider().records();
-    ensure!(records.len() == served + 1, "{when:?}: the provider served {} requests, not one", records.len() - served);
+    ensure!(records.len() == served + 1, "{when}: the provider served {} requests, not one", records.len() - served);
     let rec = &records[served];
     ensure!(
         rec.status == "stale" && rec.bytes.is_empty(),
-        "{when:?}: the provider answered {} {:?}",
+        "{when}: the provider answered {} ({}), expected stale without bytes",
         rec.status,
-        rec.reason
+        rec.reason.as_deref().unwrap_or("no reason")
     );
     let reason = rec.reason.clone().unwrap_or_default();
-    ensure!(reason.contains("Chromium's box model"), "{when:?}: stale, but not by Chromium's geometry: {reason}");
+    ensure!(reason.contains("Chromium's box model"), "{when}: stale, but not by Chromium's geometry: {reason}");
     ensure!(
         res.reason.as_deref() == Some(reason.as_str()),
-        "the Host reported {:?}, the provider {reason}",
-        res.reason
+        "the Host reported {}, the provider {reason}",
+        res.reason.as_deref().unwrap_or("no reason")
     );
     await_overlay(host, false).await?;
-    ensure!(composer_files(host).await?.is_empty(), "{when:?}: stale left a composer file");
-    ensure!(session.uploads(sid)?.len() == uploads, "{when:?}: stale left an upload");
-    ensure!(session.messages(sid)?.len() == messages, "{when:?}: stale sent a message");
+    ensure!(composer_files(host).await?.is_empty(), "{when}: stale left a composer file");
+    ensure!(session.uploads(sid)?.len() == uploads, "{when}: stale left an upload");
+    ensure!(session.messages(sid)?.len() == messages, "{when}: stale sent a message");
     Ok(format!("moved by body transform {when}: stale ({reason})"))
 }
 
@@ -1120,7 +1154,8 @@ async fn refused_by_the_os_is_denied(host: &Host, agent: &Agent, sid: &str, targ
     let refused: Vec<_> = host.capture_provider().records().into_iter().skip(served).collect();
     ensure!(
         refused.len() == 1 && refused[0].status == crate::capture::provider::NOT_ALLOWED && refused[0].bytes.is_empty(),
-        "the provider did not refuse exactly one request as not allowed: {refused:?}"
+        "the provider did not refuse exactly one request as not allowed: {}",
+        records(&refused)
     );
     Ok(format!("refused by the OS -> {denied}; then {later}"))
 }
@@ -1140,8 +1175,8 @@ async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<
     let stored = super::session::stored_for(session, sid, &row)?;
     ensure!(
         stored.attachments.len() == 1 && stored.attachments[0].kind == "wippy.attention",
-        "expected exactly one wippy.attention attachment, stored {:?}",
-        stored.attachments.iter().map(|a| a.kind.as_str()).collect::<Vec<_>>()
+        "expected exactly one wippy.attention attachment, stored {}",
+        text::list(&stored.attachments.iter().map(|a| a.kind.as_str()).collect::<Vec<_>>())
     );
     // Read through contract::codec's expansion: the composer writes the Session's newest version.
     let (_, payload) = super::expand::expanded_snapshot(&serde_json::from_str(&stored.attachments[0].envelope)?)
@@ -1149,10 +1184,15 @@ async fn pointing_message_is_complete(host: &Host, sid: &str) -> anyhow::Result<
     super::require_valid_payload(payload.json())?;
     let cand = super::require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let want = super::expect::expected_kinds(host.layout, host.engine, Leaf::Left);
-    ensure!(super::kinds(cand) == want, "the left leaf's path is {:?}, not the complete {want:?}", super::kinds(cand));
+    ensure!(
+        super::kinds(cand) == want,
+        "the left leaf's path is {}, not the complete {}",
+        super::kinds(cand).join(" > "),
+        want.join(" > ")
+    );
     let denied: Vec<&Omission> =
         payload.omissions.iter().filter(|o| o.capture_code == Some(CaptureCode::PermissionDenied)).collect();
-    ensure!(denied.is_empty(), "the pointing message carries permission-denied omissions: {denied:?}");
+    ensure!(denied.is_empty(), "the pointing message carries permission-denied omissions: {}", text::json(&denied));
     let reasons: Vec<&str> = payload.omissions.iter().map(|o| o.reason.as_str()).collect();
     Ok(format!(
         "a pointing message was admitted with the complete path {} (capture.complete {}, omissions {})",

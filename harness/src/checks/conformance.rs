@@ -18,6 +18,7 @@ use super::{wait_for, Poll};
 use crate::cdp::Session;
 use crate::host::Host;
 use crate::oracle::ax_facts;
+use crate::report::text;
 
 /// Issue 24's targets, percent of the elements Chromium does not ignore.
 pub const ROLE_MIN: f64 = 99.0;
@@ -87,7 +88,7 @@ fn describe(node: &Value) -> String {
     let mut s = node["localName"].as_str().unwrap_or("?").to_string();
     for a in ["id", "role", "type", "class", "aria-label", "aria-labelledby"] {
         if let Some(v) = attribute(node, a) {
-            s.push_str(&format!(" {a}={v:?}"));
+            s.push_str(&format!(" {a}={}", Value::from(v)));
         }
     }
     s
@@ -178,7 +179,12 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
         let Some(summary) = runtime_summary(&s, e.id).await? else {
             tally.unsummarized += 1;
             f.total.unsummarized += 1;
-            f.excluded.push(format!("[{}] {} (Chromium {:?} {:?})", e.class, e.what, ax.role, ax.name));
+            f.excluded.push(format!(
+                "[{}] {} (Chromium {})",
+                e.class,
+                e.what,
+                text::role_name(Some(&ax.role), Some(&ax.name))
+            ));
             continue;
         };
         tally.compared += 1;
@@ -186,17 +192,20 @@ pub async fn measure(host: &Host) -> anyhow::Result<Figures> {
         let role = summary["role"].as_str().unwrap_or("");
         let name = summary["name"].as_str().unwrap_or("");
         let want_role = compared_role(&ax.role);
+        let differs = |field: &str, runtime: &str, chromium: &str| {
+            format!("[{}] {}: {field} {}, Chromium {}", e.class, e.what, text::quote(runtime), text::quote(chromium))
+        };
         if role == want_role {
             tally.role_agree += 1;
             f.total.role_agree += 1;
         } else {
-            f.disagreements.push(format!("[{}] {}: role {role:?}, Chromium {:?}", e.class, e.what, ax.role));
+            f.disagreements.push(differs("role", role, &ax.role));
         }
         if name_agrees(name, &ax.name) {
             tally.name_agree += 1;
             f.total.name_agree += 1;
         } else {
-            f.disagreements.push(format!("[{}] {}: name {name:?}, Chromium {:?}", e.class, e.what, ax.name));
+            f.disagreements.push(differs("name", name, &ax.name));
         }
     }
     Ok(f)
@@ -218,8 +227,8 @@ pub async fn corpus_conforms_to_chromium(host: &Host) -> anyhow::Result<String> 
     }
     ensure!(
         f.total.role_pct() >= ROLE_MIN && f.total.name_pct() >= NAME_MIN,
-        "below issue 24's targets (role >= {ROLE_MIN} %, name >= {NAME_MIN} %): {line}; disagreements: {:#?}",
-        f.disagreements
+        "below issue 24's targets (role >= {ROLE_MIN} %, name >= {NAME_MIN} %): {line}; disagreements:\n{}",
+        f.disagreements.join("\n")
     );
     Ok(line)
 }

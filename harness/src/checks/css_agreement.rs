@@ -16,6 +16,7 @@ use super::inspection::{document_of, frame_of, head, mount, realm_kinds, shadow_
 use crate::attention::inspect::NodesData;
 use crate::attention::{NodeRef, Outcome, Reported};
 use crate::host::{Frame, InspectOptions, Inspected, Realm};
+use crate::report::text;
 use crate::Host;
 
 /// The grammar differential's tree.
@@ -187,7 +188,7 @@ async fn runtime_side(
         let mut pages = Vec::new();
         for p in item["pages"].as_array().cloned().unwrap_or_default() {
             let r: Inspected<NodesData> = Reported::parse_inspection(p)
-                .map_err(|e| anyhow!("find({{css: {sel:?}}}) is not a strict InspectionResult: {e}"))?;
+                .map_err(|e| anyhow!("find({{css: {}}}) is not a strict InspectionResult: {e}", text::quote(sel)))?;
             pages.push(r);
         }
         out.push((pages, item["ended"].as_bool() == Some(true), item["ms"].as_f64().unwrap_or(0.0)));
@@ -244,25 +245,34 @@ fn verdict(pair: &CssPair, ended: bool) -> Option<String> {
     let reasons: Vec<String> = pair.pages.iter().flat_map(|r| r.reasons().into_iter().map(str::to_string)).collect();
     let sel = &pair.selector;
     if !ended {
-        return Some(format!("{sel:?}: continuations did not end after {} pages", pair.pages.len()));
+        return Some(format!("{}: continuations did not end after {} pages", text::quote(sel), pair.pages.len()));
     }
     let must_refuse = pair.native.is_err() || spec_refuses(sel);
     if must_refuse {
         let refused = pair.pages.len() == 1 && pair.pages[0].is_invalid_request();
         return (!refused).then(|| {
             format!(
-                "{sel:?}: native {}, the runtime answered {outcomes:?} {reasons:?}",
+                "{}: native {}, the runtime answered {}, omitted {} (expected invalid-request)",
+                text::quote(sel),
                 match &pair.native {
                     Err(e) => format!("throws {e}"),
                     Ok(_) => "accepts it but the spec refuses it".to_string(),
-                }
+                },
+                text::list(&outcomes),
+                text::list(&reasons)
             )
         });
     }
     let native = pair.native.as_ref().ok()?;
     let last = pair.pages.last().map(|r| r.outcome);
     if !matches!(last, Some(Outcome::Ok | Outcome::Empty)) || !reasons.is_empty() {
-        return Some(format!("{sel:?}: outcome {outcomes:?} {reasons:?} (native {} nodes)", native.len()));
+        return Some(format!(
+            "{}: outcome {}, omitted {} (native {} nodes; expected ok or empty, nothing omitted)",
+            text::quote(sel),
+            text::list(&outcomes),
+            text::list(&reasons),
+            native.len()
+        ));
     }
     let runtime = pair.runtime_ids();
     if &runtime == native {
@@ -271,9 +281,12 @@ fn verdict(pair: &CssPair, ended: bool) -> Option<String> {
     let missed: Vec<_> = native.iter().filter(|n| !runtime.contains(n)).take(6).collect();
     let extra: Vec<_> = runtime.iter().filter(|n| !native.contains(n)).take(6).collect();
     Some(format!(
-        "{sel:?}: native {} nodes, runtime {} (missed {missed:?}, extra {extra:?}{})",
+        "{}: native {} nodes, runtime {} (missed {}, extra {}{})",
+        text::quote(sel),
         native.len(),
         runtime.len(),
+        text::list_of(&missed),
+        text::list_of(&extra),
         if missed.is_empty() && extra.is_empty() { ", order differs" } else { "" }
     ))
 }
@@ -499,7 +512,12 @@ pub async fn child_refusal_keeps_its_code(host: &Host, kind: &str, realm: &Realm
     let top_scope = shadow_root_of(host, &Realm::Top, &m.host_node_id).await?;
     for bad in [":nth-child(n- 1 2)", "[foo='bar']i", ".5cm", "a:hover", "p::before"] {
         let r = host.find_css(&Realm::Top, bad, &top_scope, &InspectOptions::default()).await?;
-        ensure!(r.is_invalid_request(), "{bad:?} on a root in {kind} through the top realm: {}", r.json());
+        ensure!(
+            r.is_invalid_request(),
+            "{} on a root in {kind} through the top realm: {}, expected invalid-request",
+            text::quote(bad),
+            r.json()
+        );
     }
     Ok(format!("{kind}: element scope css-root-required and 5 invalid selectors stay invalid-request through the top"))
 }

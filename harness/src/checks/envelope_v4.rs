@@ -17,6 +17,7 @@ use crate::contract::codec;
 use crate::contract::projection::{project_envelope, DEFAULT_RENDER_BUDGET};
 use crate::contract::{validate, Admitted, ValidateOptions};
 use crate::host::Host;
+use crate::report::text;
 
 /// What a version 1 attachment of the same snapshot holds (schemas.md §3: `selection` only in a v4
 /// reconstruction): the selection left out, `selection-unavailable` said instead (omissions are
@@ -80,7 +81,8 @@ pub fn require_same_projection(v1: &Value, v4: &Value) -> anyhow::Result<()> {
         let last = om.pop();
         ensure!(
             last.as_ref().is_some_and(|o| o["reason"] == OmissionReason::SelectionUnavailable.as_str()),
-            "the v1 projection does not end with selection-unavailable: {last:?}"
+            "the v1 projection does not end with selection-unavailable: its last omission is {}",
+            text::opt(last.as_ref())
         );
         p1["capture"]["complete"] = p4["capture"]["complete"].clone();
         p1["partial"]["omissions_omitted"] = p4["partial"]["omissions_omitted"].clone();
@@ -110,7 +112,11 @@ pub async fn v4_snapshot_at(host: &Host, x: f64, y: f64) -> anyhow::Result<Repor
         let at = snap.pointer.as_ref().map(|p| (p.point.x, p.point.y));
         Ok(match at {
             Some((px, py)) if (px - x).abs() <= 1.0 && (py - y).abs() <= 1.0 => Poll::Ready(snap),
-            _ => Poll::Pending(format!("pointer at {at:?}")),
+            _ => Poll::Pending(format!(
+                "pointer at {}, expected {}",
+                text::opt(at.map(|(px, py)| text::point(px, py))),
+                text::point(x, y)
+            )),
         })
     })
     .await?;
@@ -141,7 +147,11 @@ pub async fn envelope_v4_expands_to_the_snapshot(host: &Host) -> anyhow::Result<
         .context("the drag selected nothing in the page")?;
     let with_sel = wait_for(host, "the dragged selection in a v4 snapshot", POINTER_TIMEOUT, || async {
         let s = host.snapshot_with(json!({"attachment_version": 4})).await?;
-        Ok(if s.selection.is_some() { Poll::Ready(s) } else { Poll::Pending(format!("omissions {:?}", s.omissions)) })
+        Ok(if s.selection.is_some() {
+            Poll::Ready(s)
+        } else {
+            Poll::Pending(format!("omissions {}", super::omission_words(&s.omissions)))
+        })
     })
     .await?;
     let of_sel = require_v4_expands_to(host, &with_sel).await?;
@@ -149,9 +159,9 @@ pub async fn envelope_v4_expands_to_the_snapshot(host: &Host) -> anyhow::Result<
     let sel = with_sel.selection.as_ref().context("selection")?;
     ensure!(
         sel.text == super::selection::norm(&truth.text),
-        "selection text {:?}, the page selected {:?}",
-        sel.text,
-        truth.text
+        "selection text {}, the page selected {}",
+        text::quote(&sel.text),
+        text::quote(&truth.text)
     );
     Ok(format!(
         "boundary: v1 {} / v4 {} content bytes, {} candidates; with a selection: v1 {} / v4 {} bytes",
@@ -213,7 +223,11 @@ pub async fn send_after_drag_with(
         Ok(if settled(&s, truth.as_ref()) {
             Poll::Ready(())
         } else {
-            Poll::Pending(format!("selection {:?}, omissions {:?}", s.selection.as_ref().map(|s| &s.text), s.omissions))
+            Poll::Pending(format!(
+                "selection {}, omissions {}",
+                text::quote_opt(s.selection.as_ref().map(|s| &s.text)),
+                super::omission_words(&s.omissions)
+            ))
         })
     })
     .await?;
@@ -235,7 +249,7 @@ pub async fn send_after_drag_with(
     .await?;
     ensure!(row["delivery"] == "received", "the send was not received: {row}");
     let stored = stored_for(session, &sid, &row)?;
-    ensure!(stored.text == text, "stored text {:?}", stored.text);
+    ensure!(stored.text == text, "stored text {}, sent {}", text::quote(&stored.text), text::quote(text));
     ensure!(stored.attachments.len() == 1, "{} attachments stored", stored.attachments.len());
     let stored_bytes = stored.attachments[0].envelope.clone();
     let (envelope, snapshot) = expanded_snapshot(&serde_json::from_str(&stored_bytes)?)?;
@@ -267,10 +281,10 @@ pub fn require_sent_selection(sent: &SentSelection, kinds: &[&str]) -> anyhow::R
     let want = expected_selection_text(&truth.text);
     ensure!(
         sel.text == want,
-        "stored selection text {:?} ({} bytes), the page selected {:?}",
-        sel.text,
+        "stored selection text {} ({} bytes), the page selected {}",
+        text::quote(&sel.text),
         sel.text.len(),
-        truth.text
+        text::quote(&truth.text)
     );
     let mut cut = truth.clone();
     cut.text = want.clone();

@@ -13,6 +13,7 @@ use crate::attention::{Focus, Reported, SegmentKind, Snapshot};
 use crate::focus_truth::{FocusRule, Focused};
 use crate::host::Host;
 use crate::input::Key;
+use crate::report::text;
 
 /// The runtime's current focus (`wippyAttention.focus()`), `None` when none.
 pub async fn runtime_focus(host: &Host) -> anyhow::Result<Option<Reported<Focus>>> {
@@ -48,11 +49,17 @@ fn names(api: Option<&Focus>, snap: &Snapshot, truth: &Focused) -> Result<(), St
         return Err("focus() is null".into());
     };
     if api.event_id != sf.event_id || api.path != sf.path {
-        return Err(format!("focus() {:?} and snapshot.focus {:?} disagree", api.event_id, sf.event_id));
+        return Err(format!(
+            "focus() names event {} at {}, snapshot.focus event {} at {}: they disagree",
+            api.event_id,
+            super::path_words(&api.path),
+            sf.event_id,
+            super::path_words(&sf.path)
+        ));
     }
     let id = sf.candidate_id.as_deref().unwrap_or_default();
     let Some(c) = candidates(snap).iter().find(|c| c.target_id == id) else {
-        return Err(format!("focus candidate {id:?} is not among the candidates"));
+        return Err(format!("focus candidate {} is not among the candidates", text::quote(id)));
     };
     let r = box_of(&c.rect);
     if r.max_edge_delta(&truth.rect) > RECT_TOLERANCE {
@@ -60,7 +67,11 @@ fn names(api: Option<&Focus>, snap: &Snapshot, truth: &Focused) -> Result<(), St
     }
     let leaf = sf.path.last();
     if !leaf.is_some_and(|l| l.kind == SegmentKind::Element && l.tag_name.as_deref() == Some(truth.tag.as_str())) {
-        return Err(format!("focus path ends in {leaf:?}, not <{}>", truth.tag));
+        return Err(format!(
+            "focus path ends in {}, not <{}>",
+            leaf.map_or_else(|| "nothing".into(), |l| super::path_words(std::slice::from_ref(l))),
+            truth.tag
+        ));
     }
     Ok(())
 }
@@ -96,10 +107,10 @@ pub async fn await_cleared(host: &Host, why: &str) -> anyhow::Result<()> {
             Poll::Ready(())
         } else {
             Poll::Pending(format!(
-                "focus() still names event {:?} ({}), snapshot.focus {}",
-                api.as_ref().map(|f| f.event_id.as_str()),
+                "focus() still names event {} ({}), snapshot.focus {}",
+                text::opt(api.as_ref().map(|f| f.event_id.as_str())),
                 api.as_ref().and_then(|f| f.summary.name.as_deref()).unwrap_or("-"),
-                snap.focus.as_ref().map(|f| format!("{:?}", f.event_id)).unwrap_or_else(|| "none".into())
+                text::opt(snap.focus.as_ref().map(|f| &f.event_id))
             ))
         })
     })
@@ -116,24 +127,21 @@ pub async fn require_kept(host: &Host, kept: &Focus, at: (f64, f64)) -> anyhow::
     for (what, f) in [("focus()", api.as_deref()), ("snapshot.focus", snap.focus.as_ref())] {
         let Some(f) = f else {
             bail!(
-                "{what} is empty: the transfer into the composer must keep the last meaningful focus {:?}",
+                "{what} is empty: the transfer into the composer must keep the last meaningful focus, event {}",
                 kept.event_id
             );
         };
         let changed = |field: &str, was: String, now: String| {
             anyhow::anyhow!("{what}.{field} changed on the transfer into the composer: {was} -> {now}")
         };
-        ensure!(
-            f.event_id == kept.event_id,
-            changed("event_id", format!("{:?}", kept.event_id), format!("{:?}", f.event_id))
-        );
+        ensure!(f.event_id == kept.event_id, changed("event_id", kept.event_id.clone(), f.event_id.clone()));
         ensure!(f.sequence == kept.sequence, changed("sequence", kept.sequence.to_string(), f.sequence.to_string()));
         ensure!(f.focused_at == kept.focused_at, changed("focused_at", kept.focused_at.clone(), f.focused_at.clone()));
         ensure!(
             f.realm_time_ms == kept.realm_time_ms,
             changed("realm_time_ms", kept.realm_time_ms.to_string(), f.realm_time_ms.to_string())
         );
-        ensure!(f.path == kept.path, changed("path", format!("{:?}", kept.path), format!("{:?}", f.path)));
+        ensure!(f.path == kept.path, changed("path", super::path_words(&kept.path), super::path_words(&f.path)));
     }
     Ok(snap)
 }
@@ -155,39 +163,39 @@ pub async fn sensitive_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<
         let truth = await_truth(host, "left-leaf").await?;
         ensure!(
             truth.expectation() == FocusRule::Reports,
-            "the left leaf button should be a meaningful focus: {truth:?}"
+            "the left leaf button should be a meaningful focus: {truth}"
         );
         let snap = await_reported(host, &truth).await?;
         let kept = reported_focus(&snap)?;
         let want = super::expected_kinds(host.layout, host.engine, super::Leaf::Left);
         let got = super::path_kinds(&kept.path);
-        ensure!(got == want, "focus path kinds {got:?}, expected {want:?}");
+        ensure!(got == want, "focus path kinds {}, expected {}", got.join(" > "), want.join(" > "));
         let ax = host.landmark_ax("left-leaf").await?;
         ensure!(
             kept.summary.name.as_deref() == Some(ax.name.as_str()),
-            "focus summary name {:?} is not Chromium's accessible name {:?}",
-            kept.summary.name,
-            ax.name
+            "focus summary name {} is not Chromium's accessible name {}",
+            text::quote_opt(kept.summary.name.as_deref()),
+            text::quote(&ax.name)
         );
 
         click_landmark(host, "composer-input").await?;
         let composer = await_truth(host, "composer-input").await?;
         ensure!(
             composer.expectation() == FocusRule::Keeps,
-            "the composer input should be a conversation control: {composer:?}"
+            "the composer input should be a conversation control: {composer}"
         );
         let leaf_centre = host.landmark_rect("left-leaf").await?.center();
         require_kept(host, &kept, leaf_centre).await?;
 
         click_landmark(host, password).await?;
         let sensitive = await_truth(host, password).await?;
-        ensure!(
-            sensitive.expectation() == FocusRule::Clears,
-            "{password} should be a sensitive control: {sensitive:?}"
-        );
+        ensure!(sensitive.expectation() == FocusRule::Clears, "{password} should be a sensitive control: {sensitive}");
         await_cleared(
             host,
-            &format!("focus moved from the composer onto the sensitive {password}, after {:?} was kept", kept.event_id),
+            &format!(
+                "focus moved from the composer onto the sensitive {password}, after event {} was kept",
+                kept.event_id
+            ),
         )
         .await?;
         done.push(password);
@@ -222,11 +230,11 @@ pub async fn excluded_focus_clears_a_kept_focus(host: &Host) -> anyhow::Result<S
         let excluded = await_truth(host, probe).await?;
         ensure!(
             excluded.in_excluded && !excluded.in_composer && excluded.expectation() == FocusRule::Clears,
-            "{probe} should be an excluded element outside the conversation controls: {excluded:?}"
+            "{probe} should be an excluded element outside the conversation controls: {excluded}"
         );
         await_cleared(
             host,
-            &format!("focus moved from the composer onto the excluded {probe}, after {:?} was kept", kept.event_id),
+            &format!("focus moved from the composer onto the excluded {probe}, after event {} was kept", kept.event_id),
         )
         .await?;
         done.push(probe);
@@ -315,7 +323,7 @@ pub async fn tab_traversal_matches_chromium(host: &Host) -> anyhow::Result<Strin
 pub async fn focus_by_click(host: &Host, landmark: &str) -> anyhow::Result<Focus> {
     click_landmark(host, landmark).await?;
     let truth = await_truth(host, landmark).await?;
-    ensure!(truth.expectation() == FocusRule::Reports, "{landmark} should be a meaningful focus: {truth:?}");
+    ensure!(truth.expectation() == FocusRule::Reports, "{landmark} should be a meaningful focus: {truth}");
     let snap = await_reported(host, &truth).await?;
     reported_focus(&snap)
 }
@@ -403,12 +411,13 @@ pub async fn remounted_or_detached_focus_is_invalidated(host: &Host) -> anyhow::
     let truth = host.focused_truth().await?;
     ensure!(
         truth.as_ref().is_none_or(|f| f.landmark.as_deref() != Some("left-leaf")),
-        "Chromium still has focus on the remounted leaf: {truth:?}"
+        "Chromium still has focus on the remounted leaf: {}",
+        text::opt(truth.as_ref())
     );
-    await_cleared(host, &format!("the focused left leaf {:?} was remounted", kept.event_id)).await?;
+    await_cleared(host, &format!("the focused left leaf (event {}) was remounted", kept.event_id)).await?;
 
     let kept = focus_by_click(host, "nav-tools").await?;
     host.eval("document.querySelector('[data-landmark=nav-tools]').remove(), true").await?;
-    await_cleared(host, &format!("the focused nav link {:?} was detached", kept.event_id)).await?;
+    await_cleared(host, &format!("the focused nav link (event {}) was detached", kept.event_id)).await?;
     Ok("remounted leaf and detached link both cleared the focus".into())
 }

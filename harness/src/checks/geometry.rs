@@ -43,7 +43,7 @@ pub async fn leaf_geometry(host: &Host, landmark: &str) -> anyhow::Result<Geomet
     // The candidate's clip_rect: its box through every viewport above it (absent = not clipped).
     let clip = cand.clip_rect.as_ref().map(box_of).unwrap_or(rect);
     let d = clip.max_edge_delta(&visible);
-    ensure!(d <= RECT_TOLERANCE, "{landmark}: clip_rect {clip:?} is {d:.3} px from Chromium's visible box {visible:?}");
+    ensure!(d <= RECT_TOLERANCE, "{landmark}: clip_rect {clip} is {d:.3} px from Chromium's visible box {visible}");
     figures.max_error = figures.max_error.max(d);
 
     check_path(host, landmark, &cand.path, &mut figures).await?;
@@ -90,7 +90,7 @@ pub async fn check_path(
             let d = got.max_edge_delta(&want);
             ensure!(
                 d <= RECT_TOLERANCE,
-                "{what}: the {kind} segment {mount} clip_rect composes to {got:?}, {d:.3} px from Chromium's {want:?}"
+                "{what}: the {kind} segment {mount} clip_rect composes to {got}, {d:.3} px from Chromium's {want}"
             );
             figures.max_error = figures.max_error.max(d);
         }
@@ -109,7 +109,7 @@ pub async fn check_path(
             let d = child.max_corner_delta(&truth_frame.to_host, w, h);
             ensure!(
                 d <= RECT_TOLERANCE,
-                "{what}: iframe {mount}'s local_to_parent composes to {child:?}, its viewport corners {d:.3} px from Chromium's {:?}",
+                "{what}: iframe {mount}'s local_to_parent composes to {child}, its viewport corners {d:.3} px from Chromium's {}",
                 truth_frame.to_host
             );
             figures.max_error = figures.max_error.max(d);
@@ -137,7 +137,12 @@ pub async fn unsupported_transform_keeps_siblings(host: &Host) -> anyhow::Result
             .iter()
             .any(|o| o.reason == OmissionReason::UnsupportedTransform
                 && o.mount_id.as_deref() == Some("mount-leaf-left")),
-        "no unsupported-transform omission for mount-leaf-left: {omissions:?}"
+        "no unsupported-transform omission for mount-leaf-left: omissions {}",
+        crate::report::text::list_of(omissions.iter().map(|o| format!(
+            "{} {}",
+            o.reason,
+            o.mount_id.as_deref().unwrap_or("(no mount)")
+        )))
     );
     ensure!(!snap.capture.complete, "a snapshot with an omitted child must not claim to be complete");
     require_candidate(&snap, &right, "right-leaf (the sibling)")?;
@@ -150,6 +155,10 @@ pub async fn unsupported_transform_keeps_siblings(host: &Host) -> anyhow::Result
         .filter(|c| c.path.iter().any(|s| s.mount_id == "mount-leaf-left" && s.kind == SegmentKind::Iframe))
         .map(|c| box_of(&c.rect))
         .next();
-    ensure!(left_rect.is_none(), "the runtime invented a candidate {left_rect:?} inside a frame it cannot map");
+    ensure!(
+        left_rect.is_none(),
+        "the runtime invented a candidate {} inside a frame it cannot map",
+        crate::report::text::opt(left_rect)
+    );
     Ok(format!("{} omissions, sibling kept", omissions.len()))
 }

@@ -16,6 +16,7 @@ use crate::attention::{EventType as T, ObservedEvent, PointerType, Reported, Seg
 use crate::host::Host;
 use crate::input::Key;
 use crate::oracle::BoxRect;
+use crate::report::text;
 use chromiumoxide::cdp::browser_protocol::{fetch, network};
 
 fn events(snap: &Snapshot) -> &[ObservedEvent] {
@@ -46,21 +47,26 @@ fn over(snap: &Snapshot, e: &ObservedEvent, truth: &BoxRect) -> bool {
     target_rect(snap, e).is_some_and(|r| r.max_edge_delta(truth) <= RECT_TOLERANCE)
 }
 
+/// One event as a message shows it: `pointermove@120,40[mouse b0 n2]` (type at x,y, pointer
+/// type, buttons, how many candidates it names).
+pub(crate) fn event_brief(e: &ObservedEvent) -> String {
+    let (x, y) = point(e);
+    format!(
+        "{}@{x:.0},{y:.0}[{} b{} n{}]",
+        e.event_type.as_str(),
+        e.pointer_type.map_or("-", PointerType::as_str),
+        e.buttons.map_or_else(|| "null".to_string(), |b| b.to_string()),
+        e.candidate_ids.len()
+    )
+}
+
 fn brief(snap: &Snapshot) -> String {
-    events(snap)
-        .iter()
-        .map(|e| {
-            let (x, y) = point(e);
-            format!(
-                "{}@{x:.0},{y:.0}[{} b{} n{}]",
-                e.event_type.as_str(),
-                e.pointer_type.map_or("-", PointerType::as_str),
-                e.buttons.map_or_else(|| "null".to_string(), |b| b.to_string()),
-                e.candidate_ids.len()
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    events(snap).iter().map(event_brief).collect::<Vec<_>>().join(" ")
+}
+
+/// Points as a message lists them: `(10, 20), (11, 20)`.
+fn points(ps: &[(f64, f64)]) -> String {
+    text::list_of(ps.iter().map(|(x, y)| text::point(*x, *y)))
 }
 
 /// Waits until the history holds an event satisfying `want` (child realms report asynchronously).
@@ -266,14 +272,17 @@ pub async fn limits_prefer_discrete_and_newest_moves(host: &Host) -> anyhow::Res
     let reported: Vec<String> = discrete.iter().map(|e| e.event_type.as_str().to_string()).collect();
     ensure!(
         truth.len() >= reported.len() && truth[truth.len() - reported.len()..] == reported[..],
-        "discrete events {reported:?} are not the leaf's own last ones {truth:?}"
+        "discrete events {} are not the leaf's own last ones {}",
+        text::list(&reported),
+        text::list(&truth)
     );
     let moves: Vec<&ObservedEvent> = evs.iter().filter(|e| is(e, T::Pointermove)).collect();
     let newest = &sent[sent.len() - moves.len()..];
     ensure!(
         moves.iter().zip(newest).all(|(e, p)| at(e, *p)),
-        "the remaining {} slots must hold the newest moves {newest:?}: {b}",
-        moves.len()
+        "the remaining {} slots must hold the newest moves {}: {b}",
+        moves.len(),
+        points(newest)
     );
     Ok(format!("32 kept of {} discrete + {} moves: {b}", 3 * CLICKS, sent.len()))
 }
@@ -324,17 +333,18 @@ pub async fn window_drops_events_older_than_60_s(host: &Host) -> anyhow::Result<
     ensure!(events(&snap).iter().any(|e| is(e, T::Pointermove) && at(e, mv)), "the move 3 s old must stay: {b}");
     ensure!(
         snap.pointer.as_ref().is_some_and(|p| (p.point.x - mv.0).abs() <= 0.5),
-        "the pointer must be the 3 s old move: {:?}",
-        snap.pointer
+        "the pointer must be the 3 s old move at x {}: {}",
+        text::num(mv.0),
+        text::opt(snap.pointer.as_ref().map(event_brief))
     );
     advance_clock(host, 61_000).await?;
     let snap = host.snapshot().await?;
     require_valid_payload(snap.json())?;
     ensure!(
         events(&snap).is_empty() && snap.pointer.is_none(),
-        "after 61 s more neither recent events nor a pointer remain: {} / {:?}",
+        "after 61 s more neither recent events nor a pointer remain: events {}, pointer {}",
         brief(&snap),
-        snap.pointer
+        text::opt(snap.pointer.as_ref().map(event_brief))
     );
     // The leaves really received what the runtime aged out.
     let l = leaf_log(host, Leaf::Left).await?;
@@ -395,7 +405,8 @@ pub async fn pointer_capture_change_stops_compaction(host: &Host) -> anyhow::Res
     let captured: Vec<bool> = truth.iter().map(|e| e["captured"] == true).collect();
     ensure!(
         captured == [true, true, false, false],
-        "the leaf itself must see the capture on the first two drag moves only: {truth:?}"
+        "the leaf itself must see the capture on the first two drag moves only (captured true, true, false, false): {}",
+        text::json(&truth)
     );
     let evs = events(&snap);
     let drag: Vec<&ObservedEvent> = evs.iter().filter(|e| is(e, T::Pointermove) && e.buttons == Some(1)).collect();
@@ -498,7 +509,11 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
     );
     ensure!(
         after.1 == before.1 && after.0 != before.0,
-        "Chromium: the remount must keep the button node and replace the boundary (before {before:?}, after {after:?})"
+        "Chromium: the remount must keep the button node and replace the boundary (backend nodes boundary/button before {}/{}, after {}/{})",
+        before.0,
+        before.1,
+        after.0,
+        after.1
     );
     ensure!(
         host.landmark_rect(&button_mark).await?.max_edge_delta(&button) <= RECT_TOLERANCE,
@@ -520,13 +535,21 @@ async fn generation_probe(host: &Host, frame: Option<crate::host::Frame>, name: 
         "{name}: moves over the button compact to b40 before and b90 after the remount, and never across it: {brief}"
     );
     let ids: Vec<Option<&String>> = over_button.iter().map(|e| e.candidate_ids.first()).collect();
-    ensure!(ids[0] == ids[1], "{name}: both entries must name the same target (the button was not replaced): {ids:?}");
+    ensure!(
+        ids[0] == ids[1],
+        "{name}: both entries must name the same target (the button was not replaced): {}",
+        text::list_of(ids.iter().map(|i| text::opt(*i)))
+    );
     let cand =
         candidates(&snap).iter().find(|c| Some(&c.target_id) == ids[0]).context("the button's candidate is missing")?;
     let seg = cand.path.iter().find(|s| s.mount_id == mount);
     ensure!(
         seg.is_some_and(|s| s.kind == SegmentKind::Artifact && s.generation == 2),
-        "{name}: the button's path must carry the remounted boundary at generation 2: {seg:?}"
+        "{name}: the button's path must carry the remounted boundary {mount} as an artifact at generation 2: {}",
+        seg.map_or_else(
+            || "it is not on the path".into(),
+            |s| format!("{} generation {}", s.kind.as_str(), s.generation)
+        )
     );
     Ok(format!(
         "b40 (generation 1) and b90 (generation 2) kept apart over target {}",
@@ -584,7 +607,10 @@ pub async fn late_window_answer_reaches_the_next_snapshot(host: &Host) -> anyhow
         None
     };
     let Some(request_id) = tokio::time::timeout(POINTER_TIMEOUT, held).await.ok().flatten() else {
-        anyhow::bail!("the right leaf's held request did not reach the network within {POINTER_TIMEOUT:?}")
+        anyhow::bail!(
+            "the right leaf's held request did not reach the network within {}",
+            text::duration(POINTER_TIMEOUT)
+        )
     };
     let first = host.snapshot().await?;
     ensure!(
@@ -605,8 +631,9 @@ pub async fn late_window_answer_reaches_the_next_snapshot(host: &Host) -> anyhow
     let pointer = second.pointer.as_ref();
     ensure!(
         pointer.is_some_and(|p| at(p, a) && is(p, T::Pointermove) && over(&second, p, &right)),
-        "the snapshot started before the leaf answered must wait for that answer: pointer {pointer:?}, events {} \
+        "the snapshot started before the leaf answered must wait for that answer: pointer {}, events {} \
          (the Host's child windows now {})",
+        text::opt(pointer.map(event_brief)),
         brief(&second),
         host.eval(WINDOWS).await.unwrap_or_default()
     );
@@ -664,7 +691,9 @@ pub async fn move_candidate_follows_hover_and_dom_changes(host: &Host) -> anyhow
     let hovered = name().await?;
     ensure!(
         plain != hovered && hovered.contains("tip"),
-        "Chromium: hovering the second span must add its tip to the button's name (over the first: {plain:?}, over the second: {hovered:?})"
+        "Chromium: hovering the second span must add its tip to the button's name (over the first: {}, over the second: {})",
+        text::quote(&plain),
+        text::quote(&hovered)
     );
     let mut phases = Vec::new();
     // Each phase: the move to `first` fills what the realm keeps, `change` runs, the second move
@@ -693,8 +722,13 @@ pub async fn move_candidate_follows_hover_and_dom_changes(host: &Host) -> anyhow
         let cand =
             candidates(&snap).iter().find(|c| &c.target_id == id).context("the button's candidate is missing")?;
         let got = cand.summary.name.clone().unwrap_or_default();
-        ensure!(got == truth, "{what}: the move's candidate is named {got:?}, Chromium named the button {truth:?}");
-        phases.push(format!("{what}: {got:?}"));
+        ensure!(
+            got == truth,
+            "{what}: the move's candidate is named {}, Chromium named the button {}",
+            text::quote(&got),
+            text::quote(&truth)
+        );
+        phases.push(format!("{what}: {}", text::quote(&got)));
         Ok(())
     };
     // From the first span onto the second: another node hit, the tip shows.

@@ -242,8 +242,9 @@ pub async fn css_pairs(
         };
         let mut pages = Vec::new();
         for p in item["pages"].as_array().cloned().unwrap_or_default() {
-            let r: Inspected<NodesData> = Reported::parse_inspection(p)
-                .map_err(|e| anyhow!("find({{css: {selector:?}}}) is not a strict InspectionResult: {e}"))?;
+            let r: Inspected<NodesData> = Reported::parse_inspection(p).map_err(|e| {
+                anyhow!("find({{css: {}}}) is not a strict InspectionResult: {e}", text::quote(&selector))
+            })?;
             pages.push(r);
         }
         out.push(CssPair { selector, native, pages });
@@ -459,6 +460,12 @@ pub enum PrivacyRule {
     LiveCheckedSelectedQueryable,
 }
 
+impl std::fmt::Display for PrivacyRule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the privacy rule \u{201c}{}\u{201d}", self.flag())
+    }
+}
+
 impl PrivacyRule {
     fn flag(self) -> &'static str {
         match self {
@@ -627,7 +634,9 @@ pub async fn fragment_reads_keep_to_their_subtree(host: &Host) -> anyhow::Result
     ensure!(
         Some(root.node_id.as_str()) == root_id
             && tree.data.nodes.first().and_then(|n| n.kind) == Some(NodeKind::ShadowRoot),
-        "a fragment realm's getTree() must be rooted at its own shadow root {root_id:?}: {}",
+        "a fragment realm's getTree() must be rooted at its own shadow root {}, it is rooted at {}: {}",
+        text::opt(root_id),
+        root.node_id,
         tree.json()
     );
     for (leaf, id, own) in [("right-leaf", own_id, true), ("left-leaf", left_id, false)] {
@@ -639,10 +648,10 @@ pub async fn fragment_reads_keep_to_their_subtree(host: &Host) -> anyhow::Result
         let id = id.unwrap_or_default().to_string();
         ensure!(
             s.contains(&id) == own && a.contains(&id),
-            "find({{role: {:?}, name: {:?}}}) from the right fragment: {leaf} must be found {} by default and from the root: default {s:?}, fromRoot {a:?}",
-            ax.role,
-            ax.name,
-            if own { "too" } else { "not" }
+            "find({q}) from the right fragment: {leaf} (node {id}) must be found {} by default and from the root: default found {}, fromRoot found {}",
+            if own { "too" } else { "not" },
+            text::list(&s),
+            text::list(&a)
         );
         let (x, y) = host.landmark_rect(leaf).await?.center();
         let hs = host.hit_test(&right, &HitQuery::at(x, y), &InspectOptions::default()).await?;
@@ -650,8 +659,12 @@ pub async fn fragment_reads_keep_to_their_subtree(host: &Host) -> anyhow::Result
         let (s, a) = (ids(&hs.data.nodes), ids(&ha.data.nodes));
         ensure!(
             s.contains(&id) == own && a.contains(&id) && (own || hs.outcome == Outcome::Empty),
-            "hitTest at {leaf}'s centre ({x}, {y}) from the right fragment: default {:?} {s:?}, fromRoot {a:?}",
-            hs.outcome
+            "hitTest at {leaf}'s centre ({x}, {y}) from the right fragment must {} node {id} by default{} and hit it from the root: default {} {}, fromRoot {}",
+            if own { "hit" } else { "not hit" },
+            if own { "" } else { " (outcome empty)" },
+            hs.outcome,
+            text::list(&s),
+            text::list(&a)
         );
     }
     // Only a real fragment realm framed by the Host window gets scoped reads (and its own caller):
@@ -858,14 +871,16 @@ pub async fn privacy_rule_in(host: &Host, rk: &RealmKind, rule: PrivacyRule) -> 
             ));
         } else if runtime != full {
             bad.push(format!(
-                "{:?}: the rule gives {full:?}, the runtime {runtime:?}{}",
-                p.selector,
+                "{}: the rule gives {}, the runtime {}{}",
+                text::quote(&p.selector),
+                text::list(&full),
+                text::list(&runtime),
                 if runtime == ablated { " (as if the rule were not applied)" } else { "" }
             ));
         }
     }
-    ensure!(decided > 0, "no selector of {rule:?} depends on the rule: the check could not fail");
-    ensure!(bad.is_empty(), "{rule:?} in {}:\n{}", rk.kind, head(&bad, 20));
+    ensure!(decided > 0, "no selector of {rule} depends on the rule: the check could not fail");
+    ensure!(bad.is_empty(), "{rule} in {}:\n{}", rk.kind, head(&bad, 20));
     Ok(RuleReport { compared: pairs.len(), decided })
 }
 
@@ -897,13 +912,13 @@ pub async fn semantic_matches_ax(host: &Host) -> anyhow::Result<String> {
     let mut checked = 0;
     for leaf in LEAVES {
         let ax = host.landmark_ax(leaf).await?;
-        ensure!(!ax.ignored && !ax.name.is_empty(), "{leaf}: Chromium gives it no name ({ax:?})");
+        ensure!(!ax.ignored && !ax.name.is_empty(), "{leaf}: Chromium gives it no name ({})", text::json(&ax));
         let truth = host.landmark_rect(leaf).await?;
         let q = SemanticQuery::role_name(&ax.role, &ax.name);
         let found = host.find_semantic(&Realm::Top, &q, &InspectOptions::from_root()).await?;
         ensure!(
             matches!(found.outcome, Outcome::Ok | Outcome::Partial),
-            "{leaf}: find({q:?}) answered {}",
+            "{leaf}: find({q}) answered {}, expected ok or partial",
             text::answer(&found)
         );
         let mut hit_leaf = false;
@@ -912,7 +927,10 @@ pub async fn semantic_matches_ax(host: &Host) -> anyhow::Result<String> {
             // find matches a name that contains the query (case-insensitive).
             ensure!(
                 role.eq_ignore_ascii_case(&ax.role) && name.to_lowercase().contains(&ax.name.to_lowercase()),
-                "{leaf}: find({q:?}) returned a node summarised {role}/{name:?}"
+                "{leaf}: find({q}) returned a node summarised {}, expected role {} with a name containing {}",
+                text::role_name(Some(&role), Some(&name)),
+                text::quote(&ax.role),
+                text::quote(&ax.name)
             );
             let layout = n.layout.as_ref().ok_or_else(|| anyhow!("{leaf}: a found node has no layout"))?;
             let r = super::box_of(&layout.rect);
@@ -920,25 +938,25 @@ pub async fn semantic_matches_ax(host: &Host) -> anyhow::Result<String> {
                 hit_leaf = true;
             }
             let Some(hit) = host.frames().hit_at(r.center().0, r.center().1).await? else {
-                bail!("{leaf}: nothing at the centre of a found node {r:?}")
+                bail!("{leaf}: nothing at the centre of a found node {r}")
             };
             let facts = crate::oracle::ax_facts(&hit.session, hit.backend_node_id).await?;
             ensure!(
                 facts.role == role && facts.name == name,
-                "{leaf}: Chromium's node at a found node's centre is {}/{:?}, the runtime summarised it {role}/{name:?}",
-                facts.role,
-                facts.name
+                "{leaf}: Chromium's node at a found node's centre is {}, the runtime summarised it {}",
+                text::role_name(Some(&facts.role), Some(&facts.name)),
+                text::role_name(Some(&role), Some(&name))
             );
             checked += 1;
         }
-        ensure!(hit_leaf, "{leaf}: no found node has the leaf's border box {truth:?}: {}", found.json());
+        ensure!(hit_leaf, "{leaf}: no found node has the leaf's border box {truth}: {}", found.json());
         let chromium = ax_named_count(host, &ax.role, &ax.name).await?;
         ensure!(
             found.data.nodes.len() >= chromium.min(8),
-            "{leaf}: Chromium names {chromium} nodes {}/{:?}, the runtime found {}",
-            ax.role,
-            ax.name,
-            found.data.nodes.len()
+            "{leaf}: Chromium names {chromium} nodes {}, the runtime found {}, expected at least {}",
+            text::role_name(Some(&ax.role), Some(&ax.name)),
+            found.data.nodes.len(),
+            chromium.min(8)
         );
     }
     Ok(format!("{} leaves: {checked} found nodes agree with Chromium's AX tree, none missed", LEAVES.len()))
@@ -995,7 +1013,7 @@ pub async fn leaf_ref(host: &Host, leaf: &str) -> anyhow::Result<NodeRef> {
         .iter()
         .find(|n| n.layout.as_ref().is_some_and(|l| super::box_of(&l.rect).max_edge_delta(&truth) <= 1.0))
         .map(|n| n.node_ref.clone())
-        .ok_or_else(|| anyhow!("{leaf}: no found node at {truth:?}: {}", found.json()))
+        .ok_or_else(|| anyhow!("{leaf}: no found node at {truth}: {}", found.json()))
 }
 
 /// For each leaf: `getGeometry` within 0.5 px of the box model; `hitTest` at the box's centre (Host
@@ -1013,8 +1031,9 @@ pub async fn geometry_matches_box_model(host: &Host, leaves: &[&str]) -> anyhow:
         worst = worst.max(d);
         ensure!(
             d <= super::RECT_TOLERANCE,
-            "{leaf}: getGeometry rect {:?} vs box model {truth:?} ({d:.3} px)",
-            read.rect
+            "{leaf}: getGeometry rect {} vs box model {truth} ({d:.3} px, at most {} allowed)",
+            super::box_of(&read.rect),
+            super::RECT_TOLERANCE
         );
         let (cx, cy) = truth.center();
         let hit = host
@@ -1043,12 +1062,16 @@ pub async fn geometry_matches_box_model(host: &Host, leaves: &[&str]) -> anyhow:
             let p = h.data.point.ok_or_else(|| anyhow!("{leaf}: hitTest {how} has no point"))?;
             let dp = (p.x - cx).abs().max((p.y - cy).abs());
             worst = worst.max(dp);
-            ensure!(dp <= super::RECT_TOLERANCE, "{leaf}: hitTest {how} point {p:?}, expected ({cx}, {cy})");
+            ensure!(
+                dp <= super::RECT_TOLERANCE,
+                "{leaf}: hitTest {how} point ({}, {}), expected ({cx}, {cy})",
+                p.x,
+                p.y
+            );
             ensure!(
                 h.data.nodes.iter().any(|n| n.node_ref == node),
-                "{leaf}: hitTest {how} at the centre does not include the leaf (Chromium hits {}/{:?})",
-                ax.role,
-                ax.name
+                "{leaf}: hitTest {how} at the centre does not include the leaf (Chromium hits {})",
+                text::role_name(Some(&ax.role), Some(&ax.name))
             );
         }
     }
@@ -1082,17 +1105,23 @@ pub async fn child_realm_geometry_is_in_the_host_viewport(host: &Host, engine: E
             .map(|n| n.node_ref.clone())
             .ok_or_else(|| anyhow!("{}: {css} found nothing in its own realm: {}", rk.kind, found.json()))?;
         let g = host.geometry(&rk.realm, &node).await?;
-        ensure!(g.outcome == Outcome::Ok, "{}: getGeometry answered {:?} {:?}", rk.kind, g.outcome, g.reasons());
+        ensure!(g.outcome == Outcome::Ok, "{}: getGeometry answered {}, expected ok", rk.kind, text::answer(&g));
         let read = g.data.geometry.as_ref().ok_or_else(|| anyhow!("{}: no geometry: {}", rk.kind, g.json()))?;
         let space = g.json().pointer("/data/geometry/coordinate_space").cloned();
-        ensure!(space == Some(json!("host-viewport")), "{}: coordinate_space {space:?}", rk.kind);
+        ensure!(
+            space == Some(json!("host-viewport")),
+            "{}: coordinate_space {}, expected \"host-viewport\"",
+            rk.kind,
+            text::opt(space.as_ref())
+        );
         let d = super::box_of(&read.rect).max_edge_delta(&truth);
         worst = worst.max(d);
         ensure!(
             d <= super::RECT_TOLERANCE,
-            "{}: getGeometry of {landmark} from its own realm {:?} vs Chromium's box model in the Host {truth:?} ({d:.3} px)",
+            "{}: getGeometry of {landmark} from its own realm {} vs Chromium's box model in the Host {truth} ({d:.3} px, at most {} allowed)",
             rk.kind,
-            read.rect
+            super::box_of(&read.rect),
+            super::RECT_TOLERANCE
         );
         checked.push(rk.kind);
     }
@@ -1140,10 +1169,10 @@ pub async fn match_limit(host: &Host) -> anyhow::Result<String> {
     let eight = host.find_semantic(&Realm::Top, &SemanticQuery::role_name("button", "Eight probe"), &opts).await?;
     ensure!(
         eight.outcome == Outcome::Ok && eight.data.nodes.len() == 8 && eight.continuation.is_none(),
-        "8 matches: {:?}, {} nodes, continuation {:?}",
-        eight.outcome,
+        "8 matches: {}, {} nodes, continuation {}; expected ok, 8 nodes, no continuation",
+        text::answer(&eight),
         eight.data.nodes.len(),
-        eight.continuation
+        text::opt(eight.continuation.as_deref())
     );
     let nine = host.find_semantic(&Realm::Top, &SemanticQuery::role_name("button", "Nine probe"), &opts).await?;
     ensure!(nine.data.nodes.len() == 8, "9 matches: {} nodes in the first answer", nine.data.nodes.len());
@@ -1183,10 +1212,10 @@ pub async fn tree_limits(host: &Host) -> anyhow::Result<String> {
     let a = host.tree(&Realm::Top, Some(&m32.scope), &opts).await?;
     ensure!(
         a.outcome == Outcome::Ok && a.data.nodes.len() == 32 && a.continuation.is_none(),
-        "a 32-node tree: {:?}, {} nodes, continuation {:?}",
-        a.outcome,
+        "a 32-node tree: {}, {} nodes, continuation {}; expected ok, 32 nodes, no continuation",
+        text::answer(&a),
         a.data.nodes.len(),
-        a.continuation
+        text::opt(a.continuation.as_deref())
     );
     let b = host.tree(&Realm::Top, Some(&m33.scope), &opts).await?;
     let token = b
@@ -1227,8 +1256,8 @@ pub async fn continuation_rules(host: &Host) -> anyhow::Result<String> {
     let second = host.tree(&Realm::Top, Some(&m.scope), &again).await?;
     ensure!(
         second.outcome == Outcome::Ok && second.data.nodes.len() == 9,
-        "the continuation: {:?}, {} nodes",
-        second.outcome,
+        "the continuation: {}, {} nodes; expected ok, 9 nodes",
+        text::answer(&second),
         second.data.nodes.len()
     );
     let before = revisions(host).await?;
@@ -1248,7 +1277,7 @@ pub async fn continuation_rules(host: &Host) -> anyhow::Result<String> {
     host.eval("(window.__inspRoots.c40.appendChild(document.createElement('i')), true)").await?;
     super::wait_for(host, "the tree revision to change", super::POINTER_TIMEOUT, || async {
         let r = revisions(host).await?;
-        Ok(if r.tree != before.tree { super::Poll::Ready(()) } else { super::Poll::Pending(format!("{r:?}")) })
+        Ok(if r.tree != before.tree { super::Poll::Ready(()) } else { super::Poll::Pending(format!("revisions {r}")) })
     })
     .await?;
     let after = host.tree(&Realm::Top, Some(&m.scope), &opts.clone().continuation(t)).await?;
@@ -1310,7 +1339,7 @@ pub async fn bad_input(host: &Host, other_host_ref: Option<&NodeRef>) -> anyhow:
         bad.push(format!("a selector of 512 characters: {}", text::answer(&ok)));
     }
     let after = revisions(host).await?;
-    ensure!(after == before, "bad input changed the revisions: {before:?} -> {after:?}");
+    ensure!(after == before, "bad input changed the revisions: {before} -> {after}");
     ensure!(bad.is_empty(), "not invalid-request:\n{}", bad.join("\n"));
     Ok(format!("{} bad inputs are invalid-request, nothing changed; 512 characters pass", cases.len() + 1))
 }
@@ -1347,23 +1376,31 @@ pub async fn subscription_limits(host: &Host, callers: &[Realm]) -> anyhow::Resu
     for (i, realm) in callers.iter().take(8).enumerate() {
         for k in 0..16 {
             let s = host.subscribe(realm, &["tree"], false).await?;
-            ensure!(s.refused().is_none(), "caller {i}, subscription {}: refused {:?}", k + 1, s.returned);
+            ensure!(s.refused().is_none(), "caller {i}, subscription {}: refused: {}", k + 1, s.returned);
             live.push(s);
         }
         if i == 0 {
             let s17 = host.subscribe(realm, &["tree"], false).await?;
-            ensure!(s17.refused() == Some("subscription-limit"), "the 17th from one caller: {:?}", s17.returned);
+            ensure!(
+                s17.refused() == Some("subscription-limit"),
+                "the 17th from one caller: {}, expected refused with subscription-limit",
+                s17.returned
+            );
         }
     }
     // The top decides (a child realm's subscription waits for its slot); the caller's own view of
     // the total, which the top sends down, reaches 128 too.
     total_seen(host, &callers[8], |t| t >= 128, "128").await?;
     let s129 = host.subscribe(&callers[8], &["tree"], false).await?;
-    ensure!(s129.refused() == Some("subscription-limit"), "the 129th in all: {:?}", s129.returned);
+    ensure!(
+        s129.refused() == Some("subscription-limit"),
+        "the 129th in all: {}, expected refused with subscription-limit",
+        s129.returned
+    );
     host.dispose(&live[20]).await?;
     total_seen(host, &callers[8], |t| t < 128, "127 after a dispose").await?;
     let next = host.subscribe(&callers[8], &["tree"], false).await?;
-    ensure!(next.refused().is_none(), "after a dispose, the next is refused: {:?}", next.returned);
+    ensure!(next.refused().is_none(), "after a dispose, the next is refused: {}", next.returned);
     Ok("16 per caller (17th refused), 128 in all (129th refused), a dispose frees one".into())
 }
 
@@ -1386,7 +1423,9 @@ pub async fn subscriptions_racing(host: &Host, callers: &[Realm]) -> anyhow::Res
     let first_answer = timed.iter().map(|t| t.1).min().unwrap_or_default();
     ensure!(
         last_sent < first_answer,
-        "the calls did not overlap (the last was sent at {last_sent:?}, the first answered at {first_answer:?})"
+        "the calls did not overlap (the last was sent at {}, the first answered at {})",
+        text::duration(last_sent),
+        text::duration(first_answer)
     );
     let mut results = Vec::new();
     for (_, _, r) in timed {
@@ -1398,11 +1437,11 @@ pub async fn subscriptions_racing(host: &Host, callers: &[Realm]) -> anyhow::Res
     let total = crate::attention::inspect::SUBSCRIPTIONS_TOTAL as usize;
     ensure!(
         granted.len() == total && refused.iter().all(|r| *r == Some("subscription-limit")),
-        "{} subscriptions racing from {} realms: {} granted (want exactly {total}), refused {:?}",
+        "{} subscriptions racing from {} realms: {} granted (want exactly {total}), refused with {} (want subscription-limit)",
         all.len(),
         callers.len(),
         granted.len(),
-        refused
+        text::list(&refused.iter().map(|r| r.unwrap_or("no reason")).collect::<Vec<_>>())
     );
     let top = host.subscription_total(&Realm::Top).await?;
     ensure!(top == total as u64, "the top's own total is {top}, with {total} granted");
@@ -1415,7 +1454,7 @@ pub async fn subscriptions_racing(host: &Host, callers: &[Realm]) -> anyhow::Res
     host.dispose(granted[0]).await?;
     total_seen(host, &waiting, |t| t < total as u64, "127 after a dispose").await?;
     let next = host.subscribe(&waiting, &["tree"], false).await?;
-    ensure!(next.refused().is_none(), "after a dispose, the refused caller is refused again: {:?}", next.returned);
+    ensure!(next.refused().is_none(), "after a dispose, the refused caller is refused again: {}", next.returned);
     Ok(format!(
         "{} racing from {} realms (all in flight together): {total} granted, {} refused (subscription-limit)",
         all.len(),
@@ -1426,7 +1465,7 @@ pub async fn subscriptions_racing(host: &Host, callers: &[Realm]) -> anyhow::Res
 
 /// Waits until `realm`'s runtime knows a Host subscription total that `ok` accepts.
 async fn total_seen(host: &Host, realm: &Realm, ok: impl Fn(u64) -> bool, what: &str) -> anyhow::Result<u64> {
-    let what = format!("the Host subscription total {what} reaching {realm:?}");
+    let what = format!("the Host subscription total {what} reaching {realm}");
     super::wait_for(host, &what, super::POINTER_TIMEOUT, || async {
         let t = host.subscription_total(realm).await?;
         Ok(if ok(t) { super::Poll::Ready(t) } else { super::Poll::Pending(format!("host_total {t}")) })
@@ -1438,7 +1477,7 @@ async fn total_seen(host: &Host, realm: &Realm, ok: impl Fn(u64) -> bool, what: 
 /// holds more than 10 notices, some are delivered, and the coalescing reports what it dropped.
 pub async fn coalescing(host: &Host) -> anyhow::Result<String> {
     let sub = host.subscribe(&Realm::Top, &["cursor"], true).await?;
-    ensure!(sub.refused().is_none(), "subscribe refused: {:?}", sub.returned);
+    ensure!(sub.refused().is_none(), "subscribe refused: {}", sub.returned);
     let truth = host.landmark_rect("left-leaf").await?;
     let started = std::time::Instant::now();
     let mut i = 0u32;
@@ -1460,7 +1499,11 @@ pub async fn coalescing(host: &Host) -> anyhow::Result<String> {
     }
     ensure!(worst <= 10, "{worst} notices within one second ({} moves sent)", i);
     let dropped = notices.iter().any(|(_, n)| n["dropped"].as_u64().is_some_and(|d| d > 0));
-    ensure!(dropped, "{i} moves in 2.2 s and no notice reports dropped updates: {:?}", notices.first());
+    ensure!(
+        dropped,
+        "{i} moves in 2.2 s and no notice reports dropped updates (the first: {})",
+        text::opt(notices.first().map(|(_, n)| n))
+    );
     host.dispose(&sub).await?;
     Ok(format!("{i} trusted moves, {} notices, at most {worst} per second, drops reported", notices.len()))
 }

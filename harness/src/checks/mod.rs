@@ -35,7 +35,7 @@ use anyhow::{anyhow, bail, ensure, Context};
 use futures::future::BoxFuture;
 use serde_json::Value;
 
-use crate::attention::{Candidate, Rect, Reported, Segment, Snapshot};
+use crate::attention::{Candidate, Omission, Rect, Reported, Segment, Snapshot};
 use crate::host::{Corpus, Host, HostOptions, Mount};
 use crate::oracle::BoxRect;
 
@@ -267,7 +267,7 @@ where
             Poll::Pending(seen) => seen,
         };
         if tokio::time::Instant::now() >= deadline {
-            bail!("{what} did not happen within {timeout:?}; last seen: {seen}");
+            bail!("{what} did not happen within {}; last seen: {seen}", crate::report::text::duration(timeout));
         }
         host.eval("new Promise(r => requestAnimationFrame(() => r(true)))").await?;
     }
@@ -317,11 +317,12 @@ pub fn require_valid_payload(snap: &Value) -> anyhow::Result<()> {
     // (the spec observes selection; the Session's v1 validator admits it only after v4 expansion,
     // and the runtime's v1 envelope leaves it out with `selection-unavailable`).
     crate::contract::attention_v1::validate_attention(&payload, payload.get("selection").is_some())
-        .map_err(|stage| anyhow!("the snapshot fails the Session's v1 schema at stage {stage:?}"))?;
+        .map_err(|stage| anyhow!("the snapshot fails the Session's v1 schema at stage {}", stage.as_str()))?;
     let findings = crate::contract::spec_rules::spec_findings(&payload);
     ensure!(
         findings.is_empty(),
-        "the snapshot breaks rules the spec states beyond the Session's validator: {findings:?}"
+        "the snapshot breaks rules the spec states beyond the Session's validator:\n{}",
+        findings.iter().map(|f| format!("{} ({}): {}", f.pointer, f.rule, f.message)).collect::<Vec<_>>().join("\n")
     );
     Ok(())
 }
@@ -361,6 +362,20 @@ pub fn path_kinds(path: &[Segment]) -> Vec<String> {
     path.iter().map(|s| s.kind.as_str().to_string()).collect()
 }
 
+/// A path as a message shows it: `host-document m0 > shadow-root m3 > element <button> m3`.
+pub fn path_words(path: &[Segment]) -> String {
+    let seg = |s: &Segment| match &s.tag_name {
+        Some(t) => format!("{} <{t}> {}", s.kind.as_str(), s.mount_id),
+        None => format!("{} {}", s.kind.as_str(), s.mount_id),
+    };
+    path.iter().map(seg).collect::<Vec<_>>().join(" > ")
+}
+
+/// A snapshot's omissions by reason, joined: `selection-redacted, excluded`, or `none`.
+pub fn omission_words(omissions: &[Omission]) -> String {
+    crate::report::text::list_of(omissions.iter().map(|o| o.reason))
+}
+
 pub fn kinds(candidate: &Candidate) -> Vec<String> {
     path_kinds(&candidate.path)
 }
@@ -383,7 +398,9 @@ pub fn show_rect(r: &Rect) -> String {
 pub fn describe(snap: &Snapshot) -> String {
     candidates(snap)
         .iter()
-        .map(|c| format!("{} {:?} rect={}", c.summary.name.as_deref().unwrap_or("-"), kinds(c), show_rect(&c.rect)))
+        .map(|c| {
+            format!("{} {} rect={}", c.summary.name.as_deref().unwrap_or("-"), kinds(c).join(" > "), show_rect(&c.rect))
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -403,7 +420,7 @@ pub fn candidate_json<'a>(snap: &'a Reported<Snapshot>, cand: &Candidate) -> any
 /// Finds the candidate for `leaf`, or fails naming what the snapshot had instead.
 pub fn require_candidate<'a>(snap: &'a Snapshot, truth: &BoxRect, what: &str) -> anyhow::Result<&'a Candidate> {
     candidate_at(snap, truth)
-        .ok_or_else(|| anyhow!("no candidate for {what} at Chromium's box {truth:?}; candidates: {}", describe(snap)))
+        .ok_or_else(|| anyhow!("no candidate for {what} at Chromium's box {truth}; candidates: {}", describe(snap)))
 }
 
 /// One entry of a leaf realm's own event log (`pages/apps/leaf-log.js`): what the page received,
@@ -428,6 +445,17 @@ pub struct LeafEvent {
     pub key: Option<String>,
     #[serde(default)]
     pub code: Option<String>,
+}
+
+/// As a message lists it: `pointerdown on left-leaf (touch, untrusted)`.
+impl std::fmt::Display for LeafEvent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} on {}", self.event_type, self.target.as_deref().unwrap_or("?"))?;
+        let mut notes: Vec<&str> = self.pointer_type.iter().map(String::as_str).collect();
+        notes.extend(self.code.as_deref());
+        notes.push(if self.is_trusted { "trusted" } else { "untrusted" });
+        write!(f, " ({})", notes.join(", "))
+    }
 }
 
 impl LeafEvent {

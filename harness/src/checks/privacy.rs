@@ -8,6 +8,7 @@ use super::{box_of, candidate_at, candidates, show_rect, snapshot_at};
 use crate::attention::{OmissionReason, Reported, Snapshot};
 use crate::host::Host;
 use crate::oracle::BoxRect;
+use crate::report::text;
 
 /// Every canary of the reference Host starts with this.
 pub const CANARY: &str = "CANARY-";
@@ -42,10 +43,7 @@ pub async fn canaries_absent(host: &Host) -> anyhow::Result<String> {
         no_canary(host, &snap, g.centre).await?;
         for probe in [g.password, g.exclude, g.redact] {
             let truth = host.landmark_rect(probe).await?;
-            ensure!(
-                sampled_inside(&snap, &truth),
-                "no sample point fell on {probe} {truth:?}: the probe proves nothing"
-            );
+            ensure!(sampled_inside(&snap, &truth), "no sample point fell on {probe} {truth}: the probe proves nothing");
             sampled += 1;
         }
         for probe in [g.password, g.exclude] {
@@ -54,16 +52,17 @@ pub async fn canaries_absent(host: &Host) -> anyhow::Result<String> {
         }
         let redact = host.landmark_rect(g.redact).await?;
         let kept = candidate_at(&snap, &redact)
-            .with_context(|| format!("{} keeps its geometry, but no candidate has its box {redact:?}", g.redact))?;
+            .with_context(|| format!("{} keeps its geometry, but no candidate has its box {redact}", g.redact))?;
         for (field, v) in [("text", &kept.summary.text), ("name", &kept.summary.name), ("value", &kept.summary.value)] {
             let v = v.as_deref().unwrap_or("");
-            ensure!(v.is_empty(), "{} is redacted but its summary has {field} {v:?}", g.redact);
+            ensure!(v.is_empty(), "{} is redacted but its summary has {field} {}", g.redact, text::quote(v));
         }
         let reasons: Vec<OmissionReason> = snap.omissions.iter().map(|o| o.reason).collect();
         ensure!(
             reasons.contains(&OmissionReason::Excluded),
-            "{}: no `excluded` omission records the excluded probes (omissions: {reasons:?})",
-            g.centre
+            "{}: no `excluded` omission records the excluded probes (omissions: {})",
+            g.centre,
+            text::list_of(&reasons)
         );
     }
 
@@ -140,7 +139,11 @@ pub async fn text_none_keeps_geometry_without_text(host: &Host) -> anyhow::Resul
         let summaries = candidates(&none).iter().map(|c| &c.summary).chain(none.focus.as_ref().map(|f| &f.summary));
         for s in summaries {
             for (k, v) in [("name", &s.name), ("text", &s.text), ("value", &s.value)] {
-                ensure!(v.is_none(), "privacy.text none still carries summary.{k} = {v:?} at ({x}, {y})");
+                ensure!(
+                    v.is_none(),
+                    "privacy.text none still carries summary.{k} = {} at ({x}, {y})",
+                    text::quote_opt(v.as_ref())
+                );
             }
         }
         compared += candidates(&none).len();

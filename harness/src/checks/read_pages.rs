@@ -14,6 +14,7 @@ use super::{wait_for, Poll, POINTER_TIMEOUT};
 use crate::agent::{FindSemantic, ModelRead, ReadResult};
 use crate::contract::canonical::lua_json_len;
 use crate::contract::model_read::{BYTE_LIMIT_REASON, MAX_MODEL_BYTES};
+use crate::report::text;
 use crate::Host;
 
 /// The buttons a find page holds: the tool's largest find limit (schemas.md §8: 1..8).
@@ -22,7 +23,7 @@ const FIND_ROWS: usize = 8;
 const NAME_ROOM: usize = 150;
 
 fn inspected(r: &ReadResult) -> anyhow::Result<ModelRead> {
-    r.inspected().cloned().ok_or_else(|| anyhow!("{} {} was not inspected: {:?}", r.tool.name(), r.args, r.outcome))
+    r.inspected().cloned().ok_or_else(|| anyhow!("{} {} was not inspected: {}", r.tool.name(), r.args, r.outcome))
 }
 
 fn stored_bytes(m: &ModelRead) -> anyhow::Result<usize> {
@@ -35,7 +36,7 @@ async fn change(host: &Host, js: &str, what: &str) -> anyhow::Result<()> {
     host.eval(js).await?;
     wait_for(host, what, POINTER_TIMEOUT, || async {
         let r = revisions(host).await?;
-        Ok(if r.tree != before { Poll::Ready(()) } else { Poll::Pending(format!("{r:?}")) })
+        Ok(if r.tree != before { Poll::Ready(()) } else { Poll::Pending(format!("revisions {r}")) })
     })
     .await
 }
@@ -67,7 +68,7 @@ pub async fn find_page_boundary(host: &Host) -> anyhow::Result<String> {
         let m = inspected(&agent.batch().find_semantic(args).await)?;
         ensure!(
             m.reason.is_none() && !m.omissions.iter().any(|o| o["reason"] == "byte-limit"),
-            "a find page reached the model as the byte-limit partial: {m:?}"
+            "a find page reached the model as the byte-limit partial: {m}"
         );
         Ok(m)
     };
@@ -126,11 +127,11 @@ pub async fn find_page_boundary(host: &Host) -> anyhow::Result<String> {
             && whole.nodes.len() == FIND_ROWS
             && whole.continuation.is_none()
             && whole.outcome == "ok",
-        "8 find rows at 8,192 bytes: {} rows, {} bytes, {}, continuation {:?}",
+        "8 find rows at 8,192 bytes: {} rows, {} bytes, {}, continuation {}; expected {FIND_ROWS} rows, {MAX_MODEL_BYTES} bytes, ok, no continuation",
         whole.nodes.len(),
         stored_bytes(&whole)?,
         whole.outcome,
-        whole.continuation
+        text::opt(whole.continuation.as_deref())
     );
     let all = ids(&whole);
     grow(host, 1).await?;
@@ -140,16 +141,20 @@ pub async fn find_page_boundary(host: &Host) -> anyhow::Result<String> {
             && first.continuation.is_some()
             && first.outcome == "ok"
             && stored_bytes(&first)? <= MAX_MODEL_BYTES,
-        "8,193 bytes for 8 find rows: the page has {} rows, {}, {} bytes, continuation {:?}",
+        "8,193 bytes for 8 find rows: the page has {} rows, {}, {} bytes, continuation {}; expected {} rows, ok, at most {MAX_MODEL_BYTES} bytes, a continuation",
         first.nodes.len(),
         first.outcome,
         stored_bytes(&first)?,
-        first.continuation
+        text::opt(first.continuation.as_deref()),
+        FIND_ROWS - 1
     );
     let second = read(host, &FindSemantic { continuation: first.continuation.clone(), ..query.clone() }).await?;
-    ensure!(second.continuation.is_none() && second.outcome == "ok", "the second find page: {second:?}");
+    ensure!(
+        second.continuation.is_none() && second.outcome == "ok",
+        "the second find page: {second}; expected ok without a continuation"
+    );
     let both: Vec<String> = ids(&first).into_iter().chain(ids(&second)).collect();
-    ensure!(both == all, "the two find pages hold {both:?}, the whole page held {all:?}");
+    ensure!(both == all, "the two find pages hold {}, the whole page held {}", text::list(&both), text::list(&all));
     Ok(format!("find: 8 rows at 8,192 bytes kept whole; 8,193 paged {} + {}", first.nodes.len(), second.nodes.len()))
 }
 
@@ -189,7 +194,7 @@ pub async fn single_row_over_the_ceiling(host: &Host) -> anyhow::Result<String> 
             && m.omissions == vec![json!({"reason": "byte-limit"})]
             && m.nodes.is_empty()
             && m.continuation.is_none(),
-        "one row over 8,192 bytes: the model got {m:?}"
+        "one row over 8,192 bytes: the model got {m}; expected outcome partial, reason {BYTE_LIMIT_REASON}, omitted byte-limit, no rows, no continuation"
     );
     Ok("a single row over 8,192 bytes reaches the model as the byte-limit partial".into())
 }

@@ -21,6 +21,7 @@ use crate::attention::inspect::Revisions;
 use crate::contract::canonical::lua_json_len;
 use crate::contract::model_read::MAX_MODEL_BYTES;
 use crate::input::Key;
+use crate::report::text;
 use crate::Host;
 
 /// The Host tree's revisions now, from the top realm's public API (`getTree` of depth 0).
@@ -46,7 +47,7 @@ pub async fn user_turn(host: &Host, text: &str) -> anyhow::Result<()> {
 }
 
 fn inspected(r: &ReadResult) -> anyhow::Result<&ModelRead> {
-    r.inspected().ok_or_else(|| anyhow!("{} {} was not inspected: {:?}", r.tool.name(), r.args, r.outcome))
+    r.inspected().ok_or_else(|| anyhow!("{} {} was not inspected: {}", r.tool.name(), r.args, r.outcome))
 }
 
 /// Finds `leaf` by Chromium's role and name for it; the found node whose rect is the leaf's box.
@@ -59,10 +60,9 @@ async fn find_leaf(agent: &Agent, host: &Host, leaf: &str) -> anyhow::Result<(No
     for n in m.node_views() {
         ensure!(
             n.summary["role"] == ax.role.as_str() && n.summary["name"] == ax.name.as_str(),
-            "{leaf}: a found node is summarised {} (Chromium: {}/{:?})",
+            "{leaf}: a found node is summarised {}, Chromium says {}",
             n.summary,
-            ax.role,
-            ax.name
+            text::role_name(Some(&ax.role), Some(&ax.name))
         );
     }
     let node = m
@@ -75,7 +75,7 @@ async fn find_leaf(agent: &Agent, host: &Host, leaf: &str) -> anyhow::Result<(No
                 .is_some_and(|b| b.max_edge_delta(&truth) <= RECT_TOLERANCE)
         })
         .map(|n| n.node)
-        .ok_or_else(|| anyhow!("{leaf}: no found node has the box model's rect {truth:?}: {m:?}"))?;
+        .ok_or_else(|| anyhow!("{leaf}: no found node has the box model's rect {truth}: {m}"))?;
     Ok((node, r))
 }
 
@@ -96,11 +96,17 @@ pub async fn authorized_fresh_reads(host: &Host) -> anyhow::Result<String> {
         let rect = rect_of(&geo["rect"]).with_context(|| format!("{leaf}: geometry rect {geo}"))?;
         let d = rect.max_edge_delta(&truth);
         worst = worst.max(d);
-        ensure!(d <= RECT_TOLERANCE, "{leaf}: geometry {rect:?} vs the box model {truth:?}");
+        ensure!(
+            d <= RECT_TOLERANCE,
+            "{leaf}: geometry {rect} vs the box model {truth} (at most {RECT_TOLERANCE} px apart)"
+        );
         let (cx, cy) = truth.center();
         let h = agent.batch().hit_test(&HitTestArgs { x: cx, y: cy, ..HitTestArgs::default() }).await;
         let hm = inspected(&h)?;
-        ensure!(hm.node_views().iter().any(|n| n.node == node), "{leaf}: hitTest at its centre misses it: {hm:?}");
+        ensure!(
+            hm.node_views().iter().any(|n| n.node == node),
+            "{leaf}: hitTest at its centre misses its {node}: {hm}"
+        );
         let p = hm.point.clone().context("hitTest without point")?;
         let dp = (p["x"].as_f64().unwrap_or(f64::NAN) - cx).abs().max((p["y"].as_f64().unwrap_or(f64::NAN) - cy).abs());
         ensure!(dp <= RECT_TOLERANCE, "{leaf}: hitTest point {p} vs ({cx}, {cy})");
@@ -137,7 +143,12 @@ pub async fn read_target_can_be_highlighted(host: &Host) -> anyhow::Result<Strin
         );
         host.press_key(Key::ESCAPE).await?;
         let res = pending.result(std::time::Duration::from_secs(15)).await?;
-        ensure!(res.status == crate::agent::Status::Cancelled, "{leaf}: {:?} {:?}", res.status, res.reason);
+        ensure!(
+            res.status == crate::agent::Status::Cancelled,
+            "{leaf}: {} ({}), expected cancelled",
+            res.status,
+            res.reason.as_deref().unwrap_or("no reason")
+        );
         await_overlay(host, false).await?;
         done += 1;
     }
@@ -153,7 +164,7 @@ fn inspect_requests(host: &Host, sid: &str) -> anyhow::Result<usize> {
 }
 
 fn refused(r: &ReadResult, want: RejectReason) -> anyhow::Result<()> {
-    ensure!(r.rejected() == Some(want), "{} {}: expected {want:?}, got {:?}", r.tool.name(), r.args, r.outcome);
+    ensure!(r.rejected() == Some(want), "{} {}: expected rejected: {want}, got {}", r.tool.name(), r.args, r.outcome);
     Ok(())
 }
 
@@ -203,7 +214,10 @@ pub async fn reads_guard(host: &Host) -> anyhow::Result<String> {
         last.status == "rejected"
             && last.tool == "attention_get_focus"
             && last.reason.as_deref() == Some("read-budget-exhausted"),
-        "the last refusal's row: {last:?}"
+        "the last refusal's row is {} {} ({}), expected rejected attention_get_focus (read-budget-exhausted)",
+        last.status,
+        last.tool,
+        last.reason.as_deref().unwrap_or("no reason")
     );
     Ok("one-read-per-batch, duplicate-read, repair- and read-budget-exhausted refused without the Host".into())
 }
@@ -227,7 +241,7 @@ pub async fn reads_staleness(host: &Host) -> anyhow::Result<String> {
     .await?;
     wait_for(host, "the tree revision to change after a DOM change", POINTER_TIMEOUT, || async {
         let r = revisions(host).await?;
-        Ok(if r.tree != tree0 { Poll::Ready(()) } else { Poll::Pending(format!("{r:?}")) })
+        Ok(if r.tree != tree0 { Poll::Ready(()) } else { Poll::Pending(format!("revisions {r}")) })
     })
     .await?;
     inspected(&agent.batch().get_cursor().await)?;
@@ -235,7 +249,11 @@ pub async fn reads_staleness(host: &Host) -> anyhow::Result<String> {
         let rows = session.read_history(&sid)?;
         Ok(rows.iter().find(|r| r.call_id == call).and_then(|r| r.stale_reason.clone()))
     };
-    ensure!(reason(&t0.call_id)?.as_deref() == Some("tree-revision"), "tree read: {:?}", reason(&t0.call_id)?);
+    ensure!(
+        reason(&t0.call_id)?.as_deref() == Some("tree-revision"),
+        "tree read: stale {}, expected tree-revision",
+        text::opt(reason(&t0.call_id)?)
+    );
     let (node, f) = find_leaf(&agent, host, "left-leaf").await?;
     let target = {
         let r = agent.batch().get_node(&node).await;
@@ -248,14 +266,18 @@ pub async fn reads_staleness(host: &Host) -> anyhow::Result<String> {
     pending.result(std::time::Duration::from_secs(15)).await?;
     ensure!(
         reason(&f.call_id)?.as_deref() == Some("browser-action"),
-        "find after a completed highlight: {:?}",
-        reason(&f.call_id)?
+        "find after a completed highlight: stale {}, expected browser-action",
+        text::opt(reason(&f.call_id)?)
     );
     user_turn(host, "stale 2").await?;
     let c = agent.batch().get_cursor().await;
     inspected(&c)?;
     user_turn(host, "stale 3").await?;
-    ensure!(reason(&c.call_id)?.as_deref() == Some("user-turn"), "cursor after a new turn: {:?}", reason(&c.call_id)?);
+    ensure!(
+        reason(&c.call_id)?.as_deref() == Some("user-turn"),
+        "cursor after a new turn: stale {}, expected user-turn",
+        text::opt(reason(&c.call_id)?)
+    );
     let view = session.model_view(&sid)?;
     ensure!(
         view.reads.iter().all(|r| r.stale && r.content["status"] == "stale" || r.content["status"] == "rejected"),
@@ -299,7 +321,7 @@ pub async fn model_page_boundary(host: &Host) -> anyhow::Result<String> {
         let m = inspected(&agent.batch().get_tree(args).await)?.clone();
         ensure!(
             m.reason.is_none() && !m.omissions.iter().any(|o| o["reason"] == "byte-limit"),
-            "a page reached the model as the byte-limit partial: {m:?}"
+            "a page reached the model as the byte-limit partial: {m}"
         );
         Ok(m)
     };
@@ -320,7 +342,7 @@ pub async fn model_page_boundary(host: &Host) -> anyhow::Result<String> {
         host.eval(&format!("(() => {{ const r = window.__kib; {js} return true; }})()")).await?;
         wait_for(host, "the tree revision after renaming", POINTER_TIMEOUT, || async {
             let r = revisions(host).await?;
-            Ok(if r.tree != before { Poll::Ready(()) } else { Poll::Pending(format!("{r:?}")) })
+            Ok(if r.tree != before { Poll::Ready(()) } else { Poll::Pending(format!("revisions {r}")) })
         })
         .await
     };
@@ -345,27 +367,30 @@ pub async fn model_page_boundary(host: &Host) -> anyhow::Result<String> {
     ensure!(size(&m0)? == MAX_MODEL_BYTES, "could not reach 8,192 bytes with 25 rows (at {})", size(&m0)?);
     ensure!(
         m0.nodes.len() == 25 && m0.continuation.is_none() && m0.outcome == "ok",
-        "8,192 bytes: {} rows, {}, continuation {:?}",
+        "8,192 bytes: {} rows, {}, continuation {}; expected 25 rows, ok, no continuation",
         m0.nodes.len(),
         m0.outcome,
-        m0.continuation
+        text::opt(m0.continuation.as_deref())
     );
     let all = ids(&m0);
     grow(host, 1).await?;
     let m1 = read(host, &tree).await?;
     ensure!(
         m1.nodes.len() == 24 && m1.continuation.is_some() && m1.outcome == "ok" && size(&m1)? <= MAX_MODEL_BYTES,
-        "8,193 bytes for 25 rows: the page has {} rows, {}, {} bytes, continuation {:?}",
+        "8,193 bytes for 25 rows: the page has {} rows, {}, {} bytes, continuation {}; expected 24 rows, ok, at most {MAX_MODEL_BYTES} bytes, a continuation",
         m1.nodes.len(),
         m1.outcome,
         size(&m1)?,
-        m1.continuation
+        text::opt(m1.continuation.as_deref())
     );
     let rest = TreeArgs { continuation: m1.continuation.clone(), ..tree.clone() };
     let m2 = read(host, &rest).await?;
-    ensure!(m2.continuation.is_none() && m2.outcome == "ok", "the second page: {m2:?}");
+    ensure!(
+        m2.continuation.is_none() && m2.outcome == "ok",
+        "the second page: {m2}; expected ok without a continuation"
+    );
     let both: Vec<String> = ids(&m1).into_iter().chain(ids(&m2)).collect();
-    ensure!(both == all, "the two pages hold {both:?}, the whole page held {all:?}");
+    ensure!(both == all, "the two pages hold {}, the whole page held {}", text::list(&both), text::list(&all));
     // The 24-row page (with its continuation) to exactly 8,192 bytes, then one byte more.
     let mut p = m1;
     for _ in 0..4 {
@@ -393,7 +418,7 @@ pub async fn model_page_boundary(host: &Host) -> anyhow::Result<String> {
     ensure!(
         q.revisions.tree.to_string().len() == p.revisions.tree.to_string().len()
             && m0.revisions.geometry.to_string().len() == q.revisions.geometry.to_string().len(),
-        "the revisions changed length: {:?} -> {:?}",
+        "the revisions changed length: {} -> {}",
         p.revisions,
         q.revisions
     );
@@ -467,21 +492,18 @@ async fn ancestor_of_kind(
 ) -> anyhow::Result<NodeRef> {
     let mut next = parent;
     for _ in 0..32 {
-        let at = next.with_context(|| format!("no {kind} above {node:?}"))?;
+        let at = next.with_context(|| format!("no {kind} above {node}"))?;
         turns.next().await?;
         let r = agent.batch().get_node(&at).await;
         let m = inspected(&r)?;
-        let v = m
-            .node_views()
-            .into_iter()
-            .find(|n| n.node == at)
-            .with_context(|| format!("get_node lost {at:?}: {m:?}"))?;
+        let v =
+            m.node_views().into_iter().find(|n| n.node == at).with_context(|| format!("get_node lost {at}: {m}"))?;
         if v.kind.as_deref() == Some(kind) {
             return Ok(at);
         }
         next = v.parent;
     }
-    Err(anyhow!("no {kind} within 32 ancestors of {node:?}"))
+    Err(anyhow!("no {kind} within 32 ancestors of {node}"))
 }
 
 /// `attention_find_css` through the Session (limit 8) with a root NodeRef of the Host Document
@@ -501,7 +523,7 @@ pub async fn find_css_matches_native_qsa(host: &Host) -> anyhow::Result<String> 
         .into_iter()
         .find(|n| n.kind.as_deref() == Some("document") && n.parent.is_none())
         .map(|n| n.node)
-        .with_context(|| format!("get_tree of the Host has no document root: {tm:?}"))?;
+        .with_context(|| format!("get_tree of the Host has no document root: {tm}"))?;
     let host_native: Vec<Vec<String>> = {
         let f = native_ids_function("document", &CSS_SELECTORS);
         let v = host.eval(&format!("({f}).call(document)")).await?;
@@ -523,11 +545,11 @@ pub async fn find_css_matches_native_qsa(host: &Host) -> anyhow::Result<String> 
             let m = inspected(&r)?;
             let got: Vec<String> = m.node_views().into_iter().map(|n| n.node.node_id).collect();
             let first: Vec<String> = want.iter().take(8).cloned().collect();
-            ensure!(got == first, "{name}: find_css({sel}) gave {got:?}, native qSA {want:?}");
+            ensure!(got == first, "{name}: find_css({sel}) gave {}, native qSA {}", text::list(&got), text::list(want));
             ensure!(
                 m.continuation.is_some() == (want.len() > 8),
-                "{name}: find_css({sel}) continuation {:?} with {} native matches",
-                m.continuation,
+                "{name}: find_css({sel}) continuation {} with {} native matches (a continuation only past 8)",
+                text::opt(m.continuation.as_deref()),
                 want.len()
             );
             compared += want.len().min(8);
@@ -626,11 +648,17 @@ pub async fn find_semantic_keeps_to_its_scope(host: &Host) -> anyhow::Result<Str
         let q = FindSemantic { role: Some(role.clone()), scope: Some(root.clone()), ..FindSemantic::default() };
         let scoped = agent.batch().find_semantic(&q).await;
         let ids: Vec<String> = inspected(&scoped)?.node_views().into_iter().map(|n| n.node.node_id).collect();
-        ensure!(ids.contains(&node.node_id), "{leaf}: find_semantic(role {role}) in its {kind} lost the leaf: {ids:?}");
+        ensure!(
+            ids.contains(&node.node_id),
+            "{leaf}: find_semantic(role {role}) in its {kind} lost the leaf {}: found {}",
+            node.node_id,
+            text::list(&ids)
+        );
         let strays: Vec<&String> = ids.iter().filter(|i| !inside.contains(*i)).collect();
         ensure!(
             strays.is_empty(),
-            "{leaf}: find_semantic(role {role}) in its {kind} returned {strays:?} from outside it"
+            "{leaf}: find_semantic(role {role}) in its {kind} returned {} from outside it",
+            text::list_of(&strays)
         );
         turns.next().await?;
         let q = FindSemantic { role: Some(role.clone()), ..FindSemantic::default() };

@@ -11,6 +11,7 @@ use crate::attention::{Candidate, Reported, SegmentKind, Snapshot};
 use crate::contract::validate::{validate, ValidateOptions};
 use crate::host::{Engine, Host};
 use crate::oracle::BoxRect;
+use crate::report::text;
 
 /// Points at the centre of `leaf` and checks the candidate there: its rect is Chromium's box
 /// within 0.5 px, its role and name are Chromium's accessibility tree's, it is the pointer's
@@ -22,13 +23,14 @@ pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
     let cand = require_candidate(&snap, &truth, leaf.landmark())?;
     let expected = expected_kinds(host.layout, host.engine, leaf);
     let got = kinds(cand);
-    ensure!(got == expected, "{}: path kinds {got:?}, expected {expected:?}", leaf.landmark());
+    ensure!(got == expected, "{}: path kinds {}, expected {}", leaf.landmark(), got.join(" > "), expected.join(" > "));
 
     let pointer_ids = snap.pointer.as_ref().map(|p| p.candidate_ids.clone()).unwrap_or_default();
     ensure!(
         pointer_ids.contains(&cand.target_id),
-        "{}: the pointer's candidate_ids {pointer_ids:?} do not name the candidate under it ({})",
+        "{}: the pointer's candidate_ids {} do not name the candidate under it ({})",
         leaf.landmark(),
+        text::list(&pointer_ids),
         cand.target_id
     );
 
@@ -39,11 +41,16 @@ pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
         .context("no frame segment")?;
     let origin = frame.frame_origin.as_deref();
     match (leaf, host.engine) {
-        (Leaf::ClosedShadow, _) => ensure!(origin == Some("about:srcdoc"), "srcdoc frame_origin is {origin:?}"),
+        (Leaf::ClosedShadow, _) => ensure!(
+            origin == Some("about:srcdoc"),
+            "srcdoc frame_origin is {}, expected about:srcdoc",
+            text::opt(origin)
+        ),
         (_, Engine::Iframe) => ensure!(
             origin == Some(host.child_origin.as_str()),
-            "{}: frame_origin {origin:?}, expected the child site {}",
+            "{}: frame_origin {}, expected the child site {}",
             leaf.landmark(),
+            text::opt(origin),
             host.child_origin
         ),
         (_, Engine::Fragment) => {
@@ -51,24 +58,25 @@ pub async fn pointer_path(host: &Host, leaf: Leaf) -> anyhow::Result<String> {
             ensure!(
                 provenance
                     .is_some_and(|p| p.geometry_source == "physical-host" && p.runtime_source == "fragment-realm"),
-                "{}: a fragment candidate must say geometry_source physical-host and runtime_source fragment-realm, got {provenance:?}",
-                leaf.landmark()
+                "{}: a fragment candidate must say geometry_source physical-host and runtime_source fragment-realm, got {}",
+                leaf.landmark(),
+                text::opt(provenance.map(text::json))
             );
         }
     }
     for seg in path {
         // `generation` is a u64 of the model: a segment without one does not parse.
-        ensure!(!seg.mount_id.is_empty(), "segment without mount_id/generation: {seg:?}");
+        ensure!(!seg.mount_id.is_empty(), "segment without mount_id/generation: {}", text::json(seg));
     }
     // Role and accessible name as Chromium's accessibility tree computes them.
     let ax = host.landmark_ax(leaf.landmark()).await?;
     let (role, name) = (cand.summary.role.as_deref().unwrap_or(""), cand.summary.name.as_deref().unwrap_or(""));
     ensure!(
         role == ax.role && name == ax.name,
-        "{}: summary says role {role:?} name {name:?}; Chromium's AX tree says role {:?} name {:?}",
+        "{}: summary says {}; Chromium's AX tree says {}",
         leaf.landmark(),
-        ax.role,
-        ax.name
+        text::role_name(Some(role), Some(name)),
+        text::role_name(Some(&ax.role), Some(&ax.name))
     );
     let delta = super::box_of(&cand.rect).max_edge_delta(&truth);
     Ok(format!(
@@ -133,13 +141,18 @@ pub async fn boundary_sample(host: &Host) -> anyhow::Result<String> {
         let claimed: BTreeSet<&str> = cand.sample_point_ids.iter().map(String::as_str).collect();
         for id in claimed.iter().filter(|id| ids.contains(**id)) {
             let p = point(id).unwrap_or((f64::NAN, f64::NAN));
-            ensure!(inside(truth, p), "{name} claims sample {id} at {p:?}, outside its box {truth:?}");
+            ensure!(
+                inside(truth, p),
+                "{name} claims sample {id} at {}, outside its box {truth}",
+                text::point(p.0, p.1)
+            );
         }
         for p in points {
             let (id, xy) = (p.point_id.as_str(), (p.x, p.y));
             ensure!(
                 !strictly_inside(truth, xy) || claimed.contains(id),
-                "sample {id} at {xy:?} lies inside {name} but the candidate does not list it"
+                "sample {id} at {} lies inside {name} but the candidate does not list it",
+                text::point(xy.0, xy.1)
             );
         }
     }

@@ -15,6 +15,7 @@ use crate::attention::{OmissionReason, Reported, Snapshot};
 use crate::host::{Engine, Host};
 use crate::input::{Key, SHIFT};
 use crate::oracle::{BoxRect, Located};
+use crate::report::text;
 use chromiumoxide::cdp::js_protocol::runtime::{CallArgument, CallFunctionOnParams, RemoteObjectId};
 
 /// What the realm holding `landmarks[0]` reports about its own selection.
@@ -33,6 +34,19 @@ pub struct SelectionTruth {
 /// The page's own view of the selection in the realm of `landmarks[0]`; the shadow roots around
 /// every named landmark (of that realm) are passed to `getComposedRanges`. `None`: no selection or
 /// a collapsed one.
+/// As a message shows it: `“Hello” forward at 10,20 300x40 (touches redacted)`.
+impl std::fmt::Display for SelectionTruth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {} at {}", text::quote(&self.text), self.direction, text::opt(self.rect.as_ref()))?;
+        match (self.touches_excluded, self.touches_redacted) {
+            (true, true) => write!(f, " (touches excluded and redacted)"),
+            (true, false) => write!(f, " (touches excluded)"),
+            (false, true) => write!(f, " (touches redacted)"),
+            (false, false) => Ok(()),
+        }
+    }
+}
+
 pub async fn selection_truth(host: &Host, landmarks: &[&str]) -> anyhow::Result<Option<SelectionTruth>> {
     let first = host.locate_landmark(landmarks[0]).await?;
     let mut args = Vec::new();
@@ -120,7 +134,11 @@ async fn snapshot_where(
         Ok(if want(&snap) {
             Poll::Ready(snap)
         } else {
-            Poll::Pending(format!("selection {:?} omissions {:?}", snap.selection, snap.omissions))
+            Poll::Pending(format!(
+                "selection {}, omissions {}",
+                text::quote_opt(snap.selection.as_ref().map(|s| &s.text)),
+                super::omission_words(&snap.omissions)
+            ))
         })
     })
     .await?;
@@ -145,25 +163,40 @@ pub fn compare(
     anchor_kinds: &[&str],
     focus_kinds: &[&str],
 ) -> anyhow::Result<()> {
-    let Some(s) = &snap.selection else { bail!("no selection in the snapshot; omissions {:?}", snap.omissions) };
-    ensure!(s.kind == "text" && !s.collapsed, "selection kind/collapsed: {s:?}");
-    ensure!(s.text == norm(&truth.text), "selection text {:?} but the page selected {:?}", s.text, truth.text);
-    ensure!(s.direction == truth.direction, "direction {:?} but the page says {}", s.direction, truth.direction);
+    let Some(s) = &snap.selection else {
+        bail!("no selection in the snapshot; omissions {}", super::omission_words(&snap.omissions))
+    };
+    ensure!(
+        s.kind == "text" && !s.collapsed,
+        "selection kind {}, collapsed {}; expected text, not collapsed",
+        s.kind,
+        s.collapsed
+    );
+    ensure!(
+        s.text == norm(&truth.text),
+        "selection text {} but the page selected {}",
+        text::quote(&s.text),
+        text::quote(&truth.text)
+    );
+    ensure!(s.direction == truth.direction, "direction {} but the page says {}", s.direction, truth.direction);
     ensure!(
         path_kinds(&s.anchor_path) == anchor_kinds,
-        "anchor path kinds {:?}, expected {anchor_kinds:?}",
-        path_kinds(&s.anchor_path)
+        "anchor path kinds {}, expected {}",
+        path_kinds(&s.anchor_path).join(" > "),
+        anchor_kinds.join(" > ")
     );
     ensure!(
         path_kinds(&s.focus_path) == focus_kinds,
-        "focus path kinds {:?}, expected {focus_kinds:?}",
-        path_kinds(&s.focus_path)
+        "focus path kinds {}, expected {}",
+        path_kinds(&s.focus_path).join(" > "),
+        focus_kinds.join(" > ")
     );
     for (p, path) in [("anchor_path", &s.anchor_path), ("focus_path", &s.focus_path)] {
         let leaf = path.last();
         ensure!(
             leaf.is_some_and(|l| l.tag_name.as_deref() == Some("span")),
-            "{p} leaf is {leaf:?}, not the selected span"
+            "{p} leaf is {}, not the selected span",
+            leaf.map_or_else(|| "nothing".into(), |l| super::path_words(std::slice::from_ref(l)))
         );
     }
     let ranges = &s.ranges;
@@ -172,7 +205,7 @@ pub fn compare(
         ensure!(ranges.len() == 1, "one DOM range in one tree, {} ranges reported", ranges.len());
         let r = box_of(&ranges[0].rect);
         ensure!(ranges[0].coordinate_space == "host-viewport", "coordinate space {}", ranges[0].coordinate_space);
-        ensure!(r.max_edge_delta(t) <= RECT_TOLERANCE, "range rect {r:?} but the page's range is at {t:?}");
+        ensure!(r.max_edge_delta(t) <= RECT_TOLERANCE, "range rect {r} but the page's range is at {t}");
     }
     Ok(())
 }
@@ -216,9 +249,9 @@ pub async fn drag_and_shift_arrows_select_like_the_page(
         .ok_or_else(|| anyhow!("Shift+ArrowLeft cleared the page's selection"))?;
     ensure!(
         shorter.text.chars().count() + 3 == truth.text.chars().count(),
-        "Shift+ArrowLeft x3: {:?} -> {:?}",
-        truth.text,
-        shorter.text
+        "Shift+ArrowLeft x3: {} -> {}, expected 3 characters fewer",
+        text::quote(&truth.text),
+        text::quote(&shorter.text)
     );
     let want2 = norm(&shorter.text);
     let snap2 = snapshot_where(host, "the Shift+arrow selection in the snapshot", |s| {
@@ -244,7 +277,7 @@ pub async fn drag_across_two_realms(host: &Host) -> anyhow::Result<String> {
         .ok_or_else(|| anyhow!("the drag selected nothing"))?;
     if host.engine == Engine::Iframe {
         let right = selection_truth(host, &["right-leaf-text"]).await?;
-        ensure!(right.is_none(), "the right realm holds a selection too: {right:?}");
+        ensure!(right.is_none(), "the right realm holds a selection too: {}", text::opt(right.as_ref()));
     }
     let reason = if truth.touches_excluded {
         Some(OmissionReason::SelectionExcluded)
@@ -288,32 +321,40 @@ pub async fn privacy_probes_selection(host: &Host) -> anyhow::Result<String> {
         .ok_or_else(|| anyhow!("nothing selected in the redact probe"))?;
     ensure!(
         truth.touches_redacted && !truth.touches_excluded,
-        "the page's selection is not only in the redact probe: {truth:?}"
+        "the page's selection is not only in the redact probe: {truth}"
     );
     let snap = snapshot_where(host, "selection-redacted", |s| {
         omission_reasons(s).contains(&OmissionReason::SelectionRedacted)
     })
     .await?;
     let s = snap.selection.as_ref();
-    ensure!(s.is_some_and(|s| s.text.is_empty()), "redacted selection text: {:?}", s.map(|s| &s.text));
+    ensure!(
+        s.is_some_and(|s| s.text.is_empty()),
+        "redacted selection text: {}, expected empty",
+        text::quote_opt(s.map(|s| &s.text))
+    );
     let r = s
         .and_then(|s| s.ranges.first())
         .map(|r| box_of(&r.rect))
         .context("a redacted selection keeps its range geometry")?;
     let t = truth.rect.context("page rect")?;
-    ensure!(r.max_edge_delta(&t) <= RECT_TOLERANCE, "redacted range {r:?} vs page {t:?}");
+    ensure!(r.max_edge_delta(&t) <= RECT_TOLERANCE, "redacted range {r} vs page {t}");
 
     let exclude = host.landmark_rect("probe-exclude").await?;
     host.drag((exclude.x + 2.0, exclude.center().1), (exclude.right() - 20.0, exclude.center().1), 6).await?;
     let truth = selection_truth(host, &["probe-exclude"])
         .await?
         .ok_or_else(|| anyhow!("nothing selected in the exclude probe"))?;
-    ensure!(truth.touches_excluded, "the page's selection is not in the exclude probe: {truth:?}");
+    ensure!(truth.touches_excluded, "the page's selection is not in the exclude probe: {truth}");
     let snap = snapshot_where(host, "selection-excluded", |s| {
         omission_reasons(s).contains(&OmissionReason::SelectionExcluded)
     })
     .await?;
-    ensure!(snap.selection.is_none(), "an excluded selection was reported: {:?}", snap.selection);
+    ensure!(
+        snap.selection.is_none(),
+        "an excluded selection was reported: {}",
+        text::quote_opt(snap.selection.as_ref().map(|s| &s.text))
+    );
     let all = serde_json::to_string(snap.json())?;
     ensure!(!all.contains("CANARY"), "a canary reached the snapshot");
     Ok("redacted keeps geometry, excluded gives only the omission".into())

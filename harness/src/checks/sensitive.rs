@@ -31,6 +31,7 @@ use crate::cdp::Session;
 use crate::host::Host;
 use crate::input::{key_event, Key};
 use crate::oracle::{BoxRect, Located};
+use crate::report::text;
 use chromiumoxide::cdp::browser_protocol::accessibility::GetPartialAxTreeParams;
 use chromiumoxide::cdp::browser_protocol::dom::{
     BackendNodeId, DescribeNodeParams, NodeId, QuerySelectorAllParams, SetFileInputFilesParams,
@@ -150,7 +151,7 @@ pub async fn sensitive_controls_leave_no_trace(host: &Host) -> anyhow::Result<St
             }
             drive(host, c, &city, i)
                 .await
-                .with_context(|| format!("the {} {} control <{}> at {:?}", c.tree, c.kind, c.tag, c.rect))?;
+                .with_context(|| format!("the {} {} control <{}> at {}", c.tree, c.kind, c.tag, c.rect))?;
             checked += 1;
         }
     }
@@ -345,7 +346,7 @@ async fn await_chromium_focus(host: &Host, c: &Control) -> anyhow::Result<()> {
         let t = host.focused_truth().await?;
         Ok(match &t {
             Some(f) if f.rect.max_edge_delta(&c.rect) <= RECT_TOLERANCE => Poll::Ready(()),
-            Some(f) => Poll::Pending(format!("<{}> at {:?}", f.tag, f.rect)),
+            Some(f) => Poll::Pending(format!("<{}> at {}", f.tag, f.rect)),
             None => Poll::Pending("nothing".into()),
         })
     })
@@ -358,7 +359,7 @@ async fn runtime_focus_is(host: &Host, want_some: bool, why: &str) -> anyhow::Re
         Ok(if f.is_none() != want_some {
             Poll::Ready(())
         } else {
-            Poll::Pending(format!("focus() = {}", f.map_or_else(|| "null".into(), |f| format!("{:?}", f.event_id))))
+            Poll::Pending(format!("focus() = {}", f.map_or_else(|| "null".into(), |f| format!("event {}", f.event_id))))
         })
     })
     .await
@@ -449,16 +450,17 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
         Ok(if pointer_ok && selection_ok {
             Poll::Ready(snap)
         } else {
-            Poll::Pending(format!("pointer {at:?}, omissions {omissions:?}, selection {:?}", snap.selection))
+            Poll::Pending(format!(
+                "pointer {}, omissions {}, selection {}",
+                text::opt(at.map(|(px, py)| text::point(px, py))),
+                text::list(&omissions),
+                text::quote_opt(snap.selection.as_ref().map(|s| &s.text))
+            ))
         })
     })
     .await?;
     require_valid_payload(snap.json())?;
-    ensure!(
-        sampled_inside(&snap, &c.rect),
-        "no sample point fell on the control {:?}: the check proves nothing",
-        c.rect
-    );
+    ensure!(sampled_inside(&snap, &c.rect), "no sample point fell on the control {}: the check proves nothing", c.rect);
     let omissions = reasons(&snap);
     let found = candidate_at(&snap, &c.rect);
     match c.rule {
@@ -466,27 +468,39 @@ async fn drive(host: &Host, c: &Control, city: &Control, index: usize) -> anyhow
             ensure!(
                 found.is_none(),
                 "an excluded control is a candidate: {}",
-                found.map(|f| format!("{f:?}")).unwrap_or_default()
+                found.map(text::json).unwrap_or_default()
             );
-            ensure!(omissions.iter().any(|r| r == "excluded"), "no `excluded` omission (omissions {omissions:?})");
-            ensure!(snap.focus.is_none(), "the snapshot still has a focus: {:?}", snap.focus);
+            ensure!(
+                omissions.iter().any(|r| r == "excluded"),
+                "no `excluded` omission (omissions {})",
+                text::list(&omissions)
+            );
+            ensure!(
+                snap.focus.is_none(),
+                "the snapshot still has a focus: {}",
+                text::opt(snap.focus.as_ref().map(text::json))
+            );
         }
         Rule::Redacted => {
             let kept = found
                 .ok_or_else(|| anyhow!("the redacted control keeps its geometry, but no candidate has its box"))?;
             let sm = &kept.summary;
             for (k, v) in [("name", &sm.name), ("text", &sm.text), ("value", &sm.value)] {
-                ensure!(v.is_none(), "the redacted control's summary has {k}: {v:?}");
+                ensure!(v.is_none(), "the redacted control's summary has {k}: {}", text::quote_opt(v.as_ref()));
             }
-            ensure!(omissions.iter().any(|r| r == "redacted"), "no `redacted` omission (omissions {omissions:?})");
+            ensure!(
+                omissions.iter().any(|r| r == "redacted"),
+                "no `redacted` omission (omissions {})",
+                text::list(&omissions)
+            );
         }
         Rule::Ordinary => {
             let kept =
                 found.ok_or_else(|| anyhow!("the ordinary control is not a candidate: the realm was not sampled"))?;
             ensure!(
                 kept.summary.value.is_none() && kept.summary.text.is_none(),
-                "an editable value left: {:?}",
-                kept.summary
+                "an editable value left: {}",
+                text::json(&kept.summary)
             );
         }
     }

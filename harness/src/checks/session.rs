@@ -13,6 +13,7 @@ use crate::attention::{Envelope, Reported};
 use crate::contract::delivery::{choose_delivery, Delivery, SessionCapabilities};
 use crate::host::Host;
 use crate::input::Key;
+use crate::report::text;
 use crate::server::session::{SessionService, StoredMessage, Transport};
 
 /// How long a send may take from Enter to its receipt (snapshot, maybe staging, admission).
@@ -46,7 +47,11 @@ pub async fn set_automatic_context(host: &Host, sid: &str, enabled: bool) -> any
     host.click_at(x, y).await?;
     wait_for(host, "the toggle's PATCH reaching the Session", RECEIPT_WAIT, || async {
         let st = session.attention_state(sid)?.context("session not stored")?;
-        Ok(if st.enabled == enabled { Poll::Ready(()) } else { Poll::Pending(format!("{st:?}")) })
+        Ok(if st.enabled == enabled {
+            Poll::Ready(())
+        } else {
+            Poll::Pending(format!("enabled {}, revision {}", st.enabled, st.revision))
+        })
     })
     .await?;
     // The page has the answer too, so the next send sees it.
@@ -153,7 +158,7 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
     ensure!(row["delivery"] == "received", "the send was not received: {row}");
     ensure!(row["transport"] == "inline", "a one-snapshot message must go inline, went {}", row["transport"]);
     let stored = stored_for(session, &sid, &row)?;
-    ensure!(stored.text == "what is this?", "stored text {:?}", stored.text);
+    ensure!(stored.text == "what is this?", "stored text {}, sent “what is this?”", text::quote(&stored.text));
     ensure!(
         Some(stored.message_id.as_str()) == row["message_id"].as_str(),
         "the receipt's message_id is not the stored one"
@@ -167,7 +172,11 @@ pub async fn composer_sends_context(host: &Host) -> anyhow::Result<(StoredMessag
     require_valid_payload(payload.json())?;
     require_candidate(&payload, &truth, "the left leaf (stored payload)")?;
     let replies = session.replies_to(&sid, &stored.request_id);
-    ensure!(replies.len() == 1 && replies[0].is_received(), "expected exactly one received, got {replies:?}");
+    ensure!(
+        replies.len() == 1 && replies[0].is_received(),
+        "expected exactly one received, got {}",
+        text::json(&replies)
+    );
     ensure!(replies[0].transport == Transport::Inline);
     ensure!(replies[0].runtime_context, "an Attention Session must get the tab binding (runtime_context)");
     // History retrieval as the Host does it.
@@ -227,7 +236,11 @@ pub async fn checklist_1(host: &Host) -> anyhow::Result<String> {
     ensure!(stored.context_ref.is_none(), "a context reference was sent");
     ensure!(session.stages(&sid)?.is_empty(), "a stage was made");
     let replies = session.replies_to(&sid, &stored.request_id);
-    ensure!(replies.len() == 1 && replies[0].transport == Transport::None, "the command carried context: {replies:?}");
+    ensure!(
+        replies.len() == 1 && replies[0].transport == Transport::None,
+        "the command carried context: {}",
+        text::json(&replies)
+    );
     Ok(format!("message {} without attachments; snapshot still finds the left leaf", stored.message_id))
 }
 
@@ -252,7 +265,7 @@ pub async fn checklist_7(host: &Host) -> anyhow::Result<String> {
     ensure!(row["delivery"] == "received", "not received: {row}");
     let stored = stored_for(session, &sid, &row)?;
     let replies = session.replies_to(&sid, &stored.request_id);
-    ensure!(replies.len() == 1 && replies[0].is_received(), "expected exactly one received: {replies:?}");
+    ensure!(replies.len() == 1 && replies[0].is_received(), "expected exactly one received: {}", text::json(&replies));
     Ok(format!(
         "attention.context={} browser_operations={}; one received for {}",
         body["capabilities"]["attention"]["context"],

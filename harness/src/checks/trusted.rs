@@ -7,6 +7,7 @@ use super::{leaf_frame, leaf_log, snapshot_at, wait_for, Leaf, LeafEvent, Poll, 
 use crate::attention::{EventType, ObservedEvent, Snapshot};
 use crate::host::Host;
 use crate::input::Key;
+use crate::report::text;
 
 /// Waits until `leaf`'s log has grown past `from` with entries satisfying `want`, or fails naming
 /// what arrived instead.
@@ -16,7 +17,7 @@ async fn await_log(
     from: usize,
     want: &[(&str, Option<&str>)],
 ) -> anyhow::Result<Vec<LeafEvent>> {
-    let what = format!("{} logging {:?}", leaf.landmark(), want.iter().map(|(t, _)| *t).collect::<Vec<_>>());
+    let what = format!("{} logging {}", leaf.landmark(), text::list_of(want.iter().map(|(t, _)| *t)));
     wait_for(host, &what, POINTER_TIMEOUT, || async move {
         let fresh: Vec<LeafEvent> = leaf_log(host, leaf).await?.into_iter().skip(from).collect();
         let complete = want.iter().all(|(ty, code)| {
@@ -26,17 +27,7 @@ async fn await_log(
                     && code.is_none_or(|c| e.code.as_deref() == Some(c))
             })
         });
-        Ok(if complete {
-            Poll::Ready(fresh)
-        } else {
-            Poll::Pending(format!(
-                "{:?}",
-                fresh
-                    .iter()
-                    .map(|e| format!("{}@{}", e.event_type, e.target.as_deref().unwrap_or("?")))
-                    .collect::<Vec<_>>()
-            ))
-        })
+        Ok(if complete { Poll::Ready(fresh) } else { Poll::Pending(format!("logged {}", text::list_of(&fresh))) })
     })
     .await
 }
@@ -78,19 +69,29 @@ pub async fn input_reaches_leaves(host: &Host) -> anyhow::Result<String> {
         let fresh =
             await_log(host, leaf, from, &[("pointerdown", None), ("click", None), ("keydown", Some("KeyA"))]).await?;
         let untrusted: Vec<&LeafEvent> = fresh.iter().filter(|e| !e.is_trusted).collect();
-        ensure!(untrusted.is_empty(), "{} received untrusted events from CDP input: {untrusted:?}", leaf.landmark());
+        ensure!(
+            untrusted.is_empty(),
+            "{} received untrusted events from CDP input: {}",
+            leaf.landmark(),
+            text::list_of(&untrusted)
+        );
         let from = fresh.len() + from;
         host.tap(x, y).await?;
         let touched =
             await_log(host, leaf, from, &[("touchstart", None), ("touchend", None), ("pointerdown", None)]).await?;
         ensure!(
             touched.iter().any(|e| e.is("pointerdown") && e.pointer_type.as_deref() == Some("touch") && e.is_trusted),
-            "{}: the tap produced no trusted touch pointerdown: {touched:?}",
-            leaf.landmark()
+            "{}: the tap produced no trusted touch pointerdown: it logged {}",
+            leaf.landmark(),
+            text::list_of(&touched)
         );
         checked.push(leaf.landmark());
     }
     Ok(format!("trusted pointer, key and touch events in {}", checked.join(", ")))
+}
+
+fn brief(events: &[ObservedEvent]) -> String {
+    text::list_of(events.iter().map(super::history::event_brief))
 }
 
 fn discrete(snap: &Snapshot) -> Vec<ObservedEvent> {
@@ -121,7 +122,12 @@ pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
     let forged = leaf_log(host, leaf).await?.into_iter().skip(from).filter(|e| !e.is_trusted).count();
     ensure!(forged >= 3, "the forged events did not reach the leaf (its log has {forged} untrusted entries)");
     let after = discrete(host.snapshot().await?.value());
-    ensure!(after == before, "untrusted events entered the history: before {before:?}, after {after:?}");
+    ensure!(
+        after == before,
+        "untrusted events entered the history: before {}, after {}",
+        brief(&before),
+        brief(&after)
+    );
 
     host.click_at(x, y).await?;
     let after = &after;
@@ -130,7 +136,7 @@ pub async fn untrusted_ignored(host: &Host) -> anyhow::Result<String> {
         Ok(if now.iter().any(|e| e.event_type == EventType::Pointerdown) && now.len() > after.len() {
             Poll::Ready(now.len() - after.len())
         } else {
-            Poll::Pending(format!("recent discrete events {now:?} (so this check would prove nothing)"))
+            Poll::Pending(format!("recent discrete events {} (so this check would prove nothing)", brief(&now)))
         })
     })
     .await?;

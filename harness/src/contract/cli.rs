@@ -93,7 +93,9 @@ pub fn run(cmd: &ContractCommand) -> i32 {
             let now = match now.as_deref().map(|s| Timestamp::parse_rfc3339(s).ok_or(s)) {
                 None => None,
                 Some(Ok(t)) => Some(t),
-                Some(Err(s)) => return usage(format!("--now {s:?} is not an RFC 3339 timestamp")),
+                Some(Err(s)) => {
+                    return usage(format!("--now “{s}” is not an RFC 3339 timestamp (e.g. 2026-01-31T12:00:00Z)"))
+                }
             };
             // Accept the array itself, `data` of a session_message, or the whole message.
             let attachments = match (input.get("context_attachments"), input.pointer("/data/context_attachments")) {

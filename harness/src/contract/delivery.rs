@@ -118,7 +118,7 @@ pub struct SessionCapabilities {
 pub enum CapabilitiesError {
     #[error("capability descriptor is not JSON of the expected shape: {0}")]
     Shape(String),
-    #[error("unexpected capability schema {0:?}")]
+    #[error("unexpected capability schema “{0}”")]
     Schema(String),
 }
 

@@ -358,6 +358,23 @@ pub struct NodeView {
     pub layout: Option<Value>,
 }
 
+/// A read as a failure message sums it up: `status inspected, outcome partial, 24 rows,
+/// omitted byte-limit, continuation c1` (the row data is not repeated).
+impl std::fmt::Display for ModelRead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "status {}, outcome {}, {} rows", self.status, self.outcome, self.nodes.len())?;
+        let omitted: Vec<String> =
+            self.omissions.iter().map(|o| o["reason"].as_str().map_or_else(|| o.to_string(), str::to_string)).collect();
+        if !omitted.is_empty() {
+            write!(f, ", omitted {}", omitted.join(", "))?;
+        }
+        if let Some(r) = &self.reason {
+            write!(f, ", reason {r}")?;
+        }
+        write!(f, ", continuation {}", self.continuation.as_deref().unwrap_or("none"))
+    }
+}
+
 impl ModelRead {
     /// A `[node_id, mount_index]` ref as a NodeRef (`None` for a bad index: they are 1-based).
     pub fn resolve(&self, r: &(String, usize)) -> Option<NodeRef> {

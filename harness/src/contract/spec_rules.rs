@@ -81,7 +81,10 @@ pub fn spec_findings(payload: &Value) -> Vec<SpecFinding> {
                 out.push(SpecFinding {
                     pointer: format!("/omissions/{i}/detail"),
                     rule: "omission-detail",
-                    message: format!("detail {d:?} is not the safe transport grammar or holds a URL or stack"),
+                    message: format!(
+                        "detail {} is not the safe transport grammar or holds a URL or stack",
+                        Value::from(d)
+                    ),
                 });
             }
         }
@@ -111,7 +114,7 @@ pub fn spec_findings(payload: &Value) -> Vec<SpecFinding> {
                     out.push(SpecFinding {
                         pointer: format!("{base}/{j}/frame_origin"),
                         rule: "frame-origin",
-                        message: format!("{origin:?} is not about:srcdoc or a canonical bare origin"),
+                        message: format!("{} is not about:srcdoc or a canonical bare origin", Value::from(origin)),
                     });
                 }
             }

@@ -26,6 +26,15 @@ pub enum Realm {
     Frame(Frame),
 }
 
+impl std::fmt::Display for Realm {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Realm::Top => f.write_str("the Host document"),
+            Realm::Frame(frame) => write!(f, "{frame}"),
+        }
+    }
+}
+
 impl Realm {
     fn frame(&self) -> Frame {
         match self {
@@ -81,6 +90,17 @@ pub struct SemanticQuery {
     pub text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub resource_id: Option<String>,
+}
+
+/// As a message names it: `role “button” name “Send”` (the fields set, in that order).
+impl std::fmt::Display for SemanticQuery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let fields =
+            [("role", &self.role), ("name", &self.name), ("text", &self.text), ("resource_id", &self.resource_id)];
+        let set: Vec<String> =
+            fields.iter().filter_map(|(k, v)| v.as_ref().map(|v| format!("{k} \u{201c}{v}\u{201d}"))).collect();
+        f.write_str(&if set.is_empty() { "no field".to_string() } else { set.join(" ") })
+    }
 }
 
 impl SemanticQuery {

@@ -77,14 +77,22 @@ pub enum Target {
 /// landmarks the Host (with `file`'s panels and pages) has.
 pub fn target(point: &str, css_viewport: (u32, u32), file: Option<&LayoutFile>) -> Result<Target, String> {
     if let Some((x, y)) = point.split_once(',') {
-        let x: f64 = x.trim().parse().map_err(|_| format!("bad x in --point {point:?}"))?;
-        let y: f64 = y.trim().parse().map_err(|_| format!("bad y in --point {point:?}"))?;
+        let x: f64 = x
+            .trim()
+            .parse()
+            .map_err(|_| format!("x in --point “{point}” is not a number (X,Y in CSS px, or a landmark)"))?;
+        let y: f64 = y
+            .trim()
+            .parse()
+            .map_err(|_| format!("y in --point “{point}” is not a number (X,Y in CSS px, or a landmark)"))?;
         if !(x.is_finite() && y.is_finite()) {
-            return Err(format!("--point {point:?} is not finite"));
+            return Err(format!("--point “{point}” is not finite"));
         }
         let (w, h) = css_viewport;
         if !(0.0..f64::from(w)).contains(&x) || !(0.0..f64::from(h)).contains(&y) {
-            return Err(format!("--point {point:?} is outside the {w}x{h} CSS px viewport"));
+            return Err(format!(
+                "--point “{point}” is outside the {w}x{h} CSS px viewport (x from 0 below {w}, y from 0 below {h})"
+            ));
         }
         return Ok(Target::Point(x, y));
     }
@@ -109,7 +117,7 @@ pub fn target(point: &str, css_viewport: (u32, u32), file: Option<&LayoutFile>) 
         if let Some(f) = file {
             names.extend(f.landmarks.iter().map(String::as_str));
         }
-        return Err(format!("no landmark {point:?} (landmarks: {})", names.join(", ")));
+        return Err(format!("no landmark “{point}” (landmarks: {})", names.join(", ")));
     }
     Ok(Target::Landmark(point.to_string()))
 }

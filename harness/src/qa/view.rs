@@ -147,12 +147,12 @@ impl View {
 }
 
 pub fn parse_viewport(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("{s:?} is not WxH (e.g. 1280x720)"))?;
+    let (w, h) = s.split_once(['x', 'X']).ok_or_else(|| format!("“{s}” is not WxH (e.g. 1280x720)"))?;
     let side = |v: &str| -> Result<u32, String> {
-        let n: u32 = v.trim().parse().map_err(|_| format!("{v:?} in {s:?} is not a whole number of CSS px"))?;
+        let n: u32 = v.trim().parse().map_err(|_| format!("“{v}” in “{s}” is not a whole number of CSS px"))?;
         let (lo, hi) = VIEWPORT_RANGE;
         if !(lo..=hi).contains(&n) {
-            return Err(format!("{n} in {s:?} is outside {lo}..={hi} CSS px"));
+            return Err(format!("{n} in “{s}” is outside {lo}..={hi} CSS px"));
         }
         Ok(n)
     };

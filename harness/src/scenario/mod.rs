@@ -18,6 +18,7 @@ use serde::Deserialize;
 use crate::host::{Engine, Geometry, Layout};
 use crate::qa::landmarks::{self, Target};
 use crate::qa::{LayoutFile, View};
+use crate::report::text;
 
 /// A scenario file.
 #[derive(Debug, Clone, Deserialize)]
@@ -362,8 +363,7 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
         match step {
             Step::Open { geometry, .. } => {
                 for g in geometry {
-                    geometry_named(g)
-                        .ok_or_else(|| invalid(format!("steps[{i}] (open): no geometry variant {g:?}")))?;
+                    geometry_named(g).ok_or_else(|| invalid(format!("steps[{i}] (open): {}", no_geometry(g))))?;
                 }
             }
             Step::Move { at: a } | Step::Click { at: a } | Step::Tap { at: a } => at(a)?,
@@ -372,7 +372,7 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
                 at(to)?;
             }
             Step::Key { key, .. } => {
-                crate::input::Key::named(key).ok_or_else(|| invalid(format!("steps[{i}] (key): no key {key:?}")))?;
+                crate::input::Key::named(key).ok_or_else(|| invalid(format!("steps[{i}] (key): {}", no_key(key))))?;
             }
             Step::WaitFor { landmark, candidate, selector, .. } => {
                 let given =
@@ -387,7 +387,8 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
             Step::Action { mode, target, from_read, .. } => {
                 if !["highlight", "confirm", "select"].contains(&mode.as_str()) {
                     return Err(invalid(format!(
-                        "steps[{i}] (action): mode {mode:?} is not highlight, confirm or select"
+                        "steps[{i}] (action): mode {} is not highlight, confirm or select",
+                        text::quote(mode)
                     )));
                 }
                 if *from_read && target.is_some() {
@@ -399,7 +400,8 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
                     let all: Vec<&str> =
                         crate::server::session::reads::args::ALL_TOOLS.iter().map(|t| t.name()).collect();
                     return Err(invalid(format!(
-                        "steps[{i}] (read): no read tool {tool:?} (tools: {})",
+                        "steps[{i}] (read): no read tool {} (tools: {})",
+                        text::quote(tool),
                         all.join(", ")
                     )));
                 }
@@ -415,7 +417,7 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
                 if !unknown.is_empty() && !read::end_expected(&scenario.steps, i) {
                     return Err(invalid(format!(
                         "steps[{i}] (read): {tool} takes no argument {} (its arguments: {})",
-                        unknown.iter().map(|k| crate::report::text::quote(k)).collect::<Vec<_>>().join(", "),
+                        unknown.iter().map(|k| text::quote(k)).collect::<Vec<_>>().join(", "),
                         if known.is_empty() { "none".to_string() } else { known.join(", ") }
                     )));
                 }
@@ -431,7 +433,7 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
                 }
                 if let Some(st) = status {
                     serde_json::from_value::<crate::agent::Status>(serde_json::Value::String(st.clone()))
-                        .map_err(|_| invalid(format!("steps[{i}] (expect): no action status {st:?}")))?;
+                        .map_err(|_| invalid(format!("steps[{i}] (expect): no action status {}", text::quote(st))))?;
                 }
                 if read.is_none()
                     && top.is_none()
@@ -446,7 +448,7 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
                 }
                 for r in [omission, no_omission].into_iter().flatten() {
                     serde_json::from_value::<crate::attention::OmissionReason>(serde_json::Value::String(r.clone()))
-                        .map_err(|_| invalid(format!("steps[{i}] (expect): no omission reason {r:?}")))?;
+                        .map_err(|_| invalid(format!("steps[{i}] (expect): no omission reason {}", text::quote(r))))?;
                 }
             }
             Step::Type { .. } | Step::Snapshot { .. } | Step::Send { .. } => {}
@@ -458,7 +460,9 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
 fn check_at(a: &At, css: (u32, u32), file: Option<&LayoutFile>) -> Result<(), String> {
     match a {
         At::Overlay(b) if OVERLAY_ANSWERS.contains(&b.overlay.as_str()) => Ok(()),
-        At::Overlay(b) => Err(format!("no overlay button {:?} (buttons: {})", b.overlay, OVERLAY_ANSWERS.join(", "))),
+        At::Overlay(b) => {
+            Err(format!("no overlay button {} (buttons: {})", text::quote(&b.overlay), OVERLAY_ANSWERS.join(", ")))
+        }
         At::Named(n) => landmarks::target(n, css, file).map(drop),
         At::Xy([x, y]) => landmarks::target(&format!("{x},{y}"), css, file).map(drop),
         At::Spot(s) => {
@@ -470,26 +474,39 @@ fn check_at(a: &At, css: (u32, u32), file: Option<&LayoutFile>) -> Result<(), St
             }
             match landmarks::target(&s.landmark, css, file)? {
                 Target::Landmark(_) | Target::Boundary => Ok(()),
-                Target::Point(..) => Err(format!("{:?} is not a landmark", s.landmark)),
+                Target::Point(..) => Err(format!("{} is not a landmark", text::quote(&s.landmark))),
             }
         }
     }
 }
 
+/// The geometry variants a scenario can name.
+const GEOMETRIES: [Geometry; 10] = [
+    Geometry::ZoomFrame,
+    Geometry::ZoomLeaf,
+    Geometry::ScaleFrame,
+    Geometry::ScaleTranslateFrame,
+    Geometry::ScalePanel,
+    Geometry::ScrollPage,
+    Geometry::ScrollPanel,
+    Geometry::BorderFrame,
+    Geometry::RotateFrame,
+    Geometry::SkewFrame,
+];
+
 /// The geometry variant host.js knows by `name`.
 pub fn geometry_named(name: &str) -> Option<Geometry> {
-    [
-        Geometry::ZoomFrame,
-        Geometry::ZoomLeaf,
-        Geometry::ScaleFrame,
-        Geometry::ScaleTranslateFrame,
-        Geometry::ScalePanel,
-        Geometry::ScrollPage,
-        Geometry::ScrollPanel,
-        Geometry::BorderFrame,
-        Geometry::RotateFrame,
-        Geometry::SkewFrame,
-    ]
-    .into_iter()
-    .find(|g| g.to_string() == name)
+    GEOMETRIES.into_iter().find(|g| g.to_string() == name)
+}
+
+/// What a scenario says when it names no geometry variant: `no geometry variant “x” (variants:
+/// zoom-frame, ...)`.
+pub fn no_geometry(name: &str) -> String {
+    let all: Vec<String> = GEOMETRIES.iter().map(ToString::to_string).collect();
+    format!("no geometry variant {} (variants: {})", text::quote(name), all.join(", "))
+}
+
+/// What a scenario says when it names no key: `no key “x” (keys: Tab, ...)`.
+pub fn no_key(name: &str) -> String {
+    format!("no key {} (keys: {})", text::quote(name), crate::input::Key::names())
 }

@@ -348,7 +348,7 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             Ok(format!("dragged ({:.1}, {:.1}) to ({:.1}, {:.1})", a.0, a.1, b.0, b.1))
         }
         Step::Key { key, shift } => {
-            let k = Key::named(key).ok_or_else(|| anyhow!("no key {key:?}"))?;
+            let k = Key::named(key).ok_or_else(|| anyhow!(super::no_key(key)))?;
             host.press_key_with(k, if *shift { SHIFT } else { 0 }).await?;
             Ok(format!("pressed {}{}", if *shift { "Shift+" } else { "" }, k.key))
         }
@@ -402,12 +402,12 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             let n = wait_for(host, &what, timeout, || async {
                 let r = host.eval(&expr).await?;
                 if let Some(e) = r.get("error") {
-                    bail!("selector {css:?}: {e} ({r})");
+                    bail!("selector {}: {e} ({r})", text::quote(css));
                 }
                 let refused =
                     r["omissions"].as_array().and_then(|o| o.iter().find(|o| o["reason"] == "invalid-request"));
                 if let Some(o) = refused {
-                    bail!("the inspection API refused the selector {css:?}: {o}");
+                    bail!("the inspection API refused the selector {}: {o}", text::quote(css));
                 }
                 Ok(match r["n"].as_u64() {
                     Some(n) if n > 0 => Poll::Ready(n),
@@ -415,7 +415,7 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
                 })
             })
             .await?;
-            Ok(format!("{n} nodes match {css:?}"))
+            Ok(format!("{n} nodes match {}", text::quote(css)))
         }
         Step::Snapshot { name } => {
             // What the steps before did, every realm has told the Host realm (a golden must not
@@ -480,7 +480,8 @@ async fn run_step(host: &Host, step: &Step, ctx: &mut Ctx) -> anyhow::Result<Str
             Ok(format!("{mode} on {label}: the overlay is open"))
         }
         Step::Read { tool, args } => {
-            let t = crate::agent::ReadTool::from_name(tool).with_context(|| format!("no read tool {tool:?}"))?;
+            let t = crate::agent::ReadTool::from_name(tool)
+                .with_context(|| format!("no read tool {}", text::quote(tool)))?;
             let r = ctx.agent(host).await?.batch().read_raw(t, args.clone()).await;
             let d = read::detail(&r);
             let well = read::ended_well(&r);
@@ -571,7 +572,7 @@ pub async fn replay(
                 }
                 let mut o = HostOptions::new(sc.layout, engine).actions(*actions);
                 for g in geometry {
-                    o = o.geometry(geometry_named(g).with_context(|| format!("no geometry {g:?}"))?);
+                    o = o.geometry(geometry_named(g).with_context(|| super::no_geometry(g))?);
                 }
                 host = Some(h.open_with(loaded.view_at(index).apply(o)).await?);
                 ctx = Ctx::new();

@@ -22,6 +22,18 @@ pub enum VisualDelivery {
     Omitted { attachment_id: String, diagnostic: String },
 }
 
+/// As a message names it: `image a1 (image/png 320x200, 5120 bytes)`, `omitted a1: why`.
+impl std::fmt::Display for VisualDelivery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            VisualDelivery::Image { attachment_id, content_type, bytes, pixel_width, pixel_height } => {
+                write!(f, "image {attachment_id} ({content_type} {pixel_width}x{pixel_height}, {} bytes)", bytes.len())
+            }
+            VisualDelivery::Omitted { attachment_id, diagnostic } => write!(f, "omitted {attachment_id}: {diagnostic}"),
+        }
+    }
+}
+
 impl SessionService {
     /// The visual deliveries of a stored message, in attachment order.
     pub fn resolve_visuals(&self, message_id: &str) -> Result<Vec<VisualDelivery>, StoreError> {

@@ -72,6 +72,12 @@ pub enum RejectReason {
     Invalid(ArgError),
 }
 
+impl std::fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl RejectReason {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -90,6 +96,20 @@ pub enum ReadOutcome {
     Rejected { reason: RejectReason, receipt: Value },
     /// Another terminal status (`unavailable`, `expired`, `error`, `disconnected`, ...).
     Failed { status: String, reason: Option<String> },
+}
+
+/// As a message says how a read ended: `inspected (status inspected, outcome ok, ...)`,
+/// `rejected: duplicate-read`, `unavailable (no reason)`.
+impl std::fmt::Display for ReadOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReadOutcome::Inspected(m) => write!(f, "inspected ({m})"),
+            ReadOutcome::Rejected { reason, .. } => write!(f, "rejected: {reason}"),
+            ReadOutcome::Failed { status, reason } => {
+                write!(f, "{status} ({})", reason.as_deref().unwrap_or("no reason"))
+            }
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
