@@ -678,6 +678,25 @@ fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_f
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(why.iter().all(|w| err.contains(w)), "inspect: {err}");
     refused(&file, &[], &["unreachable-url", &format!("url {https} does not answer (")]);
+    // A scenario on a url page replays in both engines; on an https: one it is refused naming why.
+    let scenario = |name: &str, layout: &Path| {
+        let path = layout.with_file_name(format!("{name}.json"));
+        let steps = serde_json::json!({"layout_file": layout, "engines": ["iframe", "fragment"], "steps": [
+            {"do": "open"},
+            {"do": "move", "at": "css:signup:#create"},
+            {"do": "expect", "top": {"role": "button", "name": "Create account"}}
+        ]});
+        std::fs::write(&path, steps.to_string()).unwrap();
+        cli(&["replay", path.to_str().unwrap()]).0
+    };
+    let out = scenario("by-url", &layout_with_url("url-scenario", &server.url()));
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("in iframe: 3 steps") && stdout.contains("in fragment: 3 steps"), "{stdout}");
+    let out = scenario("by-https-url", &file);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(why.iter().all(|w| err.contains(w)), "replay: {err}");
     let file = layout_with_url("url-bad", "localhost:5173/");
     refused(&file, &[], &["invalid-url", "must be an absolute http: or https: URL"]);
 }
