@@ -225,12 +225,17 @@ fn nothing_outside_the_layout_files_folder_is_served() {
 
 /// A bare HTTP/1.1 GET (the path sent as it is, not normalized by a client library).
 async fn http_get(url: &str) -> (u16, String) {
+    http_get_with(url, "").await
+}
+
+/// [`http_get`] with extra header lines (each ending in `\r\n`).
+async fn http_get_with(url: &str, headers: &str) -> (u16, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").unwrap();
     let (authority, path) = rest.split_at(rest.find('/').unwrap());
     let addr = authority.replace("localhost", "127.0.0.1");
     let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n").as_bytes())
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\n{headers}Connection: close\r\n\r\n").as_bytes())
         .await
         .unwrap();
     let mut buf = Vec::new();
@@ -478,6 +483,123 @@ fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_
     });
 }
 
+/// The worked example served by a separate server (tests/app_server.rs), mounted by url with engine
+/// fragment: the gateway proxies it (the Web Fragment's content fetch, its script, style and own
+/// iframe all come through `/fragments/qa-url/` and `/qa-url/` under the Host's origin, none is an
+/// out-of-process frame of the server), and the candidate at the form's button, the link in the
+/// app's own iframe and the closed-shadow plan button (seen only when the runtime ran before the
+/// module) agrees with Chromium's box model, hit test and AX tree, with the path Host > panel >
+/// page > artifact > web-fragment ... > element.
+#[test]
+fn an_application_served_elsewhere_by_url_is_proxied_as_a_web_fragment_and_agrees_with_chromium() {
+    use SegmentKind::{Iframe, ShadowRoot, WebComponent, WebFragment};
+    let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
+    let file = layout_with_url("url-as-fragment", &server.url());
+    let options = checked_options(&file, Engine::Fragment);
+    let name = options.served_declaration().map(|(n, _)| n.to_string()).unwrap();
+    run_host_opts(options, async |host| {
+        let children = host.frames().child_targets();
+        anyhow::ensure!(
+            !children.iter().any(|c| c.url.starts_with(&server.url())),
+            "an out-of-process frame of the upstream server: {children:?}"
+        );
+        agrees_with_chromium(host, "id", "create", &[WebFragment]).await?;
+        agrees_with_chromium(host, "id", "support", &[WebFragment, Iframe]).await?;
+        agrees_with_chromium(host, "class", "plan", &[WebFragment, WebComponent, ShadowRoot]).await?;
+        let seen = attention_harness::Harness::global().server().requests();
+        let route = format!("/fragments/qa-url/{name}/signup/");
+        let through = |path: &str, fragment: bool| {
+            seen.iter().any(|r| r.path == path && r.status == 200 && r.fragment_id.is_some() == fragment)
+        };
+        anyhow::ensure!(
+            through(&route, true) && through(&route, false),
+            "the content fetch and the realm stub of {route} did not come through the gateway: {seen:?}"
+        );
+        for file in ["signup.js", "plan-picker.js", "app.css", "help.html"] {
+            let path = format!("/qa-url/{name}/signup/{file}");
+            anyhow::ensure!(through(&path, false), "{path} was not proxied: {seen:?}");
+        }
+        Ok(())
+    });
+}
+
+/// The gateway's proxy of a `url` page (`/qa-url/...`, `/fragments/qa-url/...`): the upstream's
+/// files with their status, HTML with the runtime (or renamed for a fragment's content fetch, its
+/// relative URLs under the route), nothing outside the url's directory (400), and an upstream that
+/// refuses the connection, never answers or is https: as an HTTP status, not a hang.
+#[test]
+fn the_gateway_proxies_a_url_page_only_inside_its_directory_and_answers_upstream_failures_as_statuses() {
+    let upstream = super::app_server::AppServer::start(&repo("fixtures"));
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A server that accepts and never answers.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let silent_port = silent.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let held: Vec<_> = silent.incoming().take(4).flatten().collect();
+        std::thread::sleep(Duration::from_secs(30));
+        drop(held);
+    });
+    let decl = serde_json::json!({"layout": {"panels": {
+        "app": {"kind": "page", "url": format!("{}apps/signup/", upstream.url())},
+        "closed": {"kind": "page", "url": format!("http://localhost:{closed}/")},
+        "silent": {"kind": "page", "url": format!("http://127.0.0.1:{silent_port}/")},
+        "tls": {"kind": "page", "url": format!("https://localhost:{}/apps/signup/", upstream.port)},
+    }}});
+    let h = attention_harness::Harness::global();
+    h.block_on(async {
+        let server = attention_harness::server::Server::start(repo("pages")).await.unwrap();
+        server.serve_layout("t", &decl.to_string());
+        let origin = server.host_origin().to_string();
+        let get = |path: &str, headers: &'static str| {
+            let url = format!("{origin}{path}");
+            async move { http_get_with(&url, headers).await }
+        };
+        let css = std::fs::read_to_string(repo("fixtures/apps/signup/app.css")).unwrap();
+        assert_eq!(get("/qa-url/t/app/app.css", "").await, (200, css));
+        let (s, body) = get("/qa-url/t/app/", "").await;
+        assert!(
+            s == 200 && body.contains("/runtime/attention.js") && body.contains("Create your account"),
+            "{s} {body}"
+        );
+        let (s, body) = get("/fragments/qa-url/t/app/", "X-Web-Fragment-Id: app-app\r\n").await;
+        assert!(
+            s == 200
+                && body.contains("<wf-body>")
+                && body.contains(r#"src="/qa-url/t/app/signup.js""#)
+                && body.contains(r#"href="/qa-url/t/app/app.css""#)
+                && !body.contains("/runtime/attention.js"),
+            "content fetch: {s} {body}"
+        );
+        let (s, body) = get("/fragments/qa-url/t/app/", "Sec-Fetch-Dest: iframe\r\n").await;
+        assert!(
+            s == 200 && body.contains("Web Fragments: reframed") && body.contains("/runtime/attention.js"),
+            "{body}"
+        );
+        assert_eq!(get("/qa-url/t/app/missing.html", "").await.0, 404);
+        for bad in [
+            "/qa-url/t/app/../plan-picker.layout.json",
+            "/qa-url/t/app/%2e%2e/plan-picker.layout.json",
+            "/qa-url/t/app//etc/passwd",
+            "/fragments/qa-url/t/app/http://evil.example/",
+        ] {
+            let (s, body) = get(bad, "").await;
+            assert!(s == 400 && !body.contains("\"layout\""), "{bad}: {s} {body}");
+        }
+        assert_eq!(get("/qa-url/t/nope/", "").await.0, 404);
+        assert_eq!(get("/qa-url/other/app/", "").await.0, 404);
+        let (s, body) = get("/qa-url/t/closed/", "").await;
+        assert!(s == 502 && body.contains("does not answer"), "{s} {body}");
+        let (s, body) = get("/qa-url/t/tls/", "").await;
+        assert!(s == 400 && body.contains("no TLS client"), "{s} {body}");
+        let asked = std::time::Instant::now();
+        let (s, _) = get("/qa-url/t/silent/", "").await;
+        let took = asked.elapsed();
+        assert_eq!(s, 504, "after {took:?}");
+        let timeout = attention_harness::server::UPSTREAM_TIMEOUT;
+        assert!(took >= timeout && took < timeout + Duration::from_secs(3), "{took:?}");
+    });
+}
+
 /// An application by url whose own frames start blank (fixtures/apps/frames): one its script writes
 /// into before navigating it to a page of its own (Chromium then starts the realm in the initial
 /// about:blank and keeps that Window across the same-origin navigation, running no init script
@@ -503,7 +625,8 @@ fn an_applications_own_frames_blank_srcdoc_or_of_another_origin_get_the_runtime(
 }
 
 /// A url page is refused before a browser starts when it does not answer (nothing listening, or an
-/// HTTP error status), naming the url and why, and when asked for with engine fragment.
+/// HTTP error status), naming the url and why, and when it is https: and asked for with engine
+/// fragment (the gateway's proxy has no TLS client); an http: one opens as a fragment.
 #[test]
 fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_front() {
     let refused = |file: &Path, extra: &[&str], names: &[&str]| {
@@ -528,12 +651,52 @@ fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_f
     let missing = format!("{}missing.html", server.url());
     let file = layout_with_url("url-404", &missing);
     refused(&file, &[], &["unreachable-url", &format!("url {missing} answers HTTP 404")]);
+    // An http: url opens with engine fragment (the gateway proxies it) ...
     let file = layout_with_url("url-fragment", &server.url());
-    refused(&file, &["--engine", "fragment"], &["panel signup mounts an application by url", "--engine iframe"]);
+    let (out, _) = cli(&[
+        "snapshot",
+        "--layout-file",
+        file.to_str().unwrap(),
+        "--engine",
+        "fragment",
+        "--point",
+        "css:signup:#create",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let snap: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let top = snap.pointer("/pointer/candidate_ids/0").cloned().unwrap_or_default();
+    let c = snap["candidates"].as_array().unwrap().iter().find(|c| c["target_id"] == top).cloned();
+    assert_eq!(c.as_ref().and_then(|c| c.pointer("/summary/name")), Some(&"Create account".into()), "{snap}");
+    // ... an https: one is refused with engine fragment, naming the panel and why, before it is
+    // asked (so even when nothing answers it), in every command that opens a Host.
+    let https = format!("https://localhost:{port}/");
+    let file = layout_with_url("url-https-fragment", &https);
+    let why = ["panel signup mounts an application by an https: url", "no TLS client", "--engine iframe"];
+    refused(&file, &["--engine", "fragment"], &why);
     let (out, _) = cli(&["inspect", "--layout-file", file.to_str().unwrap(), "--engine", "fragment", "tree"]);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert_eq!(out.status.code(), Some(2), "{err}");
-    assert!(err.contains("panel signup mounts an application by url"), "inspect: {err}");
+    assert!(why.iter().all(|w| err.contains(w)), "inspect: {err}");
+    refused(&file, &[], &["unreachable-url", &format!("url {https} does not answer (")]);
+    // A scenario on a url page replays in both engines; on an https: one it is refused naming why.
+    let scenario = |name: &str, layout: &Path| {
+        let path = layout.with_file_name(format!("{name}.json"));
+        let steps = serde_json::json!({"layout_file": layout, "engines": ["iframe", "fragment"], "steps": [
+            {"do": "open"},
+            {"do": "move", "at": "css:signup:#create"},
+            {"do": "expect", "top": {"role": "button", "name": "Create account"}}
+        ]});
+        std::fs::write(&path, steps.to_string()).unwrap();
+        cli(&["replay", path.to_str().unwrap()]).0
+    };
+    let out = scenario("by-url", &layout_with_url("url-scenario", &server.url()));
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("in iframe: 3 steps") && stdout.contains("in fragment: 3 steps"), "{stdout}");
+    let out = scenario("by-https-url", &file);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(why.iter().all(|w| err.contains(w)), "replay: {err}");
     let file = layout_with_url("url-bad", "localhost:5173/");
     refused(&file, &[], &["invalid-url", "must be an absolute http: or https: URL"]);
 }

@@ -272,14 +272,14 @@ fn run_command() -> ExitCode {
                 eprintln!("error: no check's name starts with “{p}” (verify --list prints the checks)");
                 return ExitCode::from(2);
             }
-            let (view, layouts) = match checked_view(&view, &pages, layout.map(layouts).as_deref()) {
-                Ok(v) => v,
-                Err(code) => return code,
-            };
             if let Err(e) = view.check_engines(&engines(engine)) {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
+            let (view, layouts) = match checked_view(&view, &pages, layout.map(layouts).as_deref()) {
+                Ok(v) => v,
+                Err(code) => return code,
+            };
             with_harness(pages, |h| verify(h, &view, layouts, engines(engine), json, check.as_deref(), html.as_deref()))
         }
         Command::Audit { url, grid, viewport, dpr, json, html } => {
@@ -316,26 +316,26 @@ fn run_command() -> ExitCode {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
+            if let Err(e) = args.view.check_engines(&[args.engine]) {
+                eprintln!("error: {e}");
+                return ExitCode::from(2);
+            }
             let (view, layouts) = match checked_view(&args.view, &pages, args.layout.map(|l| vec![l]).as_deref()) {
                 Ok(v) => v,
                 Err(code) => return code,
             };
-            if let Err(e) = view.check_engines(&[args.engine]) {
-                eprintln!("error: {e}");
-                return ExitCode::from(2);
-            }
             with_harness(pages, |h| attention_harness::inspect_cli::run(h, &args, &view, layouts[0]))
         }
         Command::Snapshot { layout, engine, point, envelope, envelope_version, picture, view } => {
             let envelope = envelope.then_some(envelope_version.unwrap_or(4));
-            let (view, layouts) = match checked_view(&view, &pages, layout.map(|l| vec![l]).as_deref()) {
-                Ok(v) => v,
-                Err(code) => return code,
-            };
             if let Err(e) = view.check_engines(&[engine]) {
                 eprintln!("error: {e}");
                 return ExitCode::from(2);
             }
+            let (view, layouts) = match checked_view(&view, &pages, layout.map(|l| vec![l]).as_deref()) {
+                Ok(v) => v,
+                Err(code) => return code,
+            };
             // Where to sample is checked before a browser starts, too.
             let target = match landmarks::target(&point, view.css_viewport(), view.layout_file.as_ref()) {
                 Ok(t) => t,

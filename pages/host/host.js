@@ -437,17 +437,19 @@ function createMount(artifactId) {
   const mountId = `mount-${artifactId}`;
   let el;
   let loaded;
-  if (spec.url) {
-    // An application served elsewhere: always an iframe of its own origin (the harness injects the
-    // runtime through CDP); engine fragment would need the gateway to fetch it, which it does not.
-    if (state.engine === 'fragment') {
-      reportError({
-        kind: 'config',
-        message: `page url ${spec.url} is mounted as an iframe only, not with engine=fragment`,
-      });
-    }
+  if (spec.url && state.engine !== 'fragment') {
+    // An application served elsewhere, engine iframe: an iframe of its own origin (the harness
+    // injects the runtime through CDP).
     el = h('iframe', { title: spec.label, src: spec.url, 'data-wippy-mount-id': mountId });
     loaded = new Promise((resolve) => el.addEventListener('load', resolve, { once: true }));
+  } else if (spec.url && !spec.qa) {
+    // Engine fragment proxies the upstream through the gateway over plain http: only.
+    reportError({
+      kind: 'config',
+      message: `page url ${spec.url} cannot be mounted with engine=fragment: the gateway proxies http: urls only`,
+    });
+    el = h('div', { 'data-wippy-mount-id': mountId });
+    loaded = Promise.resolve();
   } else if (spec.qa && state.engine === 'fragment') {
     el = h('web-fragment', { 'fragment-id': artifactId, src: `/fragments/${spec.qa}`, 'data-wippy-mount-id': mountId });
     loaded = spec.component ? componentReport(artifactId, spec.component) : fragmentContent(el);
@@ -948,22 +950,38 @@ function renderPanel(panelId, panel, style) {
 }
 
 /**
+ * A `url` page's route through the gateway's proxy (engine fragment):
+ * `qa-url/<layout name>/<panel id>/<the url's file name and query>`, the gateway fetching the url's
+ * directory from its server (harness/src/server/qa_url.rs); undefined for a url it does not proxy
+ * (anything but http:, as it has no TLS client).
+ */
+function proxiedUrl(layout, panelId, url) {
+  const u = new URL(url);
+  if (u.protocol !== 'http:') return undefined;
+  const file = u.pathname.slice(u.pathname.lastIndexOf('/') + 1);
+  return `qa-url/${layout}/${encodeURIComponent(panelId)}/${file}${u.search}`;
+}
+
+/**
  * QA's own application page (`{kind: 'page', src, origin?}` or `{kind: 'page', url}`) or component
  * (`{kind: 'component', module, tag, attributes?, origin?}`, a document the harness generates at
  * `/qa-component/<layout name>/?panel=<id>` that creates `<tag>` from the module): one artifact
  * filling the panel under its title, mounted as Wippy mounts a page: engine iframe a cross-origin
  * (out-of-process) iframe of the Child site, or a same-origin one with `origin: 'same'`; engine
  * fragment a Web Fragment through the gateway. The harness serves the layout file's folder at
- * `/qa/<layout name>/`. A `url` page is an iframe of that URL (its own origin) in either engine.
+ * `/qa/<layout name>/`. A `url` page is an iframe of that URL (its own origin) in engine iframe, and
+ * in engine fragment a Web Fragment of the gateway's proxy of it (`/fragments/qa-url/...`).
  */
 function renderAppPage(panelId, panel) {
   const layout = encodeURIComponent(state.layoutName);
   const path =
     panel.kind === 'component'
       ? `qa-component/${layout}/?panel=${encodeURIComponent(panelId)}`
-      : panel.src === undefined
-        ? undefined
-        : `qa/${layout}/${normalizeSrc(panel.src)}`;
+      : panel.src !== undefined
+        ? `qa/${layout}/${normalizeSrc(panel.src)}`
+        : panel.url !== undefined && state.engine === 'fragment'
+          ? proxiedUrl(layout, panelId, panel.url)
+          : undefined;
   const artifactId = `app-${panelId}`;
   ARTIFACTS[artifactId] = {
     qa: path,

@@ -132,6 +132,22 @@ const { problems } = checkDeclarationText(text, { viewport, checkSrc, checkUrl, 
 process.stdout.write(JSON.stringify(problems.map((p) => ({ ...p, shown: formatProblem(file, p) }))), () => process.exit(0));
 "#;
 
+/// The page panels of a declaration's text whose `url` the gateway does not proxy (any scheme but
+/// `http:`, i.e. `https:`), in the file's order; none for text that is not a declaration.
+pub fn unproxied_url_pages(json: &str) -> Vec<String> {
+    let Ok(value) = serde_json::from_str::<Value>(json) else { return Vec::new() };
+    let panels = value.pointer("/layout/panels").and_then(Value::as_object);
+    panels
+        .into_iter()
+        .flatten()
+        .filter(|(_, p)| p["kind"] == "page")
+        .filter(|(_, p)| {
+            p["url"].as_str().is_some_and(|u| !u.get(..5).is_some_and(|s| s.eq_ignore_ascii_case("http:")))
+        })
+        .map(|(id, _)| id.clone())
+        .collect()
+}
+
 impl LayoutFile {
     /// Reads `path` and checks it with `pages/host/declaration.js` under `pages`, for a Host whose
     /// viewport is `css_viewport` (CSS px, what the shell lays out in).

@@ -39,11 +39,12 @@ pub enum ViewError {
     #[error("--layout-file is a managed layout declaration; it cannot be opened with --layout compat")]
     CompatWithFile,
     #[error(
-        "panel{} {} mount{} an application by url, which is mounted as an iframe only: open it with --engine iframe \
-         (engine fragment would need the gateway to fetch it from elsewhere, which the harness does not do)",
+        "panel{} {} mount{} an application by an https: url, which engine fragment cannot mount: the gateway \
+         proxies a url page's upstream over plain http: only (the harness has no TLS client); open it with \
+         --engine iframe, or name its http: url",
         if panels.len() == 1 { "" } else { "s" }, panels.join(", "), if panels.len() == 1 { "s" } else { "" }
     )]
-    UrlPageInFragment { panels: Vec<String> },
+    UnproxiedUrlInFragment { panels: Vec<String> },
     /// The managed Host's own layout does not fit the asked viewport (the Host would refuse to open).
     #[error("the managed Host's default layout does not fit this view ({}x{} CSS px): {source}", css.0, css.1)]
     DefaultDoesNotFit {
@@ -78,6 +79,30 @@ impl ViewArgs {
     }
 }
 
+impl ViewArgs {
+    /// The engines a command may open these options in ([`check_engines`]), checked before the
+    /// layout file is, so the reason is named even when its url does not answer.
+    pub fn check_engines(&self, engines: &[crate::host::Engine]) -> Result<(), ViewError> {
+        check_engines(self.layout_file.as_deref(), engines)
+    }
+}
+
+/// The engines a layout file may be opened in: engine fragment proxies a `url` page through the
+/// gateway, over plain `http:` only, so a layout file with an `https:` url page is iframe only. A
+/// file that cannot be read or parsed passes here: the Host's checker names what is wrong with it.
+pub fn check_engines(layout_file: Option<&Path>, engines: &[crate::host::Engine]) -> Result<(), ViewError> {
+    if !engines.contains(&crate::host::Engine::Fragment) {
+        return Ok(());
+    }
+    let json = layout_file.and_then(|p| std::fs::read_to_string(p).ok()).unwrap_or_default();
+    let panels = super::declaration::unproxied_url_pages(&json);
+    if panels.is_empty() {
+        Ok(())
+    } else {
+        Err(ViewError::UnproxiedUrlInFragment { panels })
+    }
+}
+
 impl View {
     /// The layouts a command may open: with a layout file only managed, and asking for compat
     /// beside one is an error.
@@ -104,16 +129,6 @@ impl View {
         match LayoutFile::load(pages, &pages.join(DEFAULT_LAYOUT), css) {
             Ok(_) => Ok(()),
             Err(source) => Err(ViewError::DefaultDoesNotFit { css, source }),
-        }
-    }
-
-    /// The engines a command may open this view in: a layout file with `url` pages only in iframe.
-    pub fn check_engines(&self, engines: &[crate::host::Engine]) -> Result<(), ViewError> {
-        match &self.layout_file {
-            Some(f) if !f.url_pages.is_empty() && engines.contains(&crate::host::Engine::Fragment) => {
-                Err(ViewError::UrlPageInFragment { panels: f.url_pages.clone() })
-            }
-            _ => Ok(()),
         }
     }
 
@@ -183,6 +198,28 @@ pub fn parse_zoom(s: &str) -> Result<f64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn engine_fragment_refuses_an_https_url_page_naming_it_and_why_and_takes_an_http_one() {
+        use crate::host::Engine::{Fragment, Iframe};
+        let dir = std::env::temp_dir().join(format!("attention-view-engines-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = |name: &str, url: &str| {
+            let p = dir.join(name);
+            let json = serde_json::json!({"layout": {"panels": {
+                "a": {"kind": "page", "url": url}, "b": {"kind": "page", "id": "home"}}}});
+            std::fs::write(&p, json.to_string()).unwrap();
+            p
+        };
+        let http = file("http.json", "http://localhost:5173/app/");
+        let https = file("https.json", "HTTPS://localhost:5173/app/");
+        assert!(check_engines(Some(&http), &[Iframe, Fragment]).is_ok());
+        assert!(check_engines(Some(&https), &[Iframe]).is_ok());
+        let e = check_engines(Some(&https), &[Iframe, Fragment]).unwrap_err().to_string();
+        assert!(e.starts_with("panel a mounts an application by an https: url") && e.contains("no TLS client"), "{e}");
+        assert!(check_engines(Some(&dir.join("missing.json")), &[Fragment]).is_ok());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn a_viewport_is_two_sides_within_the_range() {

@@ -335,9 +335,9 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
         };
         view_args.check(pages).map_err(|e| invalid(format!("{what}{e}")))
     };
+    crate::qa::view::check_engines(layout_file.as_deref(), &scenario.engines).map_err(|e| invalid(e.to_string()))?;
     let view = view_of(None, None, None, "")?;
     view.layouts(Some(&[scenario.layout])).map_err(|e| invalid(e.to_string()))?;
-    view.check_engines(&scenario.engines).map_err(|e| invalid(e.to_string()))?;
     if scenario.engines.is_empty() {
         return Err(invalid("engines: name at least one".into()));
     }

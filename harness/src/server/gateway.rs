@@ -5,7 +5,8 @@
 //! playing Wippy's `proxy-fragment.js`; the content does not (its scripts run in that realm).
 //! `/fragments/qa/<layout name>/<path>` does the same for QA's application pages (server/qa_apps.rs),
 //! `/fragments/qa-component/<layout name>/?panel=<id>` for a component panel's document
-//! (server/qa_component.rs).
+//! (server/qa_component.rs), and `/fragments/qa-url/<layout name>/<panel id>/<path>` for an
+//! application served elsewhere, proxied from its upstream server (server/qa_url.rs).
 
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -49,17 +50,35 @@ pub async fn respond(shared: &Shared, site: Site, rest: &str, query: Option<&str
         if !(fragment_id && html) {
             return super::qa_apps::serve(&file, Inject::unless(!html)).await;
         }
-        // The content lands in the Host document, whose URL its relative `src`/`href` would resolve
-        // against: they are made absolute, under the folder's own route `/qa/...` (its styles and
-        // scripts as they are, its own iframes as documents with the runtime, not as the stub).
-        let dir = rest.rsplit_once('/').map_or("", |(d, _)| d);
         return match tokio::fs::read_to_string(&file).await {
-            Ok(text) => {
-                let text = absolute_urls(&text, &format!("/{dir}/"));
-                ok("text/html; charset=utf-8", prefix_html_head_body(&text).into_bytes())
-            }
+            Ok(text) => ok("text/html; charset=utf-8", qa_content(rest, &text).into_bytes()),
             Err(_) => status(StatusCode::NOT_FOUND, "no such fragment"),
         };
+    }
+    if app == "qa-url" {
+        // QA's applications served elsewhere, `/fragments/qa-url/<layout name>/<panel id>/<path>`
+        // (server/qa_url.rs): the stub for the realm iframe, the upstream's document renamed for
+        // the content fetch, any other answer as the upstream gave it.
+        if dest == "iframe" && !fragment_id {
+            return ok("text/html; charset=utf-8", inject_runtime(STUB, Inject::Runtime).into_bytes());
+        }
+        let fetched = match super::qa_url::fetch(
+            shared,
+            sub,
+            query,
+            headers,
+            &super::qa_url::route_of("/fragments/qa-url/", sub),
+        )
+        .await
+        {
+            Ok(f) => f,
+            Err(r) => return r,
+        };
+        if !(fragment_id && fetched.is_html() && fetched.status.is_success()) {
+            return fetched.into_response(Inject::Runtime);
+        }
+        let text = qa_content(rest, &String::from_utf8_lossy(&fetched.body));
+        return fetched.respond_with(text);
     }
     // Sub-resources of a fragment (scripts, styles) come from pages/apps/.
     if !sub.is_empty() {
@@ -86,6 +105,16 @@ pub async fn respond(shared: &Shared, site: Site, rest: &str, query: Option<&str
         }
         Err(_) => status(StatusCode::NOT_FOUND, "no such fragment"),
     }
+}
+
+/// A QA application's document as fragment content, `rest` its route under `/fragments/`
+/// (`qa/<layout name>/<path>` or `qa-url/<layout name>/<panel id>/<path>`). The content lands in the
+/// Host document, whose URL its relative `src`/`href` would resolve against: they are made absolute
+/// under the document's own route without `/fragments/` (`/qa/...`, `/qa-url/...`), so its styles
+/// and scripts load as they are and its own iframes as documents with the runtime, not as the stub.
+fn qa_content(rest: &str, text: &str) -> String {
+    let dir = rest.rsplit_once('/').map_or("", |(d, _)| d);
+    prefix_html_head_body(&absolute_urls(text, &format!("/{dir}/")))
 }
 
 /// `src="x"` / `href="x"` attributes with a relative URL (no scheme, not `/`, `#`, `?`) rewritten

@@ -12,8 +12,11 @@ mod gateway;
 mod html;
 mod qa_apps;
 mod qa_component;
+mod qa_url;
 pub mod runtime_bundle;
 pub mod session;
+
+pub use qa_url::UPSTREAM_TIMEOUT;
 
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
@@ -263,6 +266,9 @@ async fn respond(shared: &Shared, site: Site, path: &str, query: Option<&str>, h
     }
     if let Some(rest) = path.strip_prefix("/qa/") {
         return qa_apps::respond(shared, rest).await;
+    }
+    if let Some(rest) = path.strip_prefix("/qa-url/") {
+        return qa_url::respond(shared, rest, query, headers).await;
     }
     if let Some(rest) = path.strip_prefix("/qa-component/") {
         return match qa_component::document(shared, rest, query) {
