@@ -822,9 +822,6 @@ fn agent_view(h: &Harness) -> anyhow::Result<()> {
                 let r = agent_view(&host).await;
                 host.close().await;
                 let v = r?;
-                let rows: usize = v.tree.row_bytes.len() + v.finds.row_bytes.len();
-                let pages: usize = v.tree.page_bytes.iter().chain(&v.finds.page_bytes).sum();
-                let all_rows: Vec<usize> = v.tree.row_bytes.iter().chain(&v.finds.row_bytes).copied().collect();
                 let all_pages: Vec<usize> = v.tree.page_bytes.iter().chain(&v.finds.page_bytes).copied().collect();
                 println!(
                     "{:<18} {:>6} {:>10} {:>10} {:>9} {:>10} {:>10} {:>10} {:>9}",
@@ -832,9 +829,9 @@ fn agent_view(h: &Harness) -> anyhow::Result<()> {
                     v.wanted.len(),
                     reads(&v.tree),
                     reads(&v.finds),
-                    median(&all_rows),
+                    v.median_row_bytes(),
                     median(&all_pages),
-                    pages / rows.max(1),
+                    v.page_bytes_per_row(),
                     v.tree.byte_limited + v.finds.byte_limited,
                     v.pointing_bytes
                 );

@@ -99,8 +99,9 @@ fn find_semantic_with_a_scope_answers_from_inside_that_document_or_shadow_root_o
 /// A tree an agent can use (issue 42): from the root with the defaults (`attention_get_tree {}`)
 /// and its continuations, the agent sees every non-sensitive interactive element Chromium's
 /// accessibility tree exposes in the Host (every frame) in at most 2 reads, each row's parent a row
-/// listed before it; finds by role see them all too; no page reaches the model as the byte-limit
-/// partial, and none carries a privacy canary (sensitive, excluded or redacted text). Not rendered
+/// listed before it; finds by role see them all too; the median node row of the stored results
+/// takes at most 200 bytes; no page reaches the model as the byte-limit partial, and none carries a
+/// privacy canary (sensitive, excluded or redacted text). Not rendered
 /// elements (head, style, script) are no rows and nameless generic wrappers (html, body, ...) are
 /// passed through.
 #[rstest]

@@ -131,10 +131,15 @@ impl Reading {
     }
     /// The median bytes of a node row (0 without rows).
     pub fn median_row_bytes(&self) -> usize {
-        let mut v = self.row_bytes.clone();
-        v.sort_unstable();
-        v.get(v.len() / 2).copied().unwrap_or(0)
+        median(self.row_bytes.iter().copied())
     }
+}
+
+/// The median of `v` (the upper one of an even count; 0 when empty).
+fn median(v: impl Iterator<Item = usize>) -> usize {
+    let mut v: Vec<usize> = v.collect();
+    v.sort_unstable();
+    v.get(v.len() / 2).copied().unwrap_or(0)
 }
 
 /// The guard's reads per user turn: a walk's continuations must come within one turn (the next
@@ -143,6 +148,10 @@ pub const READS_PER_TURN: usize = 4;
 
 /// The reads the issue allows an agent to see every wanted element from the root (issue 42).
 pub const TARGET_TREE_READS: usize = 2;
+
+/// The most `json.encode` bytes the median node row of the stored results may take (issue 42: the
+/// leanest peer's 199 B per element).
+pub const TARGET_MEDIAN_ROW_BYTES: usize = 200;
 
 /// `attention_get_tree {}` from the root (the defaults: depth 2, limit 32), then its continuations,
 /// in one user turn, until every element of `wanted` was seen or the turn's reads ran out. Every
@@ -209,6 +218,20 @@ pub struct AgentView {
     pub pointing_bytes: usize,
 }
 
+impl AgentView {
+    /// The median bytes of a node row over the tree walk's and the finds' pages.
+    pub fn median_row_bytes(&self) -> usize {
+        median(self.tree.row_bytes.iter().chain(&self.finds.row_bytes).copied())
+    }
+    /// Every page's bytes over every node row, the dictionaries and the result's own members
+    /// included (0 without rows).
+    pub fn page_bytes_per_row(&self) -> usize {
+        let rows = self.tree.row_bytes.len() + self.finds.row_bytes.len();
+        let pages: usize = self.tree.page_bytes.iter().chain(&self.finds.page_bytes).sum();
+        pages / rows.max(1)
+    }
+}
+
 /// Measures one opened Host (see the module comment).
 pub async fn agent_view(host: &Host) -> anyhow::Result<AgentView> {
     let wanted = chromium_interactive(host).await?;
@@ -249,12 +272,18 @@ pub async fn seen_from_the_root(host: &Host) -> anyhow::Result<String> {
     );
     ensure!(v.finds.complete, "finds by role missed {}", words(missing(&v.finds.seen)));
     ensure!(v.tree.byte_limited + v.finds.byte_limited == 0, "a page reached the model as byte-limit");
+    ensure!(
+        v.median_row_bytes() <= TARGET_MEDIAN_ROW_BYTES,
+        "the median node row of the stored results takes {} B (target at most {TARGET_MEDIAN_ROW_BYTES} B)",
+        v.median_row_bytes()
+    );
     Ok(format!(
-        "{} non-sensitive interactive elements in {} tree read(s) from the root, {} by role; median row {} B",
+        "{} non-sensitive interactive elements in {} tree read(s) from the root, {} by role; median row {} B, {} B of stored page per row",
         v.wanted.len(),
         v.tree.reads,
         v.finds.reads,
-        v.tree.median_row_bytes()
+        v.median_row_bytes(),
+        v.page_bytes_per_row()
     ))
 }
 
