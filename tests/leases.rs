@@ -95,3 +95,107 @@ fn grants_are_renewed_at_the_smaller_of_5_s_and_half_the_lifetime_before_expiry(
         },
     );
 }
+
+/// Page script: posts `n` well-formed capability requests for the granted binding `mount` from the
+/// Host realm (its parent, so the child accepts them) and answers their request ids. The child
+/// answers each with a fresh token the parent never asked for (it refuses those grants), as a
+/// retry answered after the parent took an earlier grant, or a late request of an earlier discovery
+/// round, would be.
+const EXTRA_REQUESTS_FN: &str = "async (mount, n) => {
+    const rt = window.__wippyAttentionRuntime;
+    const b = rt.debug().children.find((c) => c.mount_id === mount);
+    const roots = [document];
+    let frame = null;
+    while (roots.length && !frame) {
+        const r = roots.shift();
+        for (const el of r.querySelectorAll('*')) {
+            if (el.localName === 'iframe' && rt.mountIdOf(el) === mount) { frame = el; break; }
+            if (el.shadowRoot) roots.push(el.shadowRoot);
+        }
+    }
+    if (!b || !frame) return null;
+    const snap = await window.wippyAttention.snapshot({ x: 0, y: 0 });
+    const ids = [];
+    for (let i = 0; i < n; i++) {
+        const id = 'extra-' + i;
+        ids.push(id);
+        frame.contentWindow.postMessage({
+            schema: 'wippy.attention.capability.v1', type: 'capability-request', request_id: id,
+            host_instance_id: snap.host_instance_id, parent_mount_id: snap.host_instance_id, parent_generation: 1,
+            child_mount_id: b.mount_id, child_generation: b.generation,
+            parent_origin: location.origin, target_origin: b.expected_origin,
+            relay_versions: ['wippy.attention.relay.v2', 'wippy.attention.relay.v1'], attempt: i,
+        }, b.expected_origin);
+    }
+    return ids;
+}";
+
+/// What a find through the relay for the left leaf's button answers: (nodes as role “name”, omission reasons).
+async fn find_left_button(h: &Host) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let r =
+        h.eval("window.$W.attention.find({role: 'button', name: 'Attention target left'}, {fromRoot: true})").await?;
+    let nodes = r["data"]["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| {
+            format!(
+                "{} “{}”",
+                n["summary"]["role"].as_str().unwrap_or("?"),
+                n["summary"]["name"].as_str().unwrap_or("")
+            )
+        })
+        .collect();
+    let omissions = r["omissions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|o| format!("{} ({})", o["reason"].as_str().unwrap_or("?"), o["detail"].as_str().unwrap_or("no detail")))
+        .collect();
+    Ok((nodes, omissions))
+}
+
+/// A child answers every capability request with a fresh token (discovery retries come every
+/// 100 ms, so under load several are answered before the parent takes the first grant; a late
+/// request of an earlier round is answered too). Those extra grants never revoke the token the
+/// parent holds: after three grants the parent refused, a find through the relay still reaches the
+/// out-of-process leaf's button, which Chromium's accessibility tree has, with no omission.
+#[test]
+fn extra_capability_grants_never_revoke_the_token_the_parent_holds() {
+    run_host_opts(HostOptions::new(Layout::Managed, Engine::Iframe), async |h| {
+        let mount = "mount-leaf-left";
+        let chromium = attention_harness::checks::agent_view::chromium_interactive(h).await?;
+        let want = ("button".to_string(), "Attention target left".to_string());
+        anyhow::ensure!(
+            chromium.contains(&want),
+            "Chromium's accessibility tree has no button “Attention target left”"
+        );
+        let before = find_left_button(h).await?;
+        anyhow::ensure!(
+            before == (vec!["button “Attention target left”".to_string()], vec![]),
+            "before the extra grants the find answered {before:?}"
+        );
+        let rejected = binding(h, mount).await?["rejected"].as_u64().unwrap_or(0);
+        let ids = h.eval(&format!("({EXTRA_REQUESTS_FN})('{mount}', 3)")).await?;
+        anyhow::ensure!(ids.is_array(), "no granted binding or iframe for {mount}");
+        wait_for(h, "the parent refusing the three grants it never asked for", Duration::from_secs(5), || async {
+            let b = binding(h, mount).await?;
+            let now = b["rejected"].as_u64().unwrap_or(0);
+            Ok(if now >= rejected + 3 {
+                Poll::Ready(())
+            } else {
+                Poll::Pending(format!("{} refused so far", now - rejected))
+            })
+        })
+        .await?;
+        let after = find_left_button(h).await?;
+        anyhow::ensure!(
+            after == before,
+            "after three extra grants the find answered nodes {:?} with omissions {:?}; before it found {:?}",
+            after.0,
+            after.1,
+            before.0
+        );
+        Ok(())
+    });
+}

@@ -20,6 +20,10 @@ export const QUERY_TIMEOUT_MS = 1500;
 // Of a snapshot's query timeout, the part kept for assembling the snapshot after the child queries end.
 export const ASSEMBLY_MARGIN_MS = 30;
 export const GRANT_LIFETIME_MS = 60000;
+// A child keeps every token it granted its parent until that token expires, at most this many (the
+// oldest dropped beyond): a discovery or renewal round asks up to DISCOVERY_ATTEMPTS times, and the
+// parent may hold the token of any answer of the current round or the one before it (relay/child.js).
+export const MAX_LIVE_GRANTS = 2 * DISCOVERY_ATTEMPTS;
 export const GRANT_LIMITS = { points: 256, candidates: 128, bytes: 131072 };
 export const ROOT_BUDGET = { depth: 8, queries: 128, points: 4096, candidates: 128, bytes: 131072 };
 export const ENVELOPE_TARGET_BYTES = 30720; // serialized envelope headroom under 32 KiB

@@ -1,6 +1,7 @@
 // This realm as a child (spec: capability.v1 and relay.v2, child side — accept a capability request
 // only from window.parent with matching parent_origin / target_origin / ancestorOrigins, answer
-// every request with a fresh 48-hex token and keep the newest two; answer `points` and `ready`
+// every request with a fresh 48-hex token and keep every token granted until it expires (at most
+// MAX_LIVE_GRANTS); answer `points` and `ready`
 // queries within the request's budgets, trimming to its byte budget; `observations` queries with this
 // realm's window of pointermoves (realm/observation.js takeWindow, after merging its own children's);
 // errors as relay codes; this realm's other observations sent up with the current token, or kept
@@ -13,6 +14,7 @@ import {
   GRANT_LIFETIME_MS,
   GRANT_LIMITS,
   EVENT_WINDOW_MS,
+  MAX_LIVE_GRANTS,
 } from '../core/constants.js';
 import { obsNow } from '../core/clock.js';
 import { isInt, utf8Len } from '../core/util.js';
@@ -128,7 +130,12 @@ export function onCapabilityRequest(msg, ev) {
   UP.tokens.forEach((exp, tok) => {
     if (exp <= now) UP.tokens.delete(tok);
   });
-  while (UP.tokens.size >= 2) UP.tokens.delete(UP.tokens.keys().next().value); // at most the renewed and the previous
+  // Every token granted stays valid until its own expiry, not only the newest: the parent asks again
+  // every 100 ms until a grant reaches it, so under load it takes the grant of an earlier request
+  // while this realm already answered later ones (and a late request of an earlier round is
+  // answered too). Dropping all but the newest two revoked the token the parent held: its queries
+  // were refused `unauthorized` until it renewed, up to a minute later.
+  while (UP.tokens.size >= MAX_LIVE_GRANTS) UP.tokens.delete(UP.tokens.keys().next().value);
   const token = randHex(24);
   UP.tokens.set(token, now + GRANT_LIFETIME_MS);
   UP.currentToken = token;

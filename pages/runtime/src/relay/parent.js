@@ -243,8 +243,8 @@ export function onGrant(b, msg, ev) {
     return false;
   if (typeof msg.token !== 'string' || !/^[\x21-\x7e]{16,128}$/.test(msg.token)) return false;
   if (msg.relay_version !== RELAY_SCHEMA && msg.relay_version !== RELAY_V1) return false;
-  // Keep the round's request ids: the child answers every retry with a fresh token and keeps only
-  // the newest two, so the latest grant (postMessage preserves order per source) must win.
+  // Keep the round's request ids: the child answers every retry with a fresh token (each valid until
+  // it expires), and the latest grant (postMessage preserves order per source) wins.
   if (b.timer) {
     nClearTimeout(b.timer);
     b.timer = null;
