@@ -142,14 +142,14 @@ fn a_layout_file_the_host_rejects_is_the_clis_error_one_line_per_problem_at_its_
         &["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/no-such-file.json"],
         &["fixtures/layouts/no-such-file.json:1:1: unreadable: cannot read the layout file"],
     );
-    refused(
-        &["snapshot", "--layout", "compat", "--point", "1,1", "--layout-file", "fixtures/layouts/chat-below.json"],
-        &["--layout compat"],
-    );
-    refused(
-        &["inspect", "--layout", "compat", "--layout-file", "fixtures/layouts/chat-below.json", "tree"],
-        &["--layout compat"],
-    );
+    // Compat loads a layout file with the same checker and refuses it the same way.
+    for cmd in [
+        vec!["snapshot", "--layout", "compat", "--point", "1,1", "--layout-file", bad],
+        vec!["inspect", "--layout", "compat", "--layout-file", bad, "tree"],
+    ] {
+        let err = refused(&cmd, &["does not validate (2 problems)", "`sidebar`", "`wide`", bad]);
+        assert_eq!(problem_lines(&err, bad).len(), 2, "{err}");
+    }
     refused(&["inspect", "tree"], &["--layout"]);
 }
 
