@@ -191,6 +191,48 @@ fn fixed_sizes_that_exactly_fit_the_viewport_pass_and_one_px_less_of_viewport_is
     );
 }
 
+/// Compat does not apply a layout file's arrangement (its chrome is fixed), so the fit check is
+/// managed's only: where managed refuses default.json (740 px of fixed panels in a 739 px viewport,
+/// the boundary above) and the 1400 px panel, compat opens them, the CLI and the Host alike:
+/// the CLI's checker finds nothing, the compat Host's own `check` (host.js) finds nothing at that
+/// viewport and it mounts the pages, and `snapshot --layout compat` exits 0.
+#[test]
+fn a_layout_files_fixed_sizes_are_checked_against_the_viewport_only_in_managed_the_layout_that_applies_them() {
+    let pages = repo("pages");
+    let default = "pages/host/layouts/default.json";
+    LayoutFile::load_fitting(&pages, &repo(default), None).expect("no fit check for compat");
+    assert!(LayoutFile::load_fitting(&pages, &repo(default), Some((739, 600))).is_err());
+    for (file, viewport) in [(default, "739x600"), ("fixtures/layouts/too-wide.json", "1280x720")] {
+        let (out, _) = cli(&[
+            "snapshot",
+            "--layout",
+            "compat",
+            "--layout-file",
+            file,
+            "--viewport",
+            viewport,
+            "--point",
+            "page-area",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+        let snap: Value = serde_json::from_slice(&out.stdout).expect("a snapshot");
+        assert!(snap["candidates"].as_array().is_some_and(|c| !c.is_empty()), "{file}: {snap}");
+        refused(
+            &["snapshot", "--layout", "managed", "--layout-file", file, "--viewport", viewport, "--point", "1,1"],
+            &["does-not-fit"],
+        );
+    }
+    let text = std::fs::read_to_string(repo(default)).unwrap();
+    let opts = HostOptions::new(Layout::Compat, Engine::Iframe).declaration_json(text.clone()).viewport(739, 600);
+    run_host_opts(opts, async |host| {
+        let problems = host.eval(&format!("window.__host.check({})", serde_json::to_string(&text)?)).await?;
+        anyhow::ensure!(problems == serde_json::json!([]), "the compat Host's check says {problems}");
+        let summary = host.eval("window.__host.ready.then(s => [s.ok, s.mounts.length])").await?;
+        anyhow::ensure!(summary == serde_json::json!([true, 4]), "the compat Host mounted {summary}");
+        Ok(())
+    });
+}
+
 #[test]
 fn the_layout_file_validator_is_the_hosts_own_and_agrees_with_the_host_on_its_shipped_files() {
     let pages = repo("pages");
