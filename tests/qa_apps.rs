@@ -157,18 +157,33 @@ async fn agrees_with_chromium_in(
     Ok(())
 }
 
+/// The worked example mounted through `realm` (an iframe or a web-fragment segment): at the form's
+/// button, the link in the app's own iframe and the plan button in the closed shadow root its module
+/// attaches (seen only when the runtime ran first), the runtime agrees with Chromium
+/// ([`agrees_with_chromium`]), and `css:signup:button` names the form's button.
+async fn signup_agrees_with_chromium(host: &attention_harness::Host, realm: SegmentKind) -> anyhow::Result<()> {
+    use SegmentKind::{Iframe, ShadowRoot, WebComponent};
+    agrees_with_chromium(host, "id", "create", &[realm]).await?;
+    agrees_with_chromium(host, "id", "support", &[realm, Iframe]).await?;
+    agrees_with_chromium(host, "class", "plan", &[realm, WebComponent, ShadowRoot]).await?;
+    let create = host.frames().locate_attr("id", "create").await?.ok_or_else(|| anyhow::anyhow!("no #create"))?;
+    let got = host.locate_landmark("css:signup:button").await?;
+    anyhow::ensure!(
+        got.session.id == create.session.id && got.backend_node_id == create.backend_node_id,
+        "css:signup:button is not the application's #create"
+    );
+    Ok(())
+}
+
 #[test]
 fn an_application_page_from_a_folder_agrees_with_chromium_in_every_mount() {
-    use SegmentKind::{Iframe, ShadowRoot, WebFragment};
+    use SegmentKind::{Iframe, WebFragment};
     let cells: [(Engine, Option<&str>, SegmentKind); 3] =
         [(Engine::Iframe, None, Iframe), (Engine::Iframe, Some("same"), Iframe), (Engine::Fragment, None, WebFragment)];
     for (engine, origin, realm) in cells {
         run_host_opts(signup_options(engine, origin), async |host| {
             // The runtime ran first in the application's document and in its own iframe.
-            agrees_with_chromium(host, "id", "create", &[realm]).await?;
-            agrees_with_chromium(host, "id", "support", &[realm, Iframe]).await?;
-            agrees_with_chromium(host, "class", "plan", &[realm, SegmentKind::WebComponent, ShadowRoot]).await?;
-            Ok(())
+            signup_agrees_with_chromium(host, realm).await
         });
     }
 }
@@ -506,7 +521,6 @@ fn layout_with_url(name: &str, url: &str) -> PathBuf {
 /// tree, and a css: landmark reaches into it.
 #[test]
 fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_injected() {
-    use SegmentKind::{Iframe, ShadowRoot, WebComponent};
     let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
     let file = layout_with_url("url", &server.url());
     let checked = attention_harness::qa::LayoutFile::load(&repo("pages"), &file, (1280, 720)).expect("it answers");
@@ -519,16 +533,7 @@ fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_
             "no out-of-process frame at {}: {children:?}",
             server.url()
         );
-        agrees_with_chromium(host, "id", "create", &[Iframe]).await?;
-        agrees_with_chromium(host, "id", "support", &[Iframe, Iframe]).await?;
-        agrees_with_chromium(host, "class", "plan", &[Iframe, WebComponent, ShadowRoot]).await?;
-        let create = host.frames().locate_attr("id", "create").await?.ok_or_else(|| anyhow::anyhow!("no #create"))?;
-        let got = host.locate_landmark("css:signup:button").await?;
-        anyhow::ensure!(
-            got.session.id == create.session.id && got.backend_node_id == create.backend_node_id,
-            "css:signup:button is not the application's #create"
-        );
-        Ok(())
+        signup_agrees_with_chromium(host, SegmentKind::Iframe).await
     });
 }
 
@@ -541,7 +546,7 @@ fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_
 /// page > artifact > web-fragment ... > element.
 #[test]
 fn an_application_served_elsewhere_by_url_is_proxied_as_a_web_fragment_and_agrees_with_chromium() {
-    use SegmentKind::{Iframe, ShadowRoot, WebComponent, WebFragment};
+    use SegmentKind::WebFragment;
     let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
     let file = layout_with_url("url-as-fragment", &server.url());
     let options = checked_options(&file, Engine::Fragment);
@@ -552,9 +557,7 @@ fn an_application_served_elsewhere_by_url_is_proxied_as_a_web_fragment_and_agree
             !children.iter().any(|c| c.url.starts_with(&server.url())),
             "an out-of-process frame of the upstream server: {children:?}"
         );
-        agrees_with_chromium(host, "id", "create", &[WebFragment]).await?;
-        agrees_with_chromium(host, "id", "support", &[WebFragment, Iframe]).await?;
-        agrees_with_chromium(host, "class", "plan", &[WebFragment, WebComponent, ShadowRoot]).await?;
+        signup_agrees_with_chromium(host, WebFragment).await?;
         let seen = attention_harness::Harness::global().server().requests();
         let route = format!("/fragments/qa-url/{name}/signup/");
         let through = |path: &str, fragment: bool| {
@@ -818,10 +821,7 @@ fn a_component_from_an_es_module_agrees_with_chromium_inside_its_closed_shadow_r
 /// expects (the group named by the layout file's attribute, the plan button).
 #[test]
 fn a_scenario_with_a_component_panel_replays_in_both_engines() {
-    let dir = repo("target/qa-apps-tests/component-scenario");
-    std::fs::create_dir_all(&dir).unwrap();
-    let scenario = dir.join("component.json");
-    let steps = serde_json::json!({"layout_file": repo("fixtures/apps/plan-picker.layout.json"),
+    let scenario = serde_json::json!({"layout_file": repo("fixtures/apps/plan-picker.layout.json"),
         "engines": ["iframe", "fragment"], "steps": [
         {"do": "open"},
         {"do": "move", "at": "css:plan-picker"},
@@ -829,8 +829,17 @@ fn a_scenario_with_a_component_panel_replays_in_both_engines() {
         {"do": "move", "at": [248, 56]},
         {"do": "expect", "top": {"role": "button", "name": "Basic plan"}}
     ]});
-    std::fs::write(&scenario, steps.to_string()).unwrap();
-    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
+    replays_its_5_steps_in_both_engines("component", &scenario);
+}
+
+/// Writes `scenario` (5 steps, engines iframe and fragment) under target/ as `<name>.json` and
+/// replays it with the CLI: exit 0, every step of it in both engines.
+fn replays_its_5_steps_in_both_engines(name: &str, scenario: &serde_json::Value) {
+    let dir = repo(&format!("target/qa-apps-tests/{name}-scenario"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.json"));
+    std::fs::write(&file, scenario.to_string()).unwrap();
+    let (out, _) = cli(&["replay", file.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("in iframe: 5 steps") && stdout.contains("in fragment: 5 steps"), "{stdout}");
@@ -994,7 +1003,7 @@ fn a_component_module_that_does_not_define_its_tag_or_does_not_load_fails_the_op
 /// mount inside the page area's Chromium box.
 #[test]
 fn in_compat_an_application_page_from_a_folder_is_an_artifact_of_the_page_area_agreeing_with_chromium_in_every_mount() {
-    use SegmentKind::{Iframe, ShadowRoot, WebComponent, WebFragment};
+    use SegmentKind::{Iframe, WebFragment};
     let cells: [(Engine, Option<&str>, SegmentKind, bool); 3] = [
         (Engine::Iframe, None, Iframe, true),
         (Engine::Iframe, Some("same"), Iframe, false),
@@ -1005,10 +1014,7 @@ fn in_compat_an_application_page_from_a_folder_is_an_artifact_of_the_page_area_a
             let children = host.frames().child_targets();
             let app = children.iter().any(|c| c.url.contains("/qa/file-") && c.url.ends_with("/signup/"));
             anyhow::ensure!(app == oopif, "{engine:?} {origin:?}: out-of-process frames {children:?}");
-            agrees_with_chromium(host, "id", "create", &[realm]).await?;
-            agrees_with_chromium(host, "id", "support", &[realm, Iframe]).await?;
-            agrees_with_chromium(host, "class", "plan", &[realm, WebComponent, ShadowRoot]).await?;
-            Ok(())
+            signup_agrees_with_chromium(host, realm).await
         });
     }
 }
@@ -1020,7 +1026,7 @@ fn in_compat_an_application_page_from_a_folder_is_an_artifact_of_the_page_area_a
 /// agrees with Chromium, and `css:signup:button` names the form's button.
 #[test]
 fn in_compat_an_application_served_elsewhere_by_url_agrees_with_chromium_in_both_engines() {
-    use SegmentKind::{Iframe, ShadowRoot, WebComponent, WebFragment};
+    use SegmentKind::{Iframe, WebFragment};
     let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
     let file = layout_with_url("compat-url", &server.url());
     for (engine, realm) in [(Engine::Iframe, Iframe), (Engine::Fragment, WebFragment)] {
@@ -1028,17 +1034,7 @@ fn in_compat_an_application_served_elsewhere_by_url_agrees_with_chromium_in_both
             let children = host.frames().child_targets();
             let of_server = children.iter().any(|c| c.url.starts_with(&server.url()));
             anyhow::ensure!(of_server == (engine == Engine::Iframe), "{engine:?}: out-of-process frames {children:?}");
-            agrees_with_chromium(host, "id", "create", &[realm]).await?;
-            agrees_with_chromium(host, "id", "support", &[realm, Iframe]).await?;
-            agrees_with_chromium(host, "class", "plan", &[realm, WebComponent, ShadowRoot]).await?;
-            let create = host.frames().locate_attr("id", "create").await?;
-            let create = create.ok_or_else(|| anyhow::anyhow!("no #create"))?;
-            let got = host.locate_landmark("css:signup:button").await?;
-            anyhow::ensure!(
-                got.session.id == create.session.id && got.backend_node_id == create.backend_node_id,
-                "{engine:?}: css:signup:button is not the application's #create"
-            );
-            Ok(())
+            signup_agrees_with_chromium(host, realm).await
         });
     }
 }
@@ -1107,10 +1103,7 @@ fn in_compat_several_application_panels_are_stacked_in_the_page_area_in_the_layo
 /// both engines: the candidates at its `css:` landmarks are what it expects.
 #[test]
 fn a_compat_scenario_with_a_layout_file_replays_in_both_engines() {
-    let dir = repo("target/qa-apps-tests/compat-scenario");
-    std::fs::create_dir_all(&dir).unwrap();
-    let scenario = dir.join("compat.json");
-    let steps = serde_json::json!({"layout": "compat", "layout_file": repo("fixtures/apps/signup.layout.json"),
+    let scenario = serde_json::json!({"layout": "compat", "layout_file": repo("fixtures/apps/signup.layout.json"),
         "engines": ["iframe", "fragment"], "steps": [
         {"do": "open"},
         {"do": "move", "at": "css:signup:#create"},
@@ -1118,9 +1111,5 @@ fn a_compat_scenario_with_a_layout_file_replays_in_both_engines() {
         {"do": "move", "at": "css:signup:#email"},
         {"do": "expect", "top": {"role": "textbox", "name": "Email"}}
     ]});
-    std::fs::write(&scenario, steps.to_string()).unwrap();
-    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
-    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-    assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    assert!(stdout.contains("in iframe: 5 steps") && stdout.contains("in fragment: 5 steps"), "{stdout}");
+    replays_its_5_steps_in_both_engines("compat", &scenario);
 }
