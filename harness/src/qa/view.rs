@@ -223,6 +223,29 @@ mod tests {
     }
 
     #[test]
+    fn a_layout_file_opens_in_the_layouts_asked_for_managed_when_none_is_and_compat_gets_its_declaration() {
+        let with = ViewArgs { layout_file: Some("x.json".into()), ..ViewArgs::default() };
+        assert_eq!(with.layouts(None), vec![Layout::Managed]);
+        assert_eq!(with.layouts(Some(&[Layout::Compat])), vec![Layout::Compat]);
+        assert_eq!(with.layouts(Some(&Layout::ALL)), Layout::ALL.to_vec());
+        assert_eq!(ViewArgs::default().layouts(None), Layout::ALL.to_vec());
+        let file = LayoutFile {
+            path: "x.json".into(),
+            json: "{}".into(),
+            folder: "/tmp".into(),
+            landmarks: Vec::new(),
+            url_pages: Vec::new(),
+            app_panels: Vec::new(),
+        };
+        let view = View { layout_file: Some(file), ..View::default() };
+        for layout in Layout::ALL {
+            let o = view.apply(HostOptions::new(layout, crate::host::Engine::Iframe));
+            assert_eq!(o.served_declaration().map(|(_, json)| json), Some("{}"), "{layout}");
+            assert!(o.path().contains("layout=file-"), "{layout}: {}", o.path());
+        }
+    }
+
+    #[test]
     fn a_viewport_is_two_sides_within_the_range() {
         assert_eq!(parse_viewport("800x600"), Ok((800, 600)));
         assert_eq!(parse_viewport("100x4096"), Ok((100, 4096)));
