@@ -1113,3 +1113,36 @@ fn a_compat_scenario_with_a_layout_file_replays_in_both_engines() {
     ]});
     replays_its_5_steps_in_both_engines("compat", &scenario);
 }
+
+/// A layout file's reference pages in compat (pages/host/layouts/default.json places `home` and
+/// `tools`) render as compat renders them without a file: Chromium's box of every artifact and of
+/// the Host's privacy probes is the same in both.
+#[test]
+fn in_compat_a_layout_files_reference_pages_render_as_compat_renders_them_without_one() {
+    let boxes = |options: HostOptions| {
+        let out = std::sync::Mutex::new(Vec::new());
+        run_host_opts(options, async |host| {
+            let frames = host.frames();
+            let named = [
+                ("data-wippy-artifact-id", "leaf-left"),
+                ("data-wippy-artifact-id", "leaf-right"),
+                ("data-wippy-artifact-id", "bridge"),
+                ("data-wippy-artifact-id", "closed-shadow"),
+                ("data-landmark", "host-privacy-probes"),
+            ];
+            for (attr, value) in named {
+                let at = frames.locate_attr(attr, value).await?;
+                let at = at.ok_or_else(|| anyhow::anyhow!("no [{attr}={value}]"))?;
+                let r = frames.node_rect(&at).await?;
+                out.lock().unwrap().push((value, r.x, r.y, r.width, r.height));
+            }
+            Ok(())
+        });
+        out.into_inner().unwrap()
+    };
+    let with_file = checked_options_in(Layout::Compat, &repo("pages/host/layouts/default.json"), Engine::Iframe);
+    assert!(with_file.served_declaration().is_some());
+    let without = boxes(HostOptions::new(Layout::Compat, Engine::Iframe));
+    assert_eq!(without.len(), 5);
+    assert_eq!(boxes(with_file), without);
+}
