@@ -142,14 +142,14 @@ fn a_layout_file_the_host_rejects_is_the_clis_error_one_line_per_problem_at_its_
         &["snapshot", "--point", "1,1", "--layout-file", "fixtures/layouts/no-such-file.json"],
         &["fixtures/layouts/no-such-file.json:1:1: unreadable: cannot read the layout file"],
     );
-    refused(
-        &["snapshot", "--layout", "compat", "--point", "1,1", "--layout-file", "fixtures/layouts/chat-below.json"],
-        &["--layout compat"],
-    );
-    refused(
-        &["inspect", "--layout", "compat", "--layout-file", "fixtures/layouts/chat-below.json", "tree"],
-        &["--layout compat"],
-    );
+    // Compat loads a layout file with the same checker and refuses it the same way.
+    for cmd in [
+        vec!["snapshot", "--layout", "compat", "--point", "1,1", "--layout-file", bad],
+        vec!["inspect", "--layout", "compat", "--layout-file", bad, "tree"],
+    ] {
+        let err = refused(&cmd, &["does not validate (2 problems)", "`sidebar`", "`wide`", bad]);
+        assert_eq!(problem_lines(&err, bad).len(), 2, "{err}");
+    }
     refused(&["inspect", "tree"], &["--layout"]);
 }
 
@@ -189,6 +189,48 @@ fn fixed_sizes_that_exactly_fit_the_viewport_pass_and_one_px_less_of_viewport_is
         &["verify", "--layout-file", "fixtures/layouts/too-wide.json"],
         &["does-not-fit", "tools 1400px = 1400px do not fit in the 1280px width of the 1280x720 CSS px viewport"],
     );
+}
+
+/// Compat does not apply a layout file's arrangement (its chrome is fixed), so the fit check is
+/// managed's only: where managed refuses default.json (740 px of fixed panels in a 739 px viewport,
+/// the boundary above) and the 1400 px panel, compat opens them, the CLI and the Host alike:
+/// the CLI's checker finds nothing, the compat Host's own `check` (host.js) finds nothing at that
+/// viewport and it mounts the pages, and `snapshot --layout compat` exits 0.
+#[test]
+fn a_layout_files_fixed_sizes_are_checked_against_the_viewport_only_in_managed_the_layout_that_applies_them() {
+    let pages = repo("pages");
+    let default = "pages/host/layouts/default.json";
+    LayoutFile::load_fitting(&pages, &repo(default), None).expect("no fit check for compat");
+    assert!(LayoutFile::load_fitting(&pages, &repo(default), Some((739, 600))).is_err());
+    for (file, viewport) in [(default, "739x600"), ("fixtures/layouts/too-wide.json", "1280x720")] {
+        let (out, _) = cli(&[
+            "snapshot",
+            "--layout",
+            "compat",
+            "--layout-file",
+            file,
+            "--viewport",
+            viewport,
+            "--point",
+            "page-area",
+        ]);
+        assert_eq!(out.status.code(), Some(0), "{file}: {}", String::from_utf8_lossy(&out.stderr));
+        let snap: Value = serde_json::from_slice(&out.stdout).expect("a snapshot");
+        assert!(snap["candidates"].as_array().is_some_and(|c| !c.is_empty()), "{file}: {snap}");
+        refused(
+            &["snapshot", "--layout", "managed", "--layout-file", file, "--viewport", viewport, "--point", "1,1"],
+            &["does-not-fit"],
+        );
+    }
+    let text = std::fs::read_to_string(repo(default)).unwrap();
+    let opts = HostOptions::new(Layout::Compat, Engine::Iframe).declaration_json(text.clone()).viewport(739, 600);
+    run_host_opts(opts, async |host| {
+        let problems = host.eval(&format!("window.__host.check({})", serde_json::to_string(&text)?)).await?;
+        anyhow::ensure!(problems == serde_json::json!([]), "the compat Host's check says {problems}");
+        let summary = host.eval("window.__host.ready.then(s => [s.ok, s.mounts.length])").await?;
+        anyhow::ensure!(summary == serde_json::json!([true, 4]), "the compat Host mounted {summary}");
+        Ok(())
+    });
 }
 
 #[test]

@@ -20,18 +20,24 @@ fn repo(rel: &str) -> PathBuf {
 
 /// The worked example's layout file with its panel mounted `origin` (None: the default).
 fn signup_options(engine: Engine, origin: Option<&str>) -> HostOptions {
+    signup_options_in(Layout::Managed, engine, origin)
+}
+
+/// [`signup_options`] in `layout`.
+fn signup_options_in(layout: Layout, engine: Engine, origin: Option<&str>) -> HostOptions {
     let file = repo("fixtures/apps/signup.layout.json");
     let mut decl: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     if let Some(o) = origin {
         decl["layout"]["panels"]["signup"]["origin"] = o.into();
     }
     let folder = std::fs::canonicalize(file.parent().unwrap()).unwrap();
-    HostOptions::new(Layout::Managed, engine).declaration_in(decl.to_string(), folder)
+    HostOptions::new(layout, engine).declaration_in(decl.to_string(), folder)
 }
 
 /// The element `attr=value` of the application in panel `signup`: Chromium's box model, AX role and name, and its own
 /// hit test at the box's centre must name it; the runtime's candidate there must agree, and its path
-/// must run Host > panel > page > artifact > (iframe | web-fragment) ... as `realms` says.
+/// must run Host > panel > page > artifact > (iframe | web-fragment) ... as `realms` says; in compat
+/// Host > panel `page-area` > artifact > ..., the artifact inside the page area's Chromium box.
 async fn agrees_with_chromium(
     host: &attention_harness::Host,
     attr: &str,
@@ -93,33 +99,91 @@ async fn agrees_with_chromium_in(
         c.rect
     );
     let kinds: Vec<SegmentKind> = c.path.iter().map(|s| s.kind).collect();
-    let mut want = vec![SegmentKind::Host, SegmentKind::Panel, SegmentKind::Page, SegmentKind::Artifact];
+    let compat = host.options().layout() == Layout::Compat;
+    // Compat has no page boundary: the application is an artifact straight in the page area.
+    let mut want = if compat {
+        vec![SegmentKind::Host, SegmentKind::Panel, SegmentKind::Artifact]
+    } else {
+        vec![SegmentKind::Host, SegmentKind::Panel, SegmentKind::Page, SegmentKind::Artifact]
+    };
+    let artifact = want.len() - 1;
     want.extend_from_slice(realms);
     anyhow::ensure!(
         kinds.starts_with(&want) && kinds.last() == Some(&SegmentKind::Element),
         "[{attr}={value}]: path {kinds:?} does not run through {want:?} to the element"
     );
+    let panel_mount = if compat { "panel-page-area".to_string() } else { format!("panel-{panel}") };
     anyhow::ensure!(
-        c.path[1].mount_id == format!("panel-{panel}")
-            && c.path[3].artifact_id.as_deref() == Some(format!("app-{panel}").as_str()),
+        c.path[1].mount_id == panel_mount
+            && c.path[artifact].artifact_id.as_deref() == Some(format!("app-{panel}").as_str()),
         "[{attr}={value}]: path {:?}",
         c.path
+    );
+    if compat {
+        // The mount lies inside the page area's Chromium box, and the element inside the mount's;
+        // the runtime's panel and artifact segments are those boxes.
+        let boxed = |a: &str, v: &str| {
+            let (a, v) = (a.to_string(), v.to_string());
+            async move {
+                let at =
+                    frames.locate_attr(&a, &v).await?.ok_or_else(|| anyhow::anyhow!("no [{a}={v}] in the Host"))?;
+                anyhow::Ok(frames.node_rect(&at).await?)
+            }
+        };
+        let area = boxed("data-landmark", "page-area").await?;
+        let mount = boxed("data-wippy-mount-id", &format!("artifact-app-{panel}")).await?;
+        let inside = |i: &attention_harness::oracle::BoxRect, o: &attention_harness::oracle::BoxRect| {
+            i.x >= o.x - 0.5
+                && i.y >= o.y - 0.5
+                && i.x + i.width <= o.x + o.width + 0.5
+                && i.y + i.height <= o.y + o.height + 0.5
+        };
+        anyhow::ensure!(
+            mount.width > 0.0 && mount.height > 0.0 && inside(&mount, &area) && inside(&rect, &mount),
+            "[{attr}={value}]: the element {rect:?} in the mount {mount:?} in the page area {area:?}"
+        );
+        for (segment, chromium) in [(&c.path[1], &area), (&c.path[artifact], &mount)] {
+            let r = segment.rect.as_ref().ok_or_else(|| anyhow::anyhow!("segment {segment:?} has no rect"))?;
+            anyhow::ensure!(
+                near(r.x, chromium.x)
+                    && near(r.y, chromium.y)
+                    && near(r.width, chromium.width)
+                    && near(r.height, chromium.height),
+                "[{attr}={value}]: the runtime's {} segment {r:?} is not Chromium's box {chromium:?}",
+                segment.mount_id
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The worked example mounted through `realm` (an iframe or a web-fragment segment): at the form's
+/// button, the link in the app's own iframe and the plan button in the closed shadow root its module
+/// attaches (seen only when the runtime ran first), the runtime agrees with Chromium
+/// ([`agrees_with_chromium`]), and `css:signup:button` names the form's button.
+async fn signup_agrees_with_chromium(host: &attention_harness::Host, realm: SegmentKind) -> anyhow::Result<()> {
+    use SegmentKind::{Iframe, ShadowRoot, WebComponent};
+    agrees_with_chromium(host, "id", "create", &[realm]).await?;
+    agrees_with_chromium(host, "id", "support", &[realm, Iframe]).await?;
+    agrees_with_chromium(host, "class", "plan", &[realm, WebComponent, ShadowRoot]).await?;
+    let create = host.frames().locate_attr("id", "create").await?.ok_or_else(|| anyhow::anyhow!("no #create"))?;
+    let got = host.locate_landmark("css:signup:button").await?;
+    anyhow::ensure!(
+        got.session.id == create.session.id && got.backend_node_id == create.backend_node_id,
+        "css:signup:button is not the application's #create"
     );
     Ok(())
 }
 
 #[test]
 fn an_application_page_from_a_folder_agrees_with_chromium_in_every_mount() {
-    use SegmentKind::{Iframe, ShadowRoot, WebFragment};
+    use SegmentKind::{Iframe, WebFragment};
     let cells: [(Engine, Option<&str>, SegmentKind); 3] =
         [(Engine::Iframe, None, Iframe), (Engine::Iframe, Some("same"), Iframe), (Engine::Fragment, None, WebFragment)];
     for (engine, origin, realm) in cells {
         run_host_opts(signup_options(engine, origin), async |host| {
             // The runtime ran first in the application's document and in its own iframe.
-            agrees_with_chromium(host, "id", "create", &[realm]).await?;
-            agrees_with_chromium(host, "id", "support", &[realm, Iframe]).await?;
-            agrees_with_chromium(host, "class", "plan", &[realm, SegmentKind::WebComponent, ShadowRoot]).await?;
-            Ok(())
+            signup_agrees_with_chromium(host, realm).await
         });
     }
 }
@@ -457,7 +521,6 @@ fn layout_with_url(name: &str, url: &str) -> PathBuf {
 /// tree, and a css: landmark reaches into it.
 #[test]
 fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_injected() {
-    use SegmentKind::{Iframe, ShadowRoot, WebComponent};
     let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
     let file = layout_with_url("url", &server.url());
     let checked = attention_harness::qa::LayoutFile::load(&repo("pages"), &file, (1280, 720)).expect("it answers");
@@ -470,16 +533,7 @@ fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_
             "no out-of-process frame at {}: {children:?}",
             server.url()
         );
-        agrees_with_chromium(host, "id", "create", &[Iframe]).await?;
-        agrees_with_chromium(host, "id", "support", &[Iframe, Iframe]).await?;
-        agrees_with_chromium(host, "class", "plan", &[Iframe, WebComponent, ShadowRoot]).await?;
-        let create = host.frames().locate_attr("id", "create").await?.ok_or_else(|| anyhow::anyhow!("no #create"))?;
-        let got = host.locate_landmark("css:signup:button").await?;
-        anyhow::ensure!(
-            got.session.id == create.session.id && got.backend_node_id == create.backend_node_id,
-            "css:signup:button is not the application's #create"
-        );
-        Ok(())
+        signup_agrees_with_chromium(host, SegmentKind::Iframe).await
     });
 }
 
@@ -492,7 +546,7 @@ fn an_application_served_elsewhere_by_url_agrees_with_chromium_with_the_runtime_
 /// page > artifact > web-fragment ... > element.
 #[test]
 fn an_application_served_elsewhere_by_url_is_proxied_as_a_web_fragment_and_agrees_with_chromium() {
-    use SegmentKind::{Iframe, ShadowRoot, WebComponent, WebFragment};
+    use SegmentKind::WebFragment;
     let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
     let file = layout_with_url("url-as-fragment", &server.url());
     let options = checked_options(&file, Engine::Fragment);
@@ -503,9 +557,7 @@ fn an_application_served_elsewhere_by_url_is_proxied_as_a_web_fragment_and_agree
             !children.iter().any(|c| c.url.starts_with(&server.url())),
             "an out-of-process frame of the upstream server: {children:?}"
         );
-        agrees_with_chromium(host, "id", "create", &[WebFragment]).await?;
-        agrees_with_chromium(host, "id", "support", &[WebFragment, Iframe]).await?;
-        agrees_with_chromium(host, "class", "plan", &[WebFragment, WebComponent, ShadowRoot]).await?;
+        signup_agrees_with_chromium(host, WebFragment).await?;
         let seen = attention_harness::Harness::global().server().requests();
         let route = format!("/fragments/qa-url/{name}/signup/");
         let through = |path: &str, fragment: bool| {
@@ -703,9 +755,14 @@ fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_f
 
 /// The Host options for a layout file the CLI's checker accepts.
 fn checked_options(file: &Path, engine: Engine) -> HostOptions {
+    checked_options_in(Layout::Managed, file, engine)
+}
+
+/// [`checked_options`] in `layout`.
+fn checked_options_in(layout: Layout, file: &Path, engine: Engine) -> HostOptions {
     let checked = attention_harness::qa::LayoutFile::load(&repo("pages"), file, (1280, 720))
         .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    HostOptions::new(Layout::Managed, engine).declaration_in(checked.json, checked.folder)
+    HostOptions::new(layout, engine).declaration_in(checked.json, checked.folder)
 }
 
 /// The worked example's `<plan-picker>` (a closed shadow root) mounted alone as a component panel
@@ -764,10 +821,7 @@ fn a_component_from_an_es_module_agrees_with_chromium_inside_its_closed_shadow_r
 /// expects (the group named by the layout file's attribute, the plan button).
 #[test]
 fn a_scenario_with_a_component_panel_replays_in_both_engines() {
-    let dir = repo("target/qa-apps-tests/component-scenario");
-    std::fs::create_dir_all(&dir).unwrap();
-    let scenario = dir.join("component.json");
-    let steps = serde_json::json!({"layout_file": repo("fixtures/apps/plan-picker.layout.json"),
+    let scenario = serde_json::json!({"layout_file": repo("fixtures/apps/plan-picker.layout.json"),
         "engines": ["iframe", "fragment"], "steps": [
         {"do": "open"},
         {"do": "move", "at": "css:plan-picker"},
@@ -775,8 +829,17 @@ fn a_scenario_with_a_component_panel_replays_in_both_engines() {
         {"do": "move", "at": [248, 56]},
         {"do": "expect", "top": {"role": "button", "name": "Basic plan"}}
     ]});
-    std::fs::write(&scenario, steps.to_string()).unwrap();
-    let (out, _) = cli(&["replay", scenario.to_str().unwrap()]);
+    replays_its_5_steps_in_both_engines("component", &scenario);
+}
+
+/// Writes `scenario` (5 steps, engines iframe and fragment) under target/ as `<name>.json` and
+/// replays it with the CLI: exit 0, every step of it in both engines.
+fn replays_its_5_steps_in_both_engines(name: &str, scenario: &serde_json::Value) {
+    let dir = repo(&format!("target/qa-apps-tests/{name}-scenario"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.json"));
+    std::fs::write(&file, scenario.to_string()).unwrap();
+    let (out, _) = cli(&["replay", file.to_str().unwrap()]);
     let stdout = String::from_utf8_lossy(&out.stdout).to_string();
     assert_eq!(out.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
     assert!(stdout.contains("in iframe: 5 steps") && stdout.contains("in fragment: 5 steps"), "{stdout}");
@@ -925,4 +988,161 @@ fn a_component_module_that_does_not_define_its_tag_or_does_not_load_fails_the_op
     );
     let (out, _) = cli(&["snapshot", "--layout-file", fine.to_str().unwrap(), "--point", "panel-plans"]);
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Compat (the "both layouts"): compat's chrome is fixed, so a layout file's application
+// panels are artifacts straight in the page area (the panel `page-area`, no page boundary), mounted
+// as managed mounts them per engine and origin.
+
+/// The worked example's page from its folder, in compat: an artifact in the page area, a
+/// cross-origin out-of-process iframe by default, a same-origin one on request, a Web Fragment
+/// through the gateway; at the form's button, the link in the app's own iframe and the plan button
+/// in the closed shadow root, the candidate agrees with Chromium's box model, hit test and AX tree,
+/// with the path Host > panel page-area > artifact > iframe or web-fragment > ... > element, the
+/// mount inside the page area's Chromium box.
+#[test]
+fn in_compat_an_application_page_from_a_folder_is_an_artifact_of_the_page_area_agreeing_with_chromium_in_every_mount() {
+    use SegmentKind::{Iframe, WebFragment};
+    let cells: [(Engine, Option<&str>, SegmentKind, bool); 3] = [
+        (Engine::Iframe, None, Iframe, true),
+        (Engine::Iframe, Some("same"), Iframe, false),
+        (Engine::Fragment, None, WebFragment, false),
+    ];
+    for (engine, origin, realm, oopif) in cells {
+        run_host_opts(signup_options_in(Layout::Compat, engine, origin), async |host| {
+            let children = host.frames().child_targets();
+            let app = children.iter().any(|c| c.url.contains("/qa/file-") && c.url.ends_with("/signup/"));
+            anyhow::ensure!(app == oopif, "{engine:?} {origin:?}: out-of-process frames {children:?}");
+            signup_agrees_with_chromium(host, realm).await
+        });
+    }
+}
+
+/// The worked example served by a separate server (tests/app_server.rs, not the harness's) and
+/// mounted by url, in compat: engine iframe an out-of-process frame of that server with the runtime
+/// injected through CDP, engine fragment proxied by the gateway (no frame of the server); in both the
+/// candidate at the form's button, the link in its own iframe and the closed-shadow plan button
+/// agrees with Chromium, and `css:signup:button` names the form's button.
+#[test]
+fn in_compat_an_application_served_elsewhere_by_url_agrees_with_chromium_in_both_engines() {
+    use SegmentKind::{Iframe, WebFragment};
+    let server = super::app_server::AppServer::start(&repo("fixtures/apps/signup"));
+    let file = layout_with_url("compat-url", &server.url());
+    for (engine, realm) in [(Engine::Iframe, Iframe), (Engine::Fragment, WebFragment)] {
+        run_host_opts(checked_options_in(Layout::Compat, &file, engine), async |host| {
+            let children = host.frames().child_targets();
+            let of_server = children.iter().any(|c| c.url.starts_with(&server.url()));
+            anyhow::ensure!(of_server == (engine == Engine::Iframe), "{engine:?}: out-of-process frames {children:?}");
+            signup_agrees_with_chromium(host, realm).await
+        });
+    }
+}
+
+/// The worked example's `<plan-picker>` mounted alone as a component panel, in compat, in both
+/// engines: the candidate at a plan button and at the group its `label` attribute names agrees with
+/// Chromium, with the path Host > panel page-area > artifact > realm > web component > shadow root.
+#[test]
+fn in_compat_a_component_panel_agrees_with_chromium_inside_its_closed_shadow_root_in_both_engines() {
+    use SegmentKind::{Iframe, ShadowRoot, WebComponent, WebFragment};
+    let file = repo("fixtures/apps/plan-picker.layout.json");
+    for (engine, realm) in [(Engine::Iframe, Iframe), (Engine::Fragment, WebFragment)] {
+        run_host_opts(checked_options_in(Layout::Compat, &file, engine), async |host| {
+            let inside = [realm, WebComponent, ShadowRoot];
+            agrees_with_chromium_in(host, "plans", "class", "plan", &inside).await?;
+            agrees_with_chromium_in(host, "plans", "aria-label", "Choose a plan", &inside).await?;
+            Ok(())
+        });
+    }
+}
+
+/// Several application panels in compat (fixtures/apps/signup-plans.layout.json: a page and a
+/// component): stacked in the page area in the order the layout places them, each as wide as the
+/// page area's body (24 px in from each side) and sharing its height equally below the 32 px title
+/// (16 px padding above, a 20 px label above each, 16 px below each), at two viewports: Chromium's
+/// box model of each mount is that arithmetic, and the runtime agrees at an element of each.
+#[test]
+fn in_compat_several_application_panels_are_stacked_in_the_page_area_in_the_layouts_order_sharing_its_height() {
+    let file = repo("fixtures/apps/signup-plans.layout.json");
+    for (w, h) in [(1280, 720), (1000, 600)] {
+        run_host_opts(checked_options_in(Layout::Compat, &file, Engine::Iframe).viewport(w, h), async |host| {
+            let frames = host.frames();
+            let rect_of = |attr: &'static str, value: String| async move {
+                let at = frames.locate_attr(attr, &value).await?;
+                let at = at.ok_or_else(|| anyhow::anyhow!("no [{attr}={value}]"))?;
+                anyhow::Ok(frames.node_rect(&at).await?)
+            };
+            let area = rect_of("data-landmark", "page-area".into()).await?;
+            let (aw, ah) = (f64::from(w) - 200.0 - 360.0, f64::from(h));
+            anyhow::ensure!(area.x == 200.0 && area.width == aw && area.height == ah, "{w}x{h}: page area {area:?}");
+            // Two slots of a label (20 px) and the mount, each with 16 px below, in 688 - 16 px.
+            let slot = (ah - 32.0 - 16.0 - 2.0 * 16.0) / 2.0;
+            let mut top = 32.0 + 16.0;
+            for panel in ["signup", "plans"] {
+                let mount = rect_of("data-landmark", format!("panel-{panel}")).await?;
+                let want = (area.x + 24.0, top + 20.0, aw - 48.0, slot - 20.0);
+                let near = |a: f64, b: f64| (a - b).abs() <= 0.5;
+                anyhow::ensure!(
+                    near(mount.x, want.0)
+                        && near(mount.y, want.1)
+                        && near(mount.width, want.2)
+                        && near(mount.height, want.3),
+                    "{w}x{h}: panel-{panel}'s mount {mount:?} is not at (x, y, width, height) {want:?}"
+                );
+                top += slot + 16.0;
+            }
+            agrees_with_chromium_in(host, "signup", "id", "create", &[SegmentKind::Iframe]).await?;
+            let inside = [SegmentKind::Iframe, SegmentKind::WebComponent, SegmentKind::ShadowRoot];
+            agrees_with_chromium_in(host, "plans", "aria-label", "Choose a plan", &inside).await?;
+            Ok(())
+        });
+    }
+}
+
+/// A scenario with `"layout": "compat"` and a layout file mounting the worked example replays in
+/// both engines: the candidates at its `css:` landmarks are what it expects.
+#[test]
+fn a_compat_scenario_with_a_layout_file_replays_in_both_engines() {
+    let scenario = serde_json::json!({"layout": "compat", "layout_file": repo("fixtures/apps/signup.layout.json"),
+        "engines": ["iframe", "fragment"], "steps": [
+        {"do": "open"},
+        {"do": "move", "at": "css:signup:#create"},
+        {"do": "expect", "top": {"role": "button", "name": "Create account"}},
+        {"do": "move", "at": "css:signup:#email"},
+        {"do": "expect", "top": {"role": "textbox", "name": "Email"}}
+    ]});
+    replays_its_5_steps_in_both_engines("compat", &scenario);
+}
+
+/// A layout file's reference pages in compat (pages/host/layouts/default.json places `home` and
+/// `tools`) render as compat renders them without a file: Chromium's box of every artifact and of
+/// the Host's privacy probes is the same in both.
+#[test]
+fn in_compat_a_layout_files_reference_pages_render_as_compat_renders_them_without_one() {
+    let boxes = |options: HostOptions| {
+        let out = std::sync::Mutex::new(Vec::new());
+        run_host_opts(options, async |host| {
+            let frames = host.frames();
+            let named = [
+                ("data-wippy-artifact-id", "leaf-left"),
+                ("data-wippy-artifact-id", "leaf-right"),
+                ("data-wippy-artifact-id", "bridge"),
+                ("data-wippy-artifact-id", "closed-shadow"),
+                ("data-landmark", "host-privacy-probes"),
+            ];
+            for (attr, value) in named {
+                let at = frames.locate_attr(attr, value).await?;
+                let at = at.ok_or_else(|| anyhow::anyhow!("no [{attr}={value}]"))?;
+                let r = frames.node_rect(&at).await?;
+                out.lock().unwrap().push((value, r.x, r.y, r.width, r.height));
+            }
+            Ok(())
+        });
+        out.into_inner().unwrap()
+    };
+    let with_file = checked_options_in(Layout::Compat, &repo("pages/host/layouts/default.json"), Engine::Iframe);
+    assert!(with_file.served_declaration().is_some());
+    let without = boxes(HostOptions::new(Layout::Compat, Engine::Iframe));
+    assert_eq!(without.len(), 5);
+    assert_eq!(boxes(with_file), without);
 }

@@ -94,7 +94,8 @@ enum Command {
     },
     /// Open a layout, move the pointer to a point with trusted input, print the snapshot.
     Snapshot {
-        /// The Host shell: required unless --layout-file is given (then managed).
+        /// The Host shell: required unless --layout-file is given (then managed; compat mounts the
+        /// file's application panels in its page area).
         #[arg(long, value_enum, required_unless_present = "layout_file")]
         layout: Option<Layout>,
         /// How the child apps are mounted: iframes or Web Fragments.
@@ -337,7 +338,7 @@ fn run_command() -> ExitCode {
                 Err(code) => return code,
             };
             // Where to sample is checked before a browser starts, too.
-            let target = match landmarks::target(&point, view.css_viewport(), view.layout_file.as_ref()) {
+            let target = match landmarks::target(&point, view.css_viewport(), view.layout_file.as_ref(), layouts[0]) {
                 Ok(t) => t,
                 Err(e) => {
                     eprintln!("error: {e}");
@@ -356,9 +357,10 @@ fn checked_view(
     pages: &std::path::Path,
     asked: Option<&[Layout]>,
 ) -> Result<(View, Vec<Layout>), ExitCode> {
-    let checked = args.check(pages).and_then(|v| v.layouts(asked).map(|l| (v, l))).and_then(|(v, l)| {
-        v.check_default_layout(pages, &l)?;
-        Ok((v, l))
+    let layouts = args.layouts(asked);
+    let checked = args.check(pages, &layouts).and_then(|v| {
+        v.check_default_layout(pages, &layouts)?;
+        Ok((v, layouts))
     });
     checked.map_err(|e| {
         eprintln!("error: {e}");

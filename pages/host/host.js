@@ -64,15 +64,16 @@ window.__host = {
   ready,
   /** Remount one artifact's app (same mount ids, a fresh realm); resolves when it is loaded again. */
   remount: (artifactId) => remount(artifactId),
-  /** `{declaration}` the managed layout was built from (null in compat). */
+  /** `{declaration}` the layout was built from (managed, or compat with `?layout=`; else null). */
   declaration: null,
   /** Validate any declaration object with the same rules managed.html applies: `[{kind, message, panelId?, path}]`. */
   validate: (decl) => validateDeclaration(decl),
   /**
-   * Check a declaration file's text as managed.html does (strict JSON, the rules, the fit in this
-   * viewport): `[{kind, message, panelId?, line, column}]`, in the file's order.
+   * Check a declaration file's text as this Host does when it loads one (strict JSON, the rules, and
+   * in managed the fit in this viewport; compat does not apply the arrangement):
+   * `[{kind, message, panelId?, line, column}]`, in the file's order.
    */
-  check: (text) => checkDeclarationText(text, { viewport: shellViewport() }).problems,
+  check: (text) => checkDeclarationText(text, { viewport: fitViewport() }).problems,
   /** Texts submitted through the composer, oldest first. */
   composerSubmits: [],
   /**
@@ -112,6 +113,14 @@ function deepQuery(root, selector) {
 /** The CSS px box the managed shell lays out in: the layout viewport. */
 function shellViewport() {
   return { width: document.documentElement.clientWidth, height: document.documentElement.clientHeight };
+}
+
+/**
+ * The viewport a declaration's fixed sizes must fit (`does-not-fit`): the shell's in managed, none in
+ * compat, whose chrome is fixed and which does not apply the declaration's arrangement.
+ */
+function fitViewport() {
+  return state.layout === 'compat' ? undefined : shellViewport();
 }
 
 function reportError(error) {
@@ -903,9 +912,13 @@ function renderManagedNode(node, panels) {
   return box;
 }
 
+/** Whether a declared panel mounts QA's own application (a `src` or `url` page, a component). */
+function isAppPanel(panel) {
+  return panel.kind === 'component' || (panel.kind === 'page' && (panel.src !== undefined || panel.url !== undefined));
+}
+
 function renderPanel(panelId, panel, style) {
-  const app =
-    panel.kind === 'component' || (panel.kind === 'page' && (panel.src !== undefined || panel.url !== undefined));
+  const app = isAppPanel(panel);
   const kindClass =
     panel.kind === 'page' || panel.kind === 'component'
       ? panel.id === 'home' || app
@@ -965,14 +978,15 @@ function proxiedUrl(layout, panelId, url) {
 /**
  * QA's own application page (`{kind: 'page', src, origin?}` or `{kind: 'page', url}`) or component
  * (`{kind: 'component', module, tag, attributes?, origin?}`, a document the harness generates at
- * `/qa-component/<layout name>/?panel=<id>` that creates `<tag>` from the module): one artifact
- * filling the panel under its title, mounted as Wippy mounts a page: engine iframe a cross-origin
- * (out-of-process) iframe of the Child site, or a same-origin one with `origin: 'same'`; engine
- * fragment a Web Fragment through the gateway. The harness serves the layout file's folder at
- * `/qa/<layout name>/`. A `url` page is an iframe of that URL (its own origin) in engine iframe, and
- * in engine fragment a Web Fragment of the gateway's proxy of it (`/fragments/qa-url/...`).
+ * `/qa-component/<layout name>/?panel=<id>` that creates `<tag>` from the module) as one artifact,
+ * mounted as Wippy mounts a page: engine iframe a cross-origin (out-of-process) iframe of the Child
+ * site, or a same-origin one with `origin: 'same'`; engine fragment a Web Fragment through the
+ * gateway. The harness serves the layout file's folder at `/qa/<layout name>/`. A `url` page is an
+ * iframe of that URL (its own origin) in engine iframe, and in engine fragment a Web Fragment of the
+ * gateway's proxy of it (`/fragments/qa-url/...`). Managed puts it in its panel's page
+ * ([`renderAppPage`]), compat straight into the page area ([`renderCompatApps`]).
  */
-function renderAppPage(panelId, panel) {
+function appArtifact(panelId, panel, style) {
   const layout = encodeURIComponent(state.layoutName);
   const path =
     panel.kind === 'component'
@@ -998,9 +1012,14 @@ function renderAppPage(panelId, panel) {
     'data-wippy-mount-id': `artifact-${artifactId}`,
     'data-wippy-label': panelId,
     'data-wippy-package-id': 'qa.apps',
-    style: 'width:100%;height:100%',
+    style,
   });
   artifact.append(createMount(artifactId));
+  return artifact;
+}
+
+/** Managed: the application's artifact filling its panel's page under the panel's 32 px title. */
+function renderAppPage(panelId, panel) {
   return h(
     'div',
     {
@@ -1011,8 +1030,41 @@ function renderAppPage(panelId, panel) {
       'data-wippy-mount-id': `page-${panelId}`,
       'data-wippy-label': panelId,
     },
-    artifact,
+    appArtifact(panelId, panel, 'width:100%;height:100%'),
   );
+}
+
+/** The panel ids a layout tree places, in its document order (depth first, as managed renders them). */
+function placedPanels(node) {
+  return node.children.flatMap((c) => (c.panel !== undefined ? [c.panel] : placedPanels(c)));
+}
+
+/**
+ * Compat with a declaration (`?layout=`): its chrome is fixed, so the declaration's arrangement
+ * (sizes, directions) does not apply and its builtins are compat's own nav and chat. What its
+ * `default` layout places goes into the page area in that order: a reference page (`id`) renders as
+ * compat renders it without a declaration, an application panel is an artifact straight in the page
+ * area (no page boundary), under a label with its panel id, as wide as the page area's body, and
+ * carrying the landmark `panel-<id>`. The application artifacts share the height the reference
+ * sections leave, equally, at least 160 px each (host.css `.compat-apps`).
+ */
+function renderCompatApps(body, decl) {
+  const { layouts, panels } = decl.layout;
+  body.classList.add('compat-apps');
+  const titles = [];
+  for (const panelId of placedPanels(layouts.default)) {
+    const panel = panels[panelId];
+    if (isAppPanel(panel)) {
+      const artifact = appArtifact(panelId, panel, '');
+      artifact.setAttribute('data-landmark', `panel-${panelId}`);
+      body.append(h('div', { class: 'app-slot' }, h('span', { class: 'section-label' }, panelId), artifact));
+      titles.push(panelId);
+    } else if (panel.kind === 'page') {
+      body.append(...Array.from(renderPageBody(panel.id).children));
+      titles.push(PAGES[panel.id].title);
+    }
+  }
+  document.querySelector('#page-area .page-title').textContent = titles.join(' · ');
 }
 
 function renderErrors() {
@@ -1076,26 +1128,13 @@ async function finish() {
   resolveReady(summary());
 }
 
-/** compat.html: fixed chrome already in the markup; fill nav, chat and the page area. */
-export async function bootCompat() {
-  state.layout = 'compat';
-  document.documentElement.setAttribute('data-host-layout', 'compat');
-  document.documentElement.setAttribute('data-host-state', 'loading');
-  await prepareEngine();
-  document.getElementById('nav-region').append(renderNav());
-  document.getElementById('chat-region').append(renderChat());
-  const body = document.querySelector('#page-area .page-body');
-  for (const pageId of ['home', 'tools']) body.append(...Array.from(renderPageBody(pageId).children));
-  await finish();
-}
-
-/** managed.html: load `layouts/<name>.json` (`?layout=name`, default `default`), validate, then build. */
-export async function bootManaged() {
-  state.layout = 'managed';
-  document.documentElement.setAttribute('data-host-layout', 'managed');
-  document.documentElement.setAttribute('data-host-state', 'loading');
-  await prepareEngine();
-  const name = params.get('layout') || 'default';
+/**
+ * Loads and checks the declaration `layouts/<name>.json` (`?layout=name`) with declaration.js's
+ * rules, in managed at the shell's viewport (compat does not apply the arrangement: [`fitViewport`]).
+ * Every problem is reported (`window.__hostErrors`, `FILE:LINE:COL: kind: message` on the page);
+ * returns the declaration, or null when the Host must not mount it.
+ */
+async function loadDeclaration(name) {
   state.layoutName = name;
   const file = `layouts/${name}.json`;
   let decl = null;
@@ -1105,7 +1144,7 @@ export async function bootManaged() {
     try {
       const res = await fetch(new URL(file, import.meta.url), { cache: 'no-store' });
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const { declaration, problems } = checkDeclarationText(await res.text(), { viewport: shellViewport() });
+      const { declaration, problems } = checkDeclarationText(await res.text(), { viewport: fitViewport() });
       for (const e of problems) reportError({ ...e, file });
       if (problems.length === 0) decl = declaration;
     } catch (e) {
@@ -1113,11 +1152,49 @@ export async function bootManaged() {
     }
   }
   window.__host.declaration = decl;
+  return decl;
+}
+
+/** A declaration the Host refuses: nothing is mounted, the problems are the page. */
+function rejectDeclaration() {
+  document.documentElement.setAttribute('data-host-rejected', '');
+  document.documentElement.setAttribute('data-host-state', 'error');
+  renderErrors();
+  resolveReady(summary());
+}
+
+/**
+ * compat.html: fixed chrome already in the markup; fill nav, chat and the page area: the reference
+ * pages home and tools, or with `?layout=name` what that declaration places ([`renderCompatApps`]).
+ */
+export async function bootCompat() {
+  state.layout = 'compat';
+  document.documentElement.setAttribute('data-host-layout', 'compat');
+  document.documentElement.setAttribute('data-host-state', 'loading');
+  await prepareEngine();
+  const name = params.get('layout');
+  const decl = name === null ? null : await loadDeclaration(name);
+  if (name !== null && !decl) {
+    rejectDeclaration();
+    return;
+  }
+  document.getElementById('nav-region').append(renderNav());
+  document.getElementById('chat-region').append(renderChat());
+  const body = document.querySelector('#page-area .page-body');
+  if (decl) renderCompatApps(body, decl);
+  else for (const pageId of ['home', 'tools']) body.append(...Array.from(renderPageBody(pageId).children));
+  await finish();
+}
+
+/** managed.html: load `layouts/<name>.json` (`?layout=name`, default `default`), validate, then build. */
+export async function bootManaged() {
+  state.layout = 'managed';
+  document.documentElement.setAttribute('data-host-layout', 'managed');
+  document.documentElement.setAttribute('data-host-state', 'loading');
+  await prepareEngine();
+  const decl = await loadDeclaration(params.get('layout') || 'default');
   if (!decl) {
-    document.documentElement.setAttribute('data-host-rejected', '');
-    document.documentElement.setAttribute('data-host-state', 'error');
-    renderErrors();
-    resolveReady(summary());
+    rejectDeclaration();
     return;
   }
   const root = decl.layout.layouts.default;

@@ -63,13 +63,16 @@ pub struct LayoutFile {
     pub landmarks: Vec<String>,
     /// The panels that mount an application served elsewhere (`{"kind": "page", "url": ...}`).
     pub url_pages: Vec<String>,
+    /// The application panels (`src` and `url` pages, components) the `default` layout places, in
+    /// its document order: what compat mounts in its page area, each its landmark `panel-<id>`.
+    pub app_panels: Vec<String>,
 }
 
 /// How long a layout file's `url` page may take to answer the check before it is refused.
 pub const URL_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// The Node script that runs the Host's checker on one file's text (stdin): argv is the module,
-/// the file's name as shown, the viewport's width and height in CSS px.
+/// the file's name as shown, the viewport's width and height in CSS px (`none none`: no fit check).
 /// A page's `url` must answer (HTTP, any status below 400, within [`URL_TIMEOUT`]).
 /// A page's `src` is checked on disk here too: it must exist, be an HTML file or a folder with an
 /// `index.html`, and lead (symbolic links followed) to a place inside the layout file's folder; a
@@ -81,7 +84,8 @@ const path = await import('node:path');
 const [mod, file, width, height, urlTimeout] = process.argv.slice(1);
 const URL_TIMEOUT_MS = Number(urlTimeout);
 const { checkDeclarationText, formatProblem } = await import(url.pathToFileURL(mod).href);
-const viewport = { width: Number(width), height: Number(height) };
+// `none`: no fit check (compat does not apply the arrangement), as host.js's fitViewport in compat.
+const viewport = width === 'none' ? undefined : { width: Number(width), height: Number(height) };
 const folder = fs.realpathSync(path.dirname(path.resolve(file)));
 const inside = (p) => p === folder || p.startsWith(folder + path.sep);
 const real = (p) => { try { return fs.realpathSync(p); } catch { return null; } };
@@ -149,9 +153,17 @@ pub fn unproxied_url_pages(json: &str) -> Vec<String> {
 }
 
 impl LayoutFile {
-    /// Reads `path` and checks it with `pages/host/declaration.js` under `pages`, for a Host whose
-    /// viewport is `css_viewport` (CSS px, what the shell lays out in).
+    /// Reads `path` and checks it with `pages/host/declaration.js` under `pages`, for a managed
+    /// Host whose viewport is `css_viewport` (CSS px, what the shell lays out in).
     pub fn load(pages: &Path, path: &Path, css_viewport: (u32, u32)) -> Result<LayoutFile, DeclarationError> {
+        LayoutFile::load_fitting(pages, path, Some(css_viewport))
+    }
+
+    /// [`LayoutFile::load`] with the fit check (`does-not-fit`) at `fit`, or without one (`None`:
+    /// the file is opened in compat only, which does not apply its arrangement, as host.js does).
+    pub fn load_fitting(pages: &Path, path: &Path, fit: Option<(u32, u32)>) -> Result<LayoutFile, DeclarationError> {
+        let (width, height) =
+            fit.map_or(("none".to_string(), "none".to_string()), |(w, h)| (w.to_string(), h.to_string()));
         let json = std::fs::read_to_string(path)
             .map_err(|source| DeclarationError::Read { path: path.to_path_buf(), source })?;
         let module = pages.join("host/declaration.js");
@@ -160,8 +172,8 @@ impl LayoutFile {
             .args(["--no-warnings", "--input-type=module", "-e", VALIDATE])
             .arg(&module)
             .arg(path)
-            .arg(css_viewport.0.to_string())
-            .arg(css_viewport.1.to_string())
+            .arg(width)
+            .arg(height)
             .arg(URL_TIMEOUT.as_millis().to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -197,11 +209,41 @@ impl LayoutFile {
                 }
             }
         }
+        let app_panels = placed_app_panels(&value);
         let folder = std::fs::canonicalize(path)
             .map_err(|source| DeclarationError::Read { path: path.to_path_buf(), source })?
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        Ok(LayoutFile { path: path.to_path_buf(), json, folder, landmarks, url_pages })
+        Ok(LayoutFile { path: path.to_path_buf(), json, folder, landmarks, url_pages, app_panels })
     }
+
+    /// The landmarks the file adds to a Host of `layout`: managed's panels and pages, or in compat
+    /// (fixed chrome, application panels straight in the page area) `panel-<id>` of each application
+    /// panel it mounts.
+    pub fn landmarks_in(&self, layout: crate::host::Layout) -> Vec<String> {
+        match layout {
+            crate::host::Layout::Managed => self.landmarks.clone(),
+            crate::host::Layout::Compat => self.app_panels.iter().map(|p| format!("panel-{p}")).collect(),
+        }
+    }
+}
+
+/// The application panels (host.js `isAppPanel`) a valid declaration's `default` layout places, in
+/// its document order (host.js `placedPanels`).
+fn placed_app_panels(decl: &Value) -> Vec<String> {
+    fn walk(node: &Value, out: &mut Vec<String>) {
+        for child in node["children"].as_array().into_iter().flatten() {
+            match child["panel"].as_str() {
+                Some(p) => out.push(p.to_string()),
+                None => walk(child, out),
+            }
+        }
+    }
+    let mut placed = Vec::new();
+    walk(&decl["layout"]["layouts"]["default"], &mut placed);
+    let panels = &decl["layout"]["panels"];
+    let is_app =
+        |p: &Value| p["kind"] == "component" || (p["kind"] == "page" && (!p["src"].is_null() || !p["url"].is_null()));
+    placed.into_iter().filter(|id| is_app(&panels[id.as_str()])).collect()
 }

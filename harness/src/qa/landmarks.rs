@@ -7,6 +7,7 @@
 
 use super::declaration::LayoutFile;
 use crate::css_landmark;
+use crate::host::Layout;
 
 /// Every landmark of the default reference Host (managed and compat, iframe and fragment).
 pub const REFERENCE: &[&str] = &[
@@ -74,8 +75,14 @@ pub enum Target {
 }
 
 /// Parses `--point` (`X,Y` or a landmark) and checks it against the page's CSS viewport and the
-/// landmarks the Host (with `file`'s panels and pages) has.
-pub fn target(point: &str, css_viewport: (u32, u32), file: Option<&LayoutFile>) -> Result<Target, String> {
+/// landmarks the Host of `layout` (with `file`'s panels and pages) has.
+pub fn target(
+    point: &str,
+    css_viewport: (u32, u32),
+    file: Option<&LayoutFile>,
+    layout: Layout,
+) -> Result<Target, String> {
+    let file_landmarks = file.map(|f| f.landmarks_in(layout));
     if let Some((x, y)) = point.split_once(',') {
         let x: f64 = x
             .trim()
@@ -101,8 +108,8 @@ pub fn target(point: &str, css_viewport: (u32, u32), file: Option<&LayoutFile>) 
     }
     if let Some(rest) = css_landmark::selector_text(point) {
         // Named by a selector: the panels it may name are the layout file's, else the reference Host's.
-        let names: Vec<&str> = match file {
-            Some(f) => f.landmarks.iter().map(String::as_str).collect(),
+        let names: Vec<&str> = match &file_landmarks {
+            Some(l) => l.iter().map(String::as_str).collect(),
             None => REFERENCE.to_vec(),
         };
         let panels: Vec<&str> = names.iter().filter_map(|l| l.strip_prefix("panel-")).collect();
@@ -111,11 +118,11 @@ pub fn target(point: &str, css_viewport: (u32, u32), file: Option<&LayoutFile>) 
     }
     let known = REFERENCE.contains(&point)
         || REFERENCE_PREFIXES.iter().any(|p| point.strip_prefix(p).is_some_and(|rest| !rest.is_empty()))
-        || file.is_some_and(|f| f.landmarks.iter().any(|l| l == point));
+        || file_landmarks.as_ref().is_some_and(|l| l.iter().any(|l| l == point));
     if !known {
         let mut names: Vec<&str> = REFERENCE.to_vec();
-        if let Some(f) = file {
-            names.extend(f.landmarks.iter().map(String::as_str));
+        if let Some(l) = &file_landmarks {
+            names.extend(l.iter().map(String::as_str));
         }
         return Err(format!("no landmark “{point}” (landmarks: {})", names.join(", ")));
     }
@@ -128,21 +135,21 @@ mod tests {
 
     #[test]
     fn a_point_must_fall_inside_the_viewport() {
-        assert_eq!(target("0,0", (1280, 720), None), Ok(Target::Point(0.0, 0.0)));
-        assert_eq!(target("1279.5,719", (1280, 720), None), Ok(Target::Point(1279.5, 719.0)));
-        assert!(target("1280,10", (1280, 720), None).unwrap_err().contains("outside the 1280x720"));
-        assert!(target("10,720", (1280, 720), None).unwrap_err().contains("outside"));
-        assert!(target("-1,10", (1280, 720), None).unwrap_err().contains("outside"));
-        assert!(target("5000,5000", (1280, 720), None).unwrap_err().contains("5000,5000"));
+        assert_eq!(target("0,0", (1280, 720), None, Layout::Managed), Ok(Target::Point(0.0, 0.0)));
+        assert_eq!(target("1279.5,719", (1280, 720), None, Layout::Managed), Ok(Target::Point(1279.5, 719.0)));
+        assert!(target("1280,10", (1280, 720), None, Layout::Managed).unwrap_err().contains("outside the 1280x720"));
+        assert!(target("10,720", (1280, 720), None, Layout::Managed).unwrap_err().contains("outside"));
+        assert!(target("-1,10", (1280, 720), None, Layout::Managed).unwrap_err().contains("outside"));
+        assert!(target("5000,5000", (1280, 720), None, Layout::Managed).unwrap_err().contains("5000,5000"));
     }
 
     #[test]
     fn an_unknown_landmark_is_named_with_the_known_ones() {
-        let e = target("no-such-place", (1280, 720), None).unwrap_err();
+        let e = target("no-such-place", (1280, 720), None, Layout::Managed).unwrap_err();
         assert!(e.contains("no-such-place") && e.contains("boundary") && e.contains("left-leaf"), "{e}");
-        assert_eq!(target("nav-home", (1280, 720), None), Ok(Target::Landmark("nav-home".into())));
-        assert!(target("nav-", (1280, 720), None).is_err());
-        assert_eq!(target("boundary", (1280, 720), None), Ok(Target::Boundary));
+        assert_eq!(target("nav-home", (1280, 720), None, Layout::Managed), Ok(Target::Landmark("nav-home".into())));
+        assert!(target("nav-", (1280, 720), None, Layout::Managed).is_err());
+        assert_eq!(target("boundary", (1280, 720), None, Layout::Managed), Ok(Target::Boundary));
     }
 
     #[test]
@@ -151,15 +158,35 @@ mod tests {
             path: "x.json".into(),
             json: String::new(),
             folder: ".".into(),
-            landmarks: vec!["panel-side".into()],
+            landmarks: vec!["panel-aside".into(), "panel-side".into()],
             url_pages: Vec::new(),
+            app_panels: vec!["side".into()],
         };
-        assert_eq!(target("panel-side", (1280, 720), Some(&f)), Ok(Target::Landmark("panel-side".into())));
-        assert!(target("panel-side", (1280, 720), None).is_err());
+        assert_eq!(
+            target("panel-side", (1280, 720), Some(&f), Layout::Managed),
+            Ok(Target::Landmark("panel-side".into()))
+        );
+        assert!(target("panel-side", (1280, 720), None, Layout::Managed).is_err());
         // A css: landmark's panel prefix is checked against the file's panels.
-        assert_eq!(target("css:side:.x", (1280, 720), Some(&f)), Ok(Target::Landmark("css:side:.x".into())));
-        assert!(target("css:main:.x", (1280, 720), Some(&f)).unwrap_err().contains("panels: side"));
-        assert_eq!(target("css:main:.x", (1280, 720), None), Ok(Target::Landmark("css:main:.x".into())));
-        assert!(target("css:", (1280, 720), None).unwrap_err().contains("names no selector"));
+        assert_eq!(
+            target("css:side:.x", (1280, 720), Some(&f), Layout::Managed),
+            Ok(Target::Landmark("css:side:.x".into()))
+        );
+        assert!(target("css:main:.x", (1280, 720), Some(&f), Layout::Managed)
+            .unwrap_err()
+            .contains("panels: aside, side"));
+        assert_eq!(
+            target("css:main:.x", (1280, 720), None, Layout::Managed),
+            Ok(Target::Landmark("css:main:.x".into()))
+        );
+        assert!(target("css:", (1280, 720), None, Layout::Managed).unwrap_err().contains("names no selector"));
+        // In compat a builtin panel is compat's own chrome: only the application panels are landmarks.
+        assert_eq!(
+            target("panel-side", (1280, 720), Some(&f), Layout::Compat),
+            Ok(Target::Landmark("panel-side".into()))
+        );
+        assert!(target("panel-aside", (1280, 720), Some(&f), Layout::Managed).is_ok());
+        assert!(target("panel-aside", (1280, 720), Some(&f), Layout::Compat).unwrap_err().contains("no landmark"));
+        assert!(target("css:aside:.x", (1280, 720), Some(&f), Layout::Compat).unwrap_err().contains("panels: side"));
     }
 }

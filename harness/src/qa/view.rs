@@ -15,8 +15,9 @@ pub const ZOOM_RANGE: (f64, f64) = (0.25, 5.0);
 
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ViewArgs {
-    /// A managed layout declaration (JSON, the shape of pages/host/layouts/default.json) to open
-    /// instead of the default one; checked with the Host's own rules before anything opens.
+    /// A layout declaration (JSON, the shape of pages/host/layouts/default.json) to open instead of
+    /// the default Host: managed arranges its panels, compat mounts its application panels in the
+    /// page area; checked with the Host's own rules before anything opens.
     #[arg(long, value_name = "FILE")]
     pub layout_file: Option<PathBuf>,
     /// The emulated window, CSS px at zoom 1 (default 1280x720).
@@ -36,8 +37,6 @@ pub struct ViewArgs {
 pub enum ViewError {
     #[error(transparent)]
     Declaration(#[from] DeclarationError),
-    #[error("--layout-file is a managed layout declaration; it cannot be opened with --layout compat")]
-    CompatWithFile,
     #[error(
         "panel{} {} mount{} an application by an https: url, which engine fragment cannot mount: the gateway \
          proxies a url page's upstream over plain http: only (the harness has no TLS client); open it with \
@@ -68,12 +67,25 @@ pub struct View {
 }
 
 impl ViewArgs {
-    /// Validates the options (the layout file with the Host's rules under `pages`, at the CSS
-    /// viewport these options give the page).
-    pub fn check(&self, pages: &Path) -> Result<View, ViewError> {
+    /// The layouts a command opens: the ones asked for, else with a layout file managed (the layout
+    /// that arranges its panels), else both.
+    pub fn layouts(&self, asked: Option<&[Layout]>) -> Vec<Layout> {
+        match (&self.layout_file, asked) {
+            (_, Some(l)) => l.to_vec(),
+            (Some(_), None) => vec![Layout::Managed],
+            (None, None) => Layout::ALL.to_vec(),
+        }
+    }
+
+    /// Validates the options for a command that opens `layouts`: the layout file with the Host's
+    /// rules under `pages`, and, when managed is among them, its fixed sizes against the CSS viewport
+    /// these options give the page (compat does not apply the file's arrangement, so a file whose
+    /// sizes do not fit is opened in compat as in a Host of any width).
+    pub fn check(&self, pages: &Path, layouts: &[Layout]) -> Result<View, ViewError> {
         let mut view = View { layout_file: None, window: self.viewport, dpr: self.dpr, zoom: self.zoom };
         if let Some(p) = &self.layout_file {
-            view.layout_file = Some(LayoutFile::load(pages, p, view.css_viewport())?);
+            let fit = layouts.contains(&Layout::Managed).then(|| view.css_viewport());
+            view.layout_file = Some(LayoutFile::load_fitting(pages, p, fit)?);
         }
         Ok(view)
     }
@@ -104,17 +116,6 @@ pub fn check_engines(layout_file: Option<&Path>, engines: &[crate::host::Engine]
 }
 
 impl View {
-    /// The layouts a command may open: with a layout file only managed, and asking for compat
-    /// beside one is an error.
-    pub fn layouts(&self, asked: Option<&[Layout]>) -> Result<Vec<Layout>, ViewError> {
-        match (&self.layout_file, asked) {
-            (Some(_), Some(l)) if l.contains(&Layout::Compat) => Err(ViewError::CompatWithFile),
-            (Some(_), _) => Ok(vec![Layout::Managed]),
-            (None, Some(l)) => Ok(l.to_vec()),
-            (None, None) => Ok(Layout::ALL.to_vec()),
-        }
-    }
-
     /// A managed Host without a layout file lays out `pages/host/layouts/default.json`: at a window
     /// or zoom other than the default, that declaration is checked with the Host's own rules before a
     /// browser starts (one that does not fit is refused, as a layout file is), compat is not.
@@ -132,9 +133,9 @@ impl View {
         }
     }
 
-    /// `options` at this view: window, DPR, zoom, and the layout file's declaration (managed only).
+    /// `options` at this view: window, DPR, zoom, and the layout file's declaration (managed lays it
+    /// out, compat mounts its application panels in the page area).
     pub fn apply(&self, options: HostOptions) -> HostOptions {
-        let managed = options.layout() == Layout::Managed;
         let mut o = options;
         if let Some((w, h)) = self.window {
             o = o.viewport(w, h);
@@ -146,8 +147,8 @@ impl View {
             o = o.zoom(zoom);
         }
         match &self.layout_file {
-            Some(f) if managed => o.declaration_in(f.json.clone(), f.folder.clone()),
-            _ => o,
+            Some(f) => o.declaration_in(f.json.clone(), f.folder.clone()),
+            None => o,
         }
     }
 
@@ -219,6 +220,29 @@ mod tests {
         assert!(e.starts_with("panel a mounts an application by an https: url") && e.contains("no TLS client"), "{e}");
         assert!(check_engines(Some(&dir.join("missing.json")), &[Fragment]).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_layout_file_opens_in_the_layouts_asked_for_managed_when_none_is_and_compat_gets_its_declaration() {
+        let with = ViewArgs { layout_file: Some("x.json".into()), ..ViewArgs::default() };
+        assert_eq!(with.layouts(None), vec![Layout::Managed]);
+        assert_eq!(with.layouts(Some(&[Layout::Compat])), vec![Layout::Compat]);
+        assert_eq!(with.layouts(Some(&Layout::ALL)), Layout::ALL.to_vec());
+        assert_eq!(ViewArgs::default().layouts(None), Layout::ALL.to_vec());
+        let file = LayoutFile {
+            path: "x.json".into(),
+            json: "{}".into(),
+            folder: "/tmp".into(),
+            landmarks: Vec::new(),
+            url_pages: Vec::new(),
+            app_panels: Vec::new(),
+        };
+        let view = View { layout_file: Some(file), ..View::default() };
+        for layout in Layout::ALL {
+            let o = view.apply(HostOptions::new(layout, crate::host::Engine::Iframe));
+            assert_eq!(o.served_declaration().map(|(_, json)| json), Some("{}"), "{layout}");
+            assert!(o.path().contains("layout=file-"), "{layout}: {}", o.path());
+        }
     }
 
     #[test]

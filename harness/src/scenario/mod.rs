@@ -32,7 +32,8 @@ pub struct Scenario {
     /// The engines it is replayed in, each in a fresh Host (default: both).
     #[serde(default = "both_engines")]
     pub engines: Vec<Engine>,
-    /// A managed layout declaration, relative to the scenario file.
+    /// A layout declaration, relative to the scenario file (managed lays it out, compat mounts its
+    /// application panels in the page area).
     #[serde(default)]
     pub layout_file: Option<PathBuf>,
     /// `WxH`, CSS px at zoom 1.
@@ -333,11 +334,10 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
                 None => None,
             },
         };
-        view_args.check(pages).map_err(|e| invalid(format!("{what}{e}")))
+        view_args.check(pages, &[scenario.layout]).map_err(|e| invalid(format!("{what}{e}")))
     };
     crate::qa::view::check_engines(layout_file.as_deref(), &scenario.engines).map_err(|e| invalid(e.to_string()))?;
     let view = view_of(None, None, None, "")?;
-    view.layouts(Some(&[scenario.layout])).map_err(|e| invalid(e.to_string()))?;
     if scenario.engines.is_empty() {
         return Err(invalid("engines: name at least one".into()));
     }
@@ -357,7 +357,7 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
             }
         }
         let at = |a: &At| {
-            check_at(a, css, view.layout_file.as_ref())
+            check_at(a, css, view.layout_file.as_ref(), scenario.layout)
                 .map_err(|e| invalid(format!("steps[{i}] ({}): {e}", step.name())))
         };
         match step {
@@ -457,14 +457,14 @@ pub fn load(pages: &Path, path: &Path) -> Result<Loaded, ScenarioError> {
     Ok(Loaded { path: path.to_path_buf(), scenario, view, open_views })
 }
 
-fn check_at(a: &At, css: (u32, u32), file: Option<&LayoutFile>) -> Result<(), String> {
+fn check_at(a: &At, css: (u32, u32), file: Option<&LayoutFile>, layout: Layout) -> Result<(), String> {
     match a {
         At::Overlay(b) if OVERLAY_ANSWERS.contains(&b.overlay.as_str()) => Ok(()),
         At::Overlay(b) => {
             Err(format!("no overlay button {} (buttons: {})", text::quote(&b.overlay), OVERLAY_ANSWERS.join(", ")))
         }
-        At::Named(n) => landmarks::target(n, css, file).map(drop),
-        At::Xy([x, y]) => landmarks::target(&format!("{x},{y}"), css, file).map(drop),
+        At::Named(n) => landmarks::target(n, css, file, layout).map(drop),
+        At::Xy([x, y]) => landmarks::target(&format!("{x},{y}"), css, file, layout).map(drop),
         At::Spot(s) => {
             if !((0.0..=1.0).contains(&s.fx) && (0.0..=1.0).contains(&s.fy)) {
                 return Err(format!(
@@ -472,7 +472,7 @@ fn check_at(a: &At, css: (u32, u32), file: Option<&LayoutFile>) -> Result<(), St
                     s.fx, s.fy
                 ));
             }
-            match landmarks::target(&s.landmark, css, file)? {
+            match landmarks::target(&s.landmark, css, file, layout)? {
                 Target::Landmark(_) | Target::Boundary => Ok(()),
                 Target::Point(..) => Err(format!("{} is not a landmark", text::quote(&s.landmark))),
             }
