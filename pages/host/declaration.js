@@ -335,8 +335,7 @@ function checkRoutes(panelId, routes, at, routed, err) {
   }
   const overlaps = (a, b) => a.startsWith(b) || b.startsWith(a);
   routes.forEach((prefix, i) => {
-    const bad = (why) =>
-      err('invalid-routes', [...at, i], `panel \`${panelId}\`: route \`${prefix}\` ${why}`, panelId);
+    const bad = (why) => err('invalid-routes', [...at, i], `panel \`${panelId}\`: route \`${prefix}\` ${why}`, panelId);
     if (typeof prefix !== 'string' || !prefix.startsWith('/') || !prefix.endsWith('/') || prefix === '/')
       return bad('must be a path prefix starting and ending with `/`, not `/` itself');
     if (/[?#%\\]/.test(prefix)) return bad('must not contain `?`, `#`, `%` or `\\`');
