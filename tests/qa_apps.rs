@@ -594,7 +594,7 @@ fn layout_with_url_routes(name: &str, url: &str, routes: Option<&[&str]>) -> Pat
 /// "/data/"]` the Host proxies them to the application's server at the same path (its log shows the
 /// gateway asked for each), the stylesheet sizes the button (Chromium's box is its 240 x 48 px), and
 /// the candidate at the button agrees with Chromium's box model, hit test and AX tree (its name the
-/// fetched label). The run without routes goes first: routes belong to the server from the moment
+/// fetched label), in the managed and the compat layout. The run without routes goes first: routes belong to the server from the moment
 /// a layout declaring them is served.
 #[test]
 fn an_application_naming_its_files_from_its_servers_root_loads_through_its_routes_as_a_web_fragment() {
@@ -625,30 +625,32 @@ fn an_application_naming_its_files_from_its_servers_root_loads_through_its_route
         Ok(())
     });
     let routed = layout_with_url_routes("rooted", &url, Some(&["/assets/", "/data/"]));
-    run_host_opts(checked_options(&routed, Engine::Fragment), async |host| {
-        agrees_with_chromium(host, "id", "order", &[WebFragment]).await?;
-        let frames = host.frames();
-        let at = frames.locate_attr("id", "order").await?.ok_or_else(|| anyhow::anyhow!("no #order"))?;
-        let rect = frames.node_rect(&at).await?;
-        anyhow::ensure!(
-            (rect.width - 240.0).abs() <= 0.5 && (rect.height - 48.0).abs() <= 0.5,
-            "the stylesheet did not size the button: Chromium's box {rect:?}"
-        );
-        let ax = ax_facts(&at.session, at.backend_node_id).await?;
-        anyhow::ensure!(ax.name == "Place order", "the fetched label is not the button's name: {:?}", ax.name);
-        let upstream = server.requests();
-        for path in rooted {
+    for layout in [Layout::Managed, Layout::Compat] {
+        run_host_opts(checked_options_in(layout, &routed, Engine::Fragment), async |host| {
+            agrees_with_chromium(host, "id", "order", &[WebFragment]).await?;
+            let frames = host.frames();
+            let at = frames.locate_attr("id", "order").await?.ok_or_else(|| anyhow::anyhow!("no #order"))?;
+            let rect = frames.node_rect(&at).await?;
             anyhow::ensure!(
-                upstream.iter().any(|(p, agent)| p == path && agent == "attention-harness gateway"),
-                "{path} did not reach the application's server through the gateway: {upstream:?}"
+                (rect.width - 240.0).abs() <= 0.5 && (rect.height - 48.0).abs() <= 0.5,
+                "the stylesheet did not size the button: Chromium's box {rect:?}"
             );
-            anyhow::ensure!(
-                harness().iter().any(|r| r.path == path && r.status == 200),
-                "{path} was not answered 200 at the Host"
-            );
-        }
-        Ok(())
-    });
+            let ax = ax_facts(&at.session, at.backend_node_id).await?;
+            anyhow::ensure!(ax.name == "Place order", "the fetched label is not the button's name: {:?}", ax.name);
+            let upstream = server.requests();
+            for path in rooted {
+                anyhow::ensure!(
+                    upstream.iter().any(|(p, agent)| p == path && agent == "attention-harness gateway"),
+                    "{path} did not reach the application's server through the gateway: {upstream:?}"
+                );
+                anyhow::ensure!(
+                    harness().iter().any(|r| r.path == path && r.status == 200),
+                    "{path} was not answered 200 at the Host"
+                );
+            }
+            Ok(())
+        });
+    }
 }
 
 /// A layout file whose url page routes a path the harness serves itself, or a prefix without its
