@@ -8,10 +8,13 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 /// A running server; it serves until the test process ends.
 pub struct AppServer {
     pub port: u16,
+    /// Every request it answered, oldest first: its path and its User-Agent.
+    log: Arc<Mutex<Vec<(String, String)>>>,
 }
 
 impl AppServer {
@@ -20,15 +23,23 @@ impl AppServer {
         let listener = TcpListener::bind("127.0.0.1:0").expect("bind the application server");
         let port = listener.local_addr().unwrap().port();
         let folder = std::fs::canonicalize(folder).unwrap();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let logged = log.clone();
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
                 let folder = folder.clone();
+                let log = logged.clone();
                 std::thread::spawn(move || {
-                    let _ = answer(stream, &folder);
+                    let _ = answer(stream, &folder, &log);
                 });
             }
         });
-        AppServer { port }
+        AppServer { port, log }
+    }
+
+    /// The requests answered so far: (path with query, User-Agent).
+    pub fn requests(&self) -> Vec<(String, String)> {
+        self.log.lock().map(|l| l.clone()).unwrap_or_default()
     }
 
     /// `http://localhost:<port>/`: the site the harness's child pages are on (not the Host's
@@ -38,14 +49,23 @@ impl AppServer {
     }
 }
 
-fn answer(stream: std::net::TcpStream, folder: &Path) -> std::io::Result<()> {
+fn answer(stream: std::net::TcpStream, folder: &Path, log: &Mutex<Vec<(String, String)>>) -> std::io::Result<()> {
     let mut reader = BufReader::new(stream.try_clone()?);
     let mut line = String::new();
     reader.read_line(&mut line)?;
     // The request's headers, up to the blank line.
     let mut header = String::new();
+    let mut agent = String::new();
     while reader.read_line(&mut header)? > 2 {
+        if let Some((name, value)) = header.split_once(':') {
+            if name.eq_ignore_ascii_case("user-agent") {
+                agent = value.trim().to_string();
+            }
+        }
         header.clear();
+    }
+    if let Ok(mut l) = log.lock() {
+        l.push((line.split_whitespace().nth(1).unwrap_or("").to_string(), agent));
     }
     let path = line.split_whitespace().nth(1).unwrap_or("/").split(['?', '#']).next().unwrap_or("/").to_string();
     let (status, kind, body) = match file_of(folder, &path) {

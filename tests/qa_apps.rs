@@ -575,6 +575,160 @@ fn an_application_served_elsewhere_by_url_is_proxied_as_a_web_fragment_and_agree
     });
 }
 
+/// A layout file mounting `url` as the page panel `signup`, with `routes` when given.
+fn layout_with_url_routes(name: &str, url: &str, routes: Option<&[&str]>) -> PathBuf {
+    let file = layout_with_url(name, url);
+    if let Some(routes) = routes {
+        let mut decl: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        decl["layout"]["panels"]["signup"]["routes"] = serde_json::json!(routes);
+        std::fs::write(&file, serde_json::to_string_pretty(&decl).unwrap()).unwrap();
+    }
+    file
+}
+
+/// An application that names its stylesheet, its script and its data from its server's root
+/// (fixtures/apps/rooted: `/assets/app.css`, `/assets/app.js`, `fetch('/data/label.txt')`, as a
+/// Vite build with base "/" does), mounted by url (`/app/`) with engine fragment. Without `routes`
+/// the file is accepted, its document comes through the gateway, and those root-relative requests
+/// reach the Host, which answers 404: the button is never rendered. With `"routes": ["/assets/",
+/// "/data/"]` the Host proxies them to the application's server at the same path (its log shows the
+/// gateway asked for each), the stylesheet sizes the button (Chromium's box is its 240 x 48 px), and
+/// the candidate at the button agrees with Chromium's box model, hit test and AX tree (its name the
+/// fetched label), in the managed and the compat layout. The run without routes goes first: routes belong to the server from the moment
+/// a layout declaring them is served.
+#[test]
+fn an_application_naming_its_files_from_its_servers_root_loads_through_its_routes_as_a_web_fragment() {
+    use SegmentKind::WebFragment;
+    let server = super::app_server::AppServer::start(&repo("fixtures/apps/rooted"));
+    let url = format!("{}app/", server.url());
+    let rooted = ["/assets/app.css", "/assets/app.js", "/data/label.txt"];
+    let harness = || attention_harness::Harness::global().server().requests();
+    let plain = checked_options(&layout_with_url_routes("rooted-plain", &url, None), Engine::Fragment);
+    run_host_opts(plain, async |host| {
+        let frames = host.frames();
+        attention_harness::checks::wait_for(
+            host,
+            "the Host's 404 for /assets/app.js",
+            Duration::from_secs(5),
+            || async {
+                Ok(match harness().iter().find(|r| r.path == "/assets/app.js") {
+                    Some(r) => attention_harness::checks::Poll::Ready(r.status),
+                    None => attention_harness::checks::Poll::Pending("not asked".into()),
+                })
+            },
+        )
+        .await
+        .and_then(|s| if s == 404 { Ok(()) } else { Err(anyhow::anyhow!("/assets/app.js answered {s}")) })?;
+        anyhow::ensure!(frames.locate_attr("id", "rooted").await?.is_some(), "the application's document is not there");
+        anyhow::ensure!(frames.locate_attr("id", "order").await?.is_none(), "the button rendered without routes");
+        anyhow::ensure!(server.requests().iter().all(|(p, _)| !p.starts_with("/assets/")), "{:?}", server.requests());
+        Ok(())
+    });
+    let routed = layout_with_url_routes("rooted", &url, Some(&["/assets/", "/data/"]));
+    for layout in [Layout::Managed, Layout::Compat] {
+        run_host_opts(checked_options_in(layout, &routed, Engine::Fragment), async |host| {
+            agrees_with_chromium(host, "id", "order", &[WebFragment]).await?;
+            let frames = host.frames();
+            let at = frames.locate_attr("id", "order").await?.ok_or_else(|| anyhow::anyhow!("no #order"))?;
+            let rect = frames.node_rect(&at).await?;
+            anyhow::ensure!(
+                (rect.width - 240.0).abs() <= 0.5 && (rect.height - 48.0).abs() <= 0.5,
+                "the stylesheet did not size the button: Chromium's box {rect:?}"
+            );
+            let ax = ax_facts(&at.session, at.backend_node_id).await?;
+            anyhow::ensure!(ax.name == "Place order", "the fetched label is not the button's name: {:?}", ax.name);
+            let upstream = server.requests();
+            for path in rooted {
+                anyhow::ensure!(
+                    upstream.iter().any(|(p, agent)| p == path && agent == "attention-harness gateway"),
+                    "{path} did not reach the application's server through the gateway: {upstream:?}"
+                );
+                anyhow::ensure!(
+                    harness().iter().any(|r| r.path == path && r.status == 200),
+                    "{path} was not answered 200 at the Host"
+                );
+            }
+            Ok(())
+        });
+    }
+}
+
+/// A layout file whose url page routes a path the harness serves itself, or a prefix without its
+/// closing `/`, is refused before a browser starts: exit 2, `FILE:LINE:COL: invalid-routes: ...`
+/// at the route, and the url is not asked (nothing listens there).
+#[test]
+fn a_url_page_routing_a_path_the_harness_serves_or_a_malformed_prefix_is_refused_up_front() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let url = format!("http://localhost:{port}/app/");
+    for (name, routes, message) in [
+        ("routes-host", ["/assets/", "/host/"], "route `/host/` overlaps `/host/`, which the harness serves itself"),
+        ("routes-open", ["/assets/", "/src"], "route `/src` must be a path prefix starting and ending with `/`"),
+    ] {
+        let file = layout_with_url_routes(name, &url, Some(&routes));
+        let (out, _) = cli(&["snapshot", "--point", "panel-signup", "--layout-file", file.to_str().unwrap()]);
+        let err = String::from_utf8_lossy(&out.stderr).to_string();
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        let at = format!("{}:", file.display());
+        assert!(err.contains(&at) && err.contains(&format!("invalid-routes: panel `signup`: {message}")), "{err}");
+        assert!(!err.contains("unreachable-url"), "the url was asked: {err}");
+    }
+}
+
+/// The Host's proxy of a url page's `routes`: a path under a route is the upstream's at the same
+/// path (query kept, HTML with the runtime, its 404 passed on), only on the Host site and for GET, the
+/// route's path rule answered 400 and an upstream that refuses the connection 502; a layout served
+/// again without routes routes nothing.
+#[test]
+fn the_host_proxies_a_url_pages_routes_at_the_same_path_only_on_the_host_site() {
+    let upstream = super::app_server::AppServer::start(&repo("fixtures/apps/rooted"));
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let decl = serde_json::json!({"layout": {"panels": {
+        "app": {"kind": "page", "url": format!("{}app/", upstream.url()), "routes": ["/assets/", "/app/"]},
+        "closed": {"kind": "page", "url": format!("http://localhost:{closed}/"), "routes": ["/gone/"]},
+    }}});
+    let h = attention_harness::Harness::global();
+    h.block_on(async {
+        let server = attention_harness::server::Server::start(repo("pages")).await.unwrap();
+        server.serve_layout("t", &decl.to_string());
+        let (host, child) = (server.host_origin().to_string(), server.child_origin().to_string());
+        let get = |origin: &str, path: &str| {
+            let url = format!("{origin}{path}");
+            async move { http_get_with(&url, "").await }
+        };
+        let css = std::fs::read_to_string(repo("fixtures/apps/rooted/assets/app.css")).unwrap();
+        assert_eq!(get(&host, "/assets/app.css").await, (200, css));
+        let (s, body) = get(&host, "/app/?x=1").await;
+        assert!(s == 200 && body.contains("/runtime/attention.js") && body.contains("/assets/app.js"), "{s} {body}");
+        assert!(upstream.requests().iter().any(|(p, _)| p == "/app/?x=1"), "{:?}", upstream.requests());
+        assert_eq!(get(&host, "/assets/missing.js").await.0, 404);
+        assert_eq!(get(&child, "/assets/app.css").await.0, 404);
+        for bad in ["/assets/../data/label.txt", "/assets/%2e%2e/data/label.txt", "/assets//x", "/assets/a%2fb"] {
+            let (s, body) = get(&host, bad).await;
+            assert!(s == 400 && !body.contains("Place order"), "{bad}: {s} {body}");
+        }
+        let (s, body) = get(&host, "/gone/x").await;
+        assert!(s == 502 && body.contains("does not answer"), "{s} {body}");
+        // Not a route: the harness's own answer (no such file).
+        assert_eq!(get(&host, "/data/label.txt").await.0, 404);
+        // The proxy asks with GET only: another method is refused, not turned into a GET.
+        let asked = upstream.requests().len();
+        let post = {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let mut s = tokio::net::TcpStream::connect(host.strip_prefix("http://").unwrap()).await.unwrap();
+            s.write_all(b"POST /assets/app.css HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                .await
+                .unwrap();
+            let mut buf = Vec::new();
+            s.read_to_end(&mut buf).await.unwrap();
+            String::from_utf8_lossy(&buf).to_string()
+        };
+        assert!(post.starts_with("HTTP/1.1 405"), "{post}");
+        assert_eq!(upstream.requests().len(), asked, "the POST reached the upstream");
+        server.serve_layout("t", &serde_json::json!({"layout": {"panels": {}}}).to_string());
+        assert_eq!(get(&host, "/assets/app.css").await.0, 404);
+    });
+}
+
 /// The gateway's proxy of a `url` page (`/qa-url/...`, `/fragments/qa-url/...`): the upstream's
 /// files with their status, HTML with the runtime (or renamed for a fragment's content fetch, its
 /// relative URLs under the route), nothing outside the url's directory (400), and an upstream that

@@ -25,9 +25,31 @@ export const KEYS = {
   placed: ['panel', 'size', 'main'],
   split: ['direction', 'children', 'size'],
   builtin: ['kind', 'id'],
-  page: ['kind', 'id', 'src', 'url', 'origin'],
+  page: ['kind', 'id', 'src', 'url', 'origin', 'routes'],
   component: ['kind', 'module', 'tag', 'attributes', 'origin'],
 };
+
+/** The most path prefixes one url page may route (`routes`). */
+export const MAX_ROUTES = 16;
+
+/**
+ * The paths the harness's own server answers at the Host origin (harness/src/server/mod.rs: the Host,
+ * the runtime, the reference pages and their bundles, the gateway, QA's pages, the Session's API): a
+ * url page's `routes` may not overlap them.
+ */
+export const SERVED_PREFIXES = [
+  '/host/',
+  '/runtime/',
+  '/apps/',
+  '/corpora/',
+  '/vendor/',
+  '/node_modules/',
+  '/fragments/',
+  '/qa/',
+  '/qa-url/',
+  '/qa-component/',
+  '/api/v1/',
+];
 
 /** The panel kinds a declaration may name. */
 export const PANEL_KINDS = ['builtin', 'page', 'component'];
@@ -165,10 +187,10 @@ export function showPath(path) {
  * Kinds: invalid-declaration, unknown-key, missing-layout, invalid-direction, invalid-children,
  * invalid-size, invalid-main, unknown-panel, duplicate-panel, multiple-main, missing-main,
  * invalid-panel, unknown-builtin, unknown-page, duplicate-page, src-outside, invalid-origin, invalid-url,
- * invalid-module, invalid-tag, invalid-attributes, does-not-fit.
+ * invalid-module, invalid-tag, invalid-attributes, invalid-routes, does-not-fit.
  * A page panel is a reference page (`{kind: 'page', id}`), the application's own file or folder
  * beside the layout file (`{kind: 'page', src, origin?}`) or an application served elsewhere
- * (`{kind: 'page', url}`, http or https). A component panel mounts `<tag>` from an ES module
+ * (`{kind: 'page', url, routes?}`, http or https; [`checkRoutes`]). A component panel mounts `<tag>` from an ES module
  * (`{kind: 'component', module, tag, attributes?, origin?}`, [`checkComponent`]).
  * With `viewport` (`{width, height}`, CSS px) the fixed sizes of every layout must fit it.
  */
@@ -200,6 +222,7 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
   if (!isObj(layouts) || !isObj(panels)) return errors;
 
   const pagesUsed = new Map();
+  const routed = [];
   for (const [panelId, panel] of Object.entries(panels)) {
     const at = ['layout', 'panels', panelId];
     if (!isObj(panel) || !PANEL_KINDS.includes(panel.kind)) {
@@ -212,6 +235,16 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
       continue;
     }
     onlyKeys(panel, at, KEYS[panel.kind]);
+    if (panel.kind === 'page' && panel.routes !== undefined) {
+      if (panel.url === undefined)
+        err(
+          'invalid-routes',
+          [...at, 'routes'],
+          `panel \`${panelId}\`: routes applies only to a \`url\` page (the paths its server answers at the Host's origin)`,
+          panelId,
+        );
+      else checkRoutes(panelId, panel.routes, [...at, 'routes'], routed, err);
+    }
     if (panel.kind === 'component') {
       checkComponent(panelId, panel, at, err);
     } else if (panel.kind === 'builtin') {
@@ -281,6 +314,40 @@ export function validateDeclaration(decl, layoutName = 'default', { viewport } =
     if (viewport && errors.length === before) checkFit(root, ['layout', 'layouts', name], viewport, err);
   }
   return errors;
+}
+
+/**
+ * A url page's `routes` (as a Web Fragment's `routePatterns`): path prefixes at the Host's origin the
+ * gateway proxies to the url's server at the same path. A non-empty array of at most [`MAX_ROUTES`]
+ * strings, each starting and ending with `/`, without `..`, `.`, `//`, `\\`, `%`, `?` or `#`, never
+ * `/` nor a prefix overlapping one the harness serves ([`SERVED_PREFIXES`]) or one routed before
+ * (`routed`: `{prefix, panelId}` of the panels checked so far, this one's own added).
+ */
+function checkRoutes(panelId, routes, at, routed, err) {
+  if (!Array.isArray(routes) || routes.length === 0 || routes.length > MAX_ROUTES) {
+    err(
+      'invalid-routes',
+      at,
+      `panel \`${panelId}\`: routes must be a non-empty array of at most ${MAX_ROUTES} path prefixes (\`["/assets/"]\`)`,
+      panelId,
+    );
+    return;
+  }
+  const overlaps = (a, b) => a.startsWith(b) || b.startsWith(a);
+  routes.forEach((prefix, i) => {
+    const bad = (why) => err('invalid-routes', [...at, i], `panel \`${panelId}\`: route \`${prefix}\` ${why}`, panelId);
+    if (typeof prefix !== 'string' || !prefix.startsWith('/') || !prefix.endsWith('/') || prefix === '/')
+      return bad('must be a path prefix starting and ending with `/`, not `/` itself');
+    if (/[?#%\\]/.test(prefix)) return bad('must not contain `?`, `#`, `%` or `\\`');
+    const segments = prefix.slice(1, -1).split('/');
+    if (segments.some((s) => s === '' || s === '.' || s === '..'))
+      return bad('must not contain an empty (`//`), `.` or `..` segment');
+    const served = SERVED_PREFIXES.find((p) => overlaps(prefix, p));
+    if (served) return bad(`overlaps \`${served}\`, which the harness serves itself`);
+    const other = routed.find((r) => overlaps(prefix, r.prefix));
+    if (other) return bad(`overlaps route \`${other.prefix}\` of panel \`${other.panelId}\``);
+    routed.push({ prefix, panelId });
+  });
 }
 
 /**

@@ -76,6 +76,9 @@ struct Shared {
     /// The folders of served layout files, canonical: their application pages are served at
     /// `/qa/<layout name>/` on both sites ([`Server::serve_folder`], [`qa_apps`]).
     folders: Mutex<std::collections::HashMap<String, PathBuf>>,
+    /// The url pages' `routes` of the served layouts, oldest first: path prefixes at the Host origin
+    /// proxied to their url's server ([`qa_url::routed`]).
+    routes: Mutex<Vec<qa_url::Route>>,
 }
 
 /// A running reference server. Dropping it stops both sites.
@@ -141,6 +144,7 @@ impl Server {
             log: Mutex::new(Vec::new()),
             layouts: Mutex::new(std::collections::HashMap::new()),
             folders: Mutex::new(std::collections::HashMap::new()),
+            routes: Mutex::new(Vec::new()),
         });
         let mut tasks = Vec::new();
         for (listener, site) in [(host, Site::Host), (child, Site::Child)] {
@@ -186,9 +190,16 @@ impl Server {
 
     /// Serves `json` as the managed layout declaration `name` (`/host/managed.html?layout=<name>`
     /// loads it). A name of `pages/host/layouts/` is shadowed for as long as the server runs.
+    /// Its url pages' `routes` are proxied from then on, in place of what `name` routed before; a
+    /// prefix another layout routed before now belongs to this one.
     pub fn serve_layout(&self, name: &str, json: &str) {
         if let Ok(mut l) = self.shared.layouts.lock() {
             l.insert(name.to_string(), Arc::from(json));
+        }
+        let new = qa_url::routes_of(name, json);
+        if let Ok(mut r) = self.shared.routes.lock() {
+            r.retain(|old| old.layout != name && !new.iter().any(|n| n.prefix == old.prefix));
+            r.extend(new);
         }
     }
 
@@ -229,7 +240,8 @@ async fn serve(State(shared): State<Arc<Shared>>, site: Site, req: Request) -> R
     let path = req.uri().path().to_string();
     let query = req.uri().query().map(str::to_string);
     let headers = req.headers().clone();
-    let response = respond(&shared, site, &path, query.as_deref(), &headers).await;
+    let get = matches!(*req.method(), axum::http::Method::GET | axum::http::Method::HEAD);
+    let response = respond(&shared, site, &path, query.as_deref(), &headers, get).await;
     let record = RequestRecord {
         site,
         path,
@@ -254,7 +266,15 @@ fn is_host_page(path: &str) -> bool {
     path == "/" || path == "/host" || path.starts_with("/host/")
 }
 
-async fn respond(shared: &Shared, site: Site, path: &str, query: Option<&str>, headers: &HeaderMap) -> Response {
+/// `get`: the request is a GET or HEAD (what the url proxy passes on).
+async fn respond(
+    shared: &Shared,
+    site: Site,
+    path: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+    get: bool,
+) -> Response {
     if site == Site::Child && is_host_page(path) {
         return status(StatusCode::NOT_FOUND, "not found");
     }
@@ -288,6 +308,11 @@ async fn respond(shared: &Shared, site: Site, path: &str, query: Option<&str>, h
                 (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()).into_response()
             }
         };
+    }
+    if site == Site::Host {
+        if let Some(routed) = qa_url::routed(shared, path, query, headers, get).await {
+            return routed;
+        }
     }
     if path.starts_with("/corpora/dist/") {
         // A corpus bundle built by the same step as the runtime: never served stale either.

@@ -7,6 +7,10 @@
 //! only: the harness has no TLS client. Nothing outside the url's directory on its server is fetched
 //! (the route's path rule, [`check_path`]); an upstream that fails is an HTTP error status
 //! (502, 504), never a hang ([`UPSTREAM_TIMEOUT`]).
+//!
+//! A url page's `routes` (path prefixes, as a fragment's `routePatterns`) are the paths at the Host
+//! origin that belong to it: a Host request under one is proxied to the url's server at the same
+//! path ([`routed`]), so what the application names from its server's root (`/assets/x.js`) loads.
 
 use std::time::Duration;
 
@@ -135,6 +139,9 @@ pub fn directory_of(url: &str) -> Option<(String, String)> {
     Some((host_port, if dir.is_empty() { "/".to_string() } else { dir.to_string() }))
 }
 
+/// Why a url page over `https:` (or another scheme) is not proxied.
+const NOT_HTTP: &str = "the panel's url is not an http: URL (the gateway has no TLS client)";
+
 /// The upstream request one route names.
 struct Upstream {
     authority: String,
@@ -161,7 +168,7 @@ fn upstream(shared: &Shared, rest: &str, query: Option<&str>) -> Result<Upstream
         return Err((StatusCode::NOT_FOUND, "no page panel of that layout names a url"));
     };
     let Some((authority, dir)) = directory_of(url) else {
-        return Err((StatusCode::BAD_REQUEST, "the panel's url is not an http: URL (the gateway has no TLS client)"));
+        return Err((StatusCode::BAD_REQUEST, NOT_HTTP));
     };
     let mut path_and_query = format!("{dir}{path}");
     if let Some(q) = query {
@@ -183,7 +190,12 @@ pub async fn fetch(
     route: &str,
 ) -> Result<Fetched, Response> {
     let up = upstream(shared, rest, query).map_err(|(code, why)| status(code, why))?;
-    match tokio::time::timeout(UPSTREAM_TIMEOUT, get(&up, headers.get(header::ACCEPT), route)).await {
+    fetch_upstream(&up, headers, route).await
+}
+
+/// Fetches `up`, an upstream that fails answered as 502 or 504.
+async fn fetch_upstream(up: &Upstream, headers: &HeaderMap, route: &str) -> Result<Fetched, Response> {
+    match tokio::time::timeout(UPSTREAM_TIMEOUT, get(up, headers.get(header::ACCEPT), route)).await {
         Ok(Ok(f)) => Ok(f),
         Ok(Err(why)) => {
             tracing::warn!("upstream http://{}{}: {why}", up.authority, up.path_and_query);
@@ -263,6 +275,72 @@ pub async fn respond(shared: &Shared, rest: &str, query: Option<&str>, headers: 
         Ok(f) => f.into_response(Inject::Runtime),
         Err(r) => r,
     }
+}
+
+/// One path prefix a url page routes: requests under it are its server's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    /// The served layout's name.
+    pub layout: String,
+    pub prefix: String,
+    /// The page's url (its server's origin is what is asked).
+    pub url: String,
+}
+
+/// The `routes` of every url page of the layout declaration `json` served as `layout` (checked
+/// before it is served: pages/host/declaration.js); anything else there is ignored.
+pub fn routes_of(layout: &str, json: &str) -> Vec<Route> {
+    let value: serde_json::Value = serde_json::from_str(json).unwrap_or_default();
+    let Some(panels) = value.pointer("/layout/panels").and_then(|p| p.as_object()) else {
+        return Vec::new();
+    };
+    let mut routes = Vec::new();
+    for panel in panels.values() {
+        let (Some(url), Some(prefixes)) = (panel["url"].as_str(), panel["routes"].as_array()) else {
+            continue;
+        };
+        for prefix in prefixes.iter().filter_map(|p| p.as_str()) {
+            if prefix.len() > 1 && prefix.starts_with('/') && prefix.ends_with('/') {
+                routes.push(Route { layout: layout.to_string(), prefix: prefix.to_string(), url: url.to_string() });
+            }
+        }
+    }
+    routes
+}
+
+/// A Host request whose `path` is under a served url page's route (the layout served last that
+/// routes it): its server's answer at the same path (the query passed on), HTML with the runtime
+/// first, the route's path rule and upstream failures as for `/qa-url/`; a request that is not a GET
+/// or HEAD (`get` false) is answered 405, as the proxy asks with GET only. None when no route has it.
+pub async fn routed(
+    shared: &Shared,
+    path: &str,
+    query: Option<&str>,
+    headers: &HeaderMap,
+    get: bool,
+) -> Option<Response> {
+    let url = {
+        let routes = shared.routes.lock().ok()?;
+        routes.iter().rev().find(|r| path.starts_with(&r.prefix))?.url.clone()
+    };
+    if !get {
+        return Some(status(StatusCode::METHOD_NOT_ALLOWED, "the gateway proxies a url page's routes for GET only"));
+    }
+    if let Err(why) = check_path(&path[1..]) {
+        return Some(status(StatusCode::BAD_REQUEST, why.reason()));
+    }
+    let Some((authority, _)) = directory_of(&url) else {
+        return Some(status(StatusCode::BAD_REQUEST, NOT_HTTP));
+    };
+    let path_and_query = match query {
+        Some(q) => format!("{path}?{q}"),
+        None => path.to_string(),
+    };
+    let up = Upstream { authority, dir: "/".to_string(), path_and_query };
+    Some(match fetch_upstream(&up, headers, "/").await {
+        Ok(f) => f.into_response(Inject::Runtime),
+        Err(r) => r,
+    })
 }
 
 /// The route prefix (`<prefix><layout name>/<panel id>/`) of `rest`.

@@ -198,6 +198,69 @@ test('fixed sizes that exactly fit the viewport pass and one px more is refused 
   assert.equal(wide.problems[0].panelId, 'tools');
 });
 
+test('a url page routes at most 16 path prefixes of the Host origin, none the harness serves or another panel routes', () => {
+  const children = [
+    { panel: 'a', size: '1fr', main: true },
+    { panel: 'b', size: '1fr' },
+  ];
+  const check = (a, b = { kind: 'page', url: 'http://localhost:2/' }) =>
+    checkDeclarationText(decl(children, { a: { kind: 'page', url: 'http://localhost:1/', ...a }, b }), {
+      viewport: VIEW,
+    });
+  const many = (n) => Array.from({ length: n }, (_, i) => `/r${i}/`);
+  assert.deepEqual(check({ routes: ['/assets/', '/src/', '/@vite/', '/api/x/'] }).problems, []);
+  assert.deepEqual(check({ routes: many(16) }).problems, []);
+  for (const bad of [many(17), [], '/assets/', { '/assets/': true }]) {
+    const r = check({ routes: bad });
+    assert.deepEqual(kinds(r), ['invalid-routes'], JSON.stringify(bad));
+    assert.match(r.problems[0].message, /routes must be a non-empty array of at most 16 path prefixes/);
+  }
+  const refused = [
+    ['/', /not `\/` itself/],
+    ['assets/', /starting and ending with `\/`/],
+    ['/assets', /starting and ending with `\/`/],
+    [7, /starting and ending/],
+    ['/a?b/', /must not contain `\?`/],
+    ['/a#b/', /must not contain/],
+    ['/a%2e/', /must not contain/],
+    ['/a\\b/', /must not contain/],
+    ['/a//b/', /empty \(`\/\/`\), `\.` or `\.\.` segment/],
+    ['/a/../', /`\.\.` segment/],
+    ['/./', /`\.` or/],
+    ['/host/', /overlaps `\/host\/`, which the harness serves itself/],
+    ['/qa-url/x/', /overlaps `\/qa-url\/`/],
+    ['/fragments/', /overlaps `\/fragments\/`/],
+    ['/api/', /overlaps `\/api\/v1\/`/],
+    ['/runtime/x/', /overlaps `\/runtime\/`/],
+  ];
+  for (const [bad, why] of refused) {
+    const r = check({ routes: ['/ok/', bad] });
+    assert.deepEqual(kinds(r), ['invalid-routes'], `${bad}`);
+    assert.match(r.problems[0].message, why, `${bad}`);
+    assert.match(r.problems[0].message, /^panel `a`: route /);
+  }
+  // A prefix of the harness's own that merely starts alike is not one: `/hosted/` is not `/host/`.
+  assert.deepEqual(check({ routes: ['/hosted/', '/qa-urls/'] }).problems, []);
+  // Two url pages may not route overlapping prefixes, nor one page the same twice.
+  const both = (ra, rb) => check({ routes: ra }, { kind: 'page', url: 'http://localhost:2/', routes: rb });
+  assert.deepEqual(both(['/assets/'], ['/static/']).problems, []);
+  const r = both(['/assets/'], ['/assets/img/']);
+  assert.deepEqual(kinds(r), ['invalid-routes']);
+  assert.equal(r.problems[0].message, 'panel `b`: route `/assets/img/` overlaps route `/assets/` of panel `a`');
+  assert.deepEqual(kinds(both(['/assets/img/'], ['/assets/'])), ['invalid-routes']);
+  assert.deepEqual(kinds(check({ routes: ['/assets/', '/assets/'] })), ['invalid-routes']);
+  // Only a url page has routes; the problem is at the routes' line.
+  const src = checkDeclarationText(
+    decl(children, { a: { kind: 'page', src: 'app/', routes: ['/assets/'] }, b: { kind: 'page', id: 'home' } }),
+    { viewport: VIEW },
+  );
+  assert.deepEqual(kinds(src), ['invalid-routes']);
+  assert.match(src.problems[0].message, /routes applies only to a `url` page/);
+  assert.ok(src.problems[0].line > 1);
+  assert.deepEqual(kinds(check({ rutes: ['/a/'] })), ['unknown-key']);
+  assert.match(check({ rutes: ['/a/'] }).problems[0].message, /nearest known: `routes`/);
+});
+
 test('layoutBoxes gives every panel the box host.css lays it out in', () => {
   const d = JSON.parse(read('host/layouts/default.json'));
   assert.deepEqual(layoutBoxes(d.layout.layouts.default, { width: 1000, height: 500 }), [
