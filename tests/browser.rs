@@ -56,6 +56,8 @@ mod omissions;
 mod qa_apps;
 #[path = "realm_document.rs"]
 mod realm_document;
+#[path = "refusing_port.rs"]
+mod refusing_port;
 #[path = "remote_browser.rs"]
 mod remote_browser;
 #[path = "report_html.rs"]

@@ -522,8 +522,9 @@ fn the_clis_landmark_list_is_every_landmark_of_the_default_host_and_no_other() {
 
 #[test]
 fn audit_refuses_a_url_that_is_not_http_or_unreachable_and_a_grid_outside_its_range_up_front() {
-    // A port nothing listens on: bound by the OS, then let go.
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A port that refuses connections, held for the test (refusing_port.rs).
+    let closed_held = super::refusing_port::RefusingPort::new();
+    let closed = closed_held.port;
     let unreachable = format!("http://127.0.0.1:{closed}/page.html");
     refused_locally(&["audit", "--url", &unreachable], &["cannot reach", &unreachable, "nothing accepts connections"]);
     refused_locally(&["audit", "--url", "http://no-such-host.invalid/"], &["cannot reach", "no-such-host.invalid"]);
@@ -647,8 +648,9 @@ fn a_component_panel_is_refused_up_front_at_each_rules_boundary() {
         &["snapshot", "--layout-file", file.to_str().unwrap(), "--point", "panel-plans"],
         &["src-outside: panel `plans`: module `escape.js` leads to", "outside the layout file's folder"],
     );
-    // A URL module nothing answers (a port bound by the OS, then let go).
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A URL module nothing answers (a port that refuses connections, held for the test).
+    let port_held = super::refusing_port::RefusingPort::new();
+    let port = port_held.port;
     let url = format!("http://localhost:{port}/plan-picker.js");
     refused_panel(
         "component-url",

@@ -658,7 +658,8 @@ fn an_application_naming_its_files_from_its_servers_root_loads_through_its_route
 /// at the route, and the url is not asked (nothing listens there).
 #[test]
 fn a_url_page_routing_a_path_the_harness_serves_or_a_malformed_prefix_is_refused_up_front() {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port_held = super::refusing_port::RefusingPort::new();
+    let port = port_held.port;
     let url = format!("http://localhost:{port}/app/");
     for (name, routes, message) in [
         ("routes-host", ["/assets/", "/host/"], "route `/host/` overlaps `/host/`, which the harness serves itself"),
@@ -681,7 +682,8 @@ fn a_url_page_routing_a_path_the_harness_serves_or_a_malformed_prefix_is_refused
 #[test]
 fn the_host_proxies_a_url_pages_routes_at_the_same_path_only_on_the_host_site() {
     let upstream = super::app_server::AppServer::start(&repo("fixtures/apps/rooted"));
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed_held = super::refusing_port::RefusingPort::new();
+    let closed = closed_held.port;
     let decl = serde_json::json!({"layout": {"panels": {
         "app": {"kind": "page", "url": format!("{}app/", upstream.url()), "routes": ["/assets/", "/app/"]},
         "closed": {"kind": "page", "url": format!("http://localhost:{closed}/"), "routes": ["/gone/"]},
@@ -736,7 +738,8 @@ fn the_host_proxies_a_url_pages_routes_at_the_same_path_only_on_the_host_site() 
 #[test]
 fn the_gateway_proxies_a_url_page_only_inside_its_directory_and_answers_upstream_failures_as_statuses() {
     let upstream = super::app_server::AppServer::start(&repo("fixtures"));
-    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let closed_held = super::refusing_port::RefusingPort::new();
+    let closed = closed_held.port;
     // A server that accepts and never answers.
     let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let silent_port = silent.local_addr().unwrap().port();
@@ -848,8 +851,9 @@ fn a_url_page_that_does_not_answer_or_is_asked_for_as_a_fragment_is_refused_up_f
             assert!(err.contains(n), "the error does not name {n:?}: {err}");
         }
     };
-    // A port nothing listens on (bound by the OS, then let go).
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A port that refuses connections, held for the test (refusing_port.rs).
+    let port_held = super::refusing_port::RefusingPort::new();
+    let port = port_held.port;
     let url = format!("http://localhost:{port}/");
     let file = layout_with_url("url-closed", &url);
     refused(&file, &[], &["unreachable-url", &format!("url {url} does not answer ("), "ECONNREFUSED"]);

@@ -112,8 +112,9 @@ fn verify_runs_through_a_browser_the_harness_did_not_start_and_leaves_it_running
 
 #[test]
 fn an_unreachable_cdp_url_is_a_clear_error_within_seconds() {
-    // A port nobody listens on: bind one, note it, let it go.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    // A port that refuses connections, held for the test (refusing_port.rs).
+    let port_held = super::refusing_port::RefusingPort::new();
+    let port = port_held.port;
     let url = format!("ws://127.0.0.1:{port}/devtools/browser/none");
     let started = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_attention-harness"))
