@@ -1190,7 +1190,7 @@ fn become_subreaper() -> anyhow::Result<()> {
 /// at most `patience` for those still running; returns the pids still running then (the command
 /// that started them has ended: the suite left them behind). Only this process's children are
 /// waited for, and none is signalled.
-fn reap_orphans(patience: std::time::Duration) -> Vec<i32> {
+fn reap_orphans(patience: std::time::Duration) -> Vec<u32> {
     let until = Instant::now() + patience;
     loop {
         let mut status = 0;
@@ -1203,25 +1203,11 @@ fn reap_orphans(patience: std::time::Duration) -> Vec<i32> {
             return Vec::new(); // ECHILD: no child left
         }
         if Instant::now() >= until {
-            return children_of(std::process::id());
+            // This process's descendants still running (tree_pids lists the root first).
+            return tree_pids(std::process::id()).into_iter().skip(1).collect();
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-}
-
-/// The pids whose parent is `parent` (from /proc).
-fn children_of(parent: u32) -> Vec<i32> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<i32>() else { continue };
-        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else { continue };
-        // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read after the last ')'.
-        let ppid = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(1)?.parse::<u32>().ok());
-        if ppid == Some(parent) {
-            out.push(pid);
-        }
-    }
-    out
 }
 
 /// CPU seconds (user + system) of this process's reaped children.
