@@ -294,20 +294,45 @@ async fn http_get(url: &str) -> (u16, String) {
 
 /// [`http_get`] with extra header lines (each ending in `\r\n`).
 async fn http_get_with(url: &str, headers: &str) -> (u16, String) {
+    let (status, _, body) = http_request("GET", url, headers, "").await;
+    (status, body)
+}
+
+/// One HTTP/1.1 request over a fresh connection: the status, the head and the body of the answer.
+async fn http_request(method: &str, url: &str, headers: &str, body: &str) -> (u16, String, String) {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let rest = url.strip_prefix("http://").unwrap();
     let (authority, path) = rest.split_at(rest.find('/').unwrap());
     let addr = authority.replace("localhost", "127.0.0.1");
     let mut s = tokio::net::TcpStream::connect(&addr).await.unwrap();
-    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: {authority}\r\n{headers}Connection: close\r\n\r\n").as_bytes())
-        .await
-        .unwrap();
+    let length = if method == "GET" { String::new() } else { format!("Content-Length: {}\r\n", body.len()) };
+    s.write_all(
+        format!("{method} {path} HTTP/1.1\r\nHost: {authority}\r\n{headers}{length}Connection: close\r\n\r\n{body}")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
     let mut buf = Vec::new();
     s.read_to_end(&mut buf).await.unwrap();
     let text = String::from_utf8_lossy(&buf).to_string();
     let status = text.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
-    (status, body)
+    let (head, body) = text.split_once("\r\n\r\n").map(|(h, b)| (h.to_string(), b.to_string())).unwrap_or_default();
+    (status, head, body)
+}
+
+/// A request that is not a GET or HEAD to a proxied path is refused 405 naming what is allowed, and
+/// never reaches the upstream (`requests` counts what it was asked).
+async fn post_is_refused_before_the_upstream(url: &str, requests: impl Fn() -> usize) {
+    let asked = requests();
+    for method in ["POST", "PUT", "DELETE", "PATCH"] {
+        let (s, head, body) =
+            http_request(method, url, "Content-Type: application/x-www-form-urlencoded\r\n", "a=1").await;
+        assert!(
+            s == 405 && head.to_ascii_lowercase().contains("allow: get, head") && body.contains("GET and HEAD only"),
+            "{method} {url}: {s} {head} {body}"
+        );
+    }
+    assert_eq!(requests(), asked, "a refused request to {url} reached the upstream");
 }
 
 /// The backend node id of `expr`'s element in the Host document (the page's main world).
@@ -713,19 +738,7 @@ fn the_host_proxies_a_url_pages_routes_at_the_same_path_only_on_the_host_site() 
         // Not a route: the harness's own answer (no such file).
         assert_eq!(get(&host, "/data/label.txt").await.0, 404);
         // The proxy asks with GET only: another method is refused, not turned into a GET.
-        let asked = upstream.requests().len();
-        let post = {
-            use tokio::io::{AsyncReadExt, AsyncWriteExt};
-            let mut s = tokio::net::TcpStream::connect(host.strip_prefix("http://").unwrap()).await.unwrap();
-            s.write_all(b"POST /assets/app.css HTTP/1.1\r\nHost: h\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
-                .await
-                .unwrap();
-            let mut buf = Vec::new();
-            s.read_to_end(&mut buf).await.unwrap();
-            String::from_utf8_lossy(&buf).to_string()
-        };
-        assert!(post.starts_with("HTTP/1.1 405"), "{post}");
-        assert_eq!(upstream.requests().len(), asked, "the POST reached the upstream");
+        post_is_refused_before_the_upstream(&format!("{host}/assets/app.css"), || upstream.requests().len()).await;
         server.serve_layout("t", &serde_json::json!({"layout": {"panels": {}}}).to_string());
         assert_eq!(get(&host, "/assets/app.css").await.0, 404);
     });
@@ -785,6 +798,11 @@ fn the_gateway_proxies_a_url_page_only_inside_its_directory_and_answers_upstream
             "{body}"
         );
         assert_eq!(get("/qa-url/t/app/missing.html", "").await.0, 404);
+        // The proxy asks with GET only: another method is refused on both routes, not turned into a
+        // GET without its body.
+        for path in ["/qa-url/t/app/", "/fragments/qa-url/t/app/"] {
+            post_is_refused_before_the_upstream(&format!("{origin}{path}"), || upstream.requests().len()).await;
+        }
         for bad in [
             "/qa-url/t/app/../plan-picker.layout.json",
             "/qa-url/t/app/%2e%2e/plan-picker.layout.json",

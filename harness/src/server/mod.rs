@@ -288,6 +288,9 @@ async fn respond(
         return qa_apps::respond(shared, rest).await;
     }
     if let Some(rest) = path.strip_prefix("/qa-url/") {
+        if !get {
+            return qa_url::method_refused();
+        }
         return qa_url::respond(shared, rest, query, headers).await;
     }
     if let Some(rest) = path.strip_prefix("/qa-component/") {
@@ -297,6 +300,9 @@ async fn respond(
         };
     }
     if let Some(rest) = path.strip_prefix("/fragments/") {
+        if !get && rest.starts_with("qa-url/") {
+            return qa_url::method_refused();
+        }
         return gateway::respond(shared, site, rest, query, headers).await;
     }
     if path == RUNTIME_PATH {

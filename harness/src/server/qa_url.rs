@@ -308,10 +308,19 @@ pub fn routes_of(layout: &str, json: &str) -> Vec<Route> {
     routes
 }
 
+/// The answer to a proxied request (`/qa-url/`, `/fragments/qa-url/`, a url page's routes) that is
+/// not a GET or HEAD: the proxy asks its upstream with GET only, so another method is refused, never
+/// passed on as a GET (a form's POST must not reach the application as a GET without its body).
+pub fn method_refused() -> Response {
+    let mut r = status(StatusCode::METHOD_NOT_ALLOWED, "the gateway proxies a url page for GET and HEAD only");
+    r.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    r
+}
+
 /// A Host request whose `path` is under a served url page's route (the layout served last that
 /// routes it): its server's answer at the same path (the query passed on), HTML with the runtime
 /// first, the route's path rule and upstream failures as for `/qa-url/`; a request that is not a GET
-/// or HEAD (`get` false) is answered 405, as the proxy asks with GET only. None when no route has it.
+/// or HEAD (`get` false) is [`method_refused`]. None when no route has it.
 pub async fn routed(
     shared: &Shared,
     path: &str,
@@ -324,7 +333,7 @@ pub async fn routed(
         routes.iter().rev().find(|r| path.starts_with(&r.prefix))?.url.clone()
     };
     if !get {
-        return Some(status(StatusCode::METHOD_NOT_ALLOWED, "the gateway proxies a url page's routes for GET only"));
+        return Some(method_refused());
     }
     if let Err(why) = check_path(&path[1..]) {
         return Some(status(StatusCode::BAD_REQUEST, why.reason()));
