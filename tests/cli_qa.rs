@@ -520,7 +520,7 @@ pub(crate) fn layout_with_component(name: &str, panel: Value, extra: &[(&str, &s
 /// A component panel is checked before a browser starts, each rule at its boundary: the tag (a
 /// valid custom element name), the attributes (strings, lowercase names), the module (a file inside
 /// the layout file's folder, through `..` or a symbolic link, or a URL that answers) and unknown
-/// keys; every refusal is exit 2 within a second, `FILE:LINE:COL: kind: message`.
+/// keys; every refusal is exit 2 before a browser starts, `FILE:LINE:COL: kind: message`.
 #[test]
 fn a_component_panel_is_refused_up_front_at_each_rules_boundary() {
     let pages = repo("pages");
