@@ -1028,6 +1028,7 @@ fn suite(root: &Path, binary: Option<&str>, rest: &[String]) -> anyhow::Result<S
     let load_before = load();
     println!("load average before: {load_before}");
     let before = children_cpu_s();
+    let sampler = KindSampler::start();
     let t = Instant::now();
     let out = Command::new("cargo")
         .args(&base)
@@ -1047,6 +1048,7 @@ fn suite(root: &Path, binary: Option<&str>, rest: &[String]) -> anyhow::Result<S
         );
     }
     let cpu = children_cpu_s() - before;
+    let kinds = sampler.stop();
     println!("load average after: {}", load());
     let stdout = String::from_utf8_lossy(&out.stdout);
     let (mut passed, mut failed) = (0usize, Vec::new());
@@ -1092,6 +1094,7 @@ fn suite(root: &Path, binary: Option<&str>, rest: &[String]) -> anyhow::Result<S
             attributed / browser as f64
         );
     }
+    kinds.print(cpu);
     println!("CPU by test file (browser tests, CPU share s, per test s):");
     for (file, n, c) in by_file(&tests) {
         println!("  {n:>4} {c:>7.1} {:>6.2}  {file}", c / n as f64);
@@ -1207,6 +1210,151 @@ fn reap_orphans(patience: std::time::Duration) -> Vec<u32> {
             return tree_pids(std::process::id()).into_iter().skip(1).collect();
         }
         std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Where a run's CPU went, by kind of process: every descendant of this process (those reparented
+/// to it as subreaper included) sampled from /proc every [`KIND_SAMPLE`], each one's own CPU at its
+/// last sample. What a process used after its last sample is not seen, so the sampled total is a
+/// little below the counted one (both are printed).
+struct KindSampler {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<std::collections::HashMap<u32, Sampled>>,
+}
+
+const KIND_SAMPLE: std::time::Duration = std::time::Duration::from_millis(100);
+
+struct Sampled {
+    ppid: u32,
+    kind: &'static str,
+    /// The executable's file name, for the processes of kind "other".
+    name: String,
+    cpu: f64,
+}
+
+/// The kinds of process of a test run, by command line (Chromium names its helpers with `--type=`;
+/// a zygote-forked one rewrites its command line, so the kind is read again until it has one).
+fn process_kind(cmdline: &str) -> &'static str {
+    let exe = cmdline.split([' ', '\0']).next().unwrap_or("");
+    let name = exe.rsplit('/').next().unwrap_or(exe);
+    if name.starts_with("chrom") || cmdline.contains("--type=") {
+        return if cmdline.contains("--type=renderer") {
+            "Chromium renderers"
+        } else if cmdline.contains("--type=gpu-process") {
+            "Chromium GPU process"
+        } else if cmdline.contains("--type=utility") {
+            "Chromium utility processes (network, storage, audio)"
+        } else if cmdline.contains("--type=zygote") {
+            "Chromium zygotes"
+        } else {
+            "Chromium browser processes"
+        };
+    }
+    match name {
+        "attention-harness" => "attention-harness CLI runs",
+        "node" => "node",
+        "cargo" | "rustc" => "cargo",
+        _ if exe.contains("/target/") && exe.contains("/deps/") => "test binaries",
+        _ => "other",
+    }
+}
+
+impl KindSampler {
+    fn start() -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let me = std::process::id();
+            let mut seen: std::collections::HashMap<u32, Sampled> = std::collections::HashMap::new();
+            while !flag.load(std::sync::atomic::Ordering::Relaxed) {
+                for pid in tree_pids(me).into_iter().skip(1) {
+                    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { continue };
+                    let Some((_, rest)) = stat.rsplit_once(')') else { continue };
+                    let ppid = rest.split_whitespace().nth(1).and_then(|p| p.parse().ok()).unwrap_or(0);
+                    let cpu = cpu_s(pid, false);
+                    let e = seen.entry(pid).or_insert(Sampled { ppid, kind: "other", name: String::new(), cpu: 0.0 });
+                    e.cpu = e.cpu.max(cpu);
+                    if matches!(e.kind, "other" | "Chromium browser processes" | "Chromium zygotes") {
+                        let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+                        let cmd = String::from_utf8_lossy(&cmd);
+                        if cmd.is_empty() {
+                            continue; // a process that ended and is not reaped yet: its kind stays
+                        }
+                        e.kind = process_kind(&cmd);
+                        let exe = cmd.split([' ', '\0']).next().unwrap_or("");
+                        e.name = exe.rsplit('/').next().unwrap_or(exe).to_string();
+                    }
+                }
+                std::thread::sleep(KIND_SAMPLE);
+            }
+            seen
+        });
+        KindSampler { stop, thread }
+    }
+
+    fn stop(self) -> RunKinds {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        RunKinds(self.thread.join().unwrap_or_default())
+    }
+}
+
+struct RunKinds(std::collections::HashMap<u32, Sampled>);
+
+impl RunKinds {
+    /// CPU by kind of process, and by who started it: a CLI run (an `attention-harness` process
+    /// among its ancestors: the browser it launched included) or the test processes.
+    fn print(&self, counted: f64) {
+        let sampled: f64 = self.0.values().map(|p| p.cpu).sum();
+        println!(
+            "CPU by kind of process (sampled every {} ms: {sampled:.1} s of the {counted:.1} s counted):",
+            KIND_SAMPLE.as_millis()
+        );
+        let mut by: std::collections::BTreeMap<&str, (usize, f64)> = std::collections::BTreeMap::new();
+        let mut cli = (0usize, 0.0f64);
+        let mut other: std::collections::BTreeMap<&str, f64> = std::collections::BTreeMap::new();
+        for (pid, p) in &self.0 {
+            if p.kind == "other" {
+                *other.entry(p.name.as_str()).or_default() += p.cpu;
+            }
+            let e = by.entry(p.kind).or_default();
+            (e.0, e.1) = (e.0 + 1, e.1 + p.cpu);
+            if self.under_cli(*pid) {
+                (cli.0, cli.1) = (cli.0 + 1, cli.1 + p.cpu);
+            }
+        }
+        let mut rows: Vec<_> = by.into_iter().collect();
+        rows.sort_by(|a, b| b.1 .1.total_cmp(&a.1 .1));
+        for (kind, (n, c)) in rows {
+            let names = if kind == "other" {
+                let mut o: Vec<_> = other.iter().collect();
+                o.sort_by(|a, b| b.1.total_cmp(a.1));
+                let o: Vec<String> = o.iter().take(5).map(|(n, c)| format!("{n} {c:.1} s")).collect();
+                format!(" ({})", o.join(", "))
+            } else {
+                String::new()
+            };
+            println!(
+                "  {c:>8.1} s {:>5.1} %  {n:>5} processes  {kind}{names}",
+                100.0 * c / sampled.max(f64::MIN_POSITIVE)
+            );
+        }
+        println!(
+            "  of which started by CLI runs (attention-harness and the browsers it launched): {:.1} s in {} processes",
+            cli.1, cli.0
+        );
+    }
+
+    /// Whether `pid` is an `attention-harness` process or was started by one (by the parents seen
+    /// when each process was first sampled).
+    fn under_cli(&self, mut pid: u32) -> bool {
+        for _ in 0..64 {
+            let Some(p) = self.0.get(&pid) else { return false };
+            if p.kind == "attention-harness CLI runs" {
+                return true;
+            }
+            pid = p.ppid;
+        }
+        false
     }
 }
 
