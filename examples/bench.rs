@@ -1107,6 +1107,11 @@ fn suite(root: &Path, binary: Option<&str>, rest: &[String]) -> anyhow::Result<S
     for f in &failed {
         println!("FAILED: {f}");
     }
+    // libtest's own account of each failure (the test's output and panic message), which the run's
+    // stdout held and nothing else prints.
+    if let Some(at) = stdout.find("\nfailures:\n") {
+        println!("{}", &stdout[at..]);
+    }
     println!("Host opens by the browser tests: {opens} in fresh contexts; {reused} ledger entries opened none (a shared Host reused)");
     // A run whose binary did not finish (a crash, a build error) counts as failed even without a
     // FAILED line.
@@ -1140,7 +1145,7 @@ fn open_floor(opens: u64, browser: usize) -> anyhow::Result<()> {
     let cheapest = per_cell.iter().map(|c| c.1).fold(f64::INFINITY, f64::min) / 1000.0;
     let floor = opens as f64 * cheapest;
     println!(
-        "floor: {opens} opens x {cheapest:.3} CPU-s (the cheapest cell's mean) = {floor:.1} CPU-s, {:.3} per browser test before any test body (the issue's target for everything: 0.40)",
+        "floor: {opens} opens x {cheapest:.3} CPU-s (the cheapest cell's mean) = {floor:.1} CPU-s, {:.3} per browser test before any test body",
         floor / browser as f64
     );
     Ok(())

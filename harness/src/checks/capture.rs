@@ -259,6 +259,13 @@ async fn remove_by_pointer(host: &Host, sid: &str, uuid: &str) -> anyhow::Result
         .await?
         .context("no Remove button for the composer file")?;
     let (x, y) = host.frames().node_rect(&at).await?.center();
+    // What Chromium hit-tests at the click point just before the click, for the message if the
+    // click does not remove the file (a flake seen once under load: the file stayed, cause unknown).
+    let hit = host
+        .eval(&format!(
+            "(() => {{ const e = document.elementFromPoint({x}, {y}); return e ? e.outerHTML.slice(0, 160) : 'nothing'; }})()"
+        ))
+        .await?;
     host.click_at(x, y).await?;
     let session = session_of(host)?;
     wait_for(host, "the removed file's upload to be deleted", POINTER_TIMEOUT, || async {
@@ -267,7 +274,10 @@ async fn remove_by_pointer(host: &Host, sid: &str, uuid: &str) -> anyhow::Result
         Ok(if files == 0 && !stored {
             Poll::Ready(())
         } else {
-            Poll::Pending(format!("{files} composer files, upload stored: {stored}"))
+            Poll::Pending(format!(
+                "{files} composer files, upload stored: {stored}; the click at ({x}, {y}) was over {}",
+                text::json(&hit)
+            ))
         })
     })
     .await
