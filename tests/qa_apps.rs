@@ -217,15 +217,10 @@ fn layout_with_src(name: &str, src: &str) -> PathBuf {
 fn a_src_outside_the_layout_files_folder_is_refused_up_front_through_dotdot_or_a_symbolic_link() {
     let refused = |dir: &Path, names: &[&str]| {
         let file = dir.join("layout.json");
-        let args = ["snapshot", "--point", "panel-signup", "--layout-file", file.to_str().unwrap()];
-        let (out, took, launched) = crate::cli_support::run_expecting_no_launch(&args);
-        let err = String::from_utf8_lossy(&out.stderr).to_string();
-        eprintln!("refused in {took:?}");
-        assert_eq!(out.status.code(), Some(2), "{err}");
-        assert!(!launched, "a browser was started before the refusal: {err}");
-        for n in names {
-            assert!(err.contains(n), "the error does not name {n:?}: {err}");
-        }
+        super::cli_qa::refused(
+            &["snapshot", "--point", "panel-signup", "--layout-file", file.to_str().unwrap()],
+            names,
+        );
     };
     // `..` above the folder: the Host's own rule, no file system needed.
     let dir = layout_with_src("dotdot", "../outside/");
